@@ -1,0 +1,333 @@
+package chunk
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// generated are test inputs built in code rather than committed: too large,
+// or made of bytes an editor would mangle.
+var generated = map[string]func() string{
+	"enormous-paragraph": enormousParagraph,
+	"non-utf8":           nonUTF8,
+}
+
+// enormousParagraph is about 200 KB of sentences with no newline at all,
+// followed by a run of 5000 letters with no whitespace.
+func enormousParagraph() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 200<<10; i++ {
+		fmt.Fprintf(&b, "Sentence %d talks about chunk boundaries and token budgets", i)
+		b.WriteString([]string{". ", "! ", "? ", ", and "}[i%4])
+	}
+	b.WriteString(strings.Repeat("z", 5000))
+	return b.String()
+}
+
+// nonUTF8 mixes invalid bytes, multi-byte characters and CJK, including
+// whitespace-free runs long enough to force hard cuts.
+func nonUTF8() string {
+	var b strings.Builder
+	b.WriteString("# Bad \xff bytes\n\nLatin-1 caf\xe9 and a stray \xc3 lead byte, then a valid café.\n\n")
+	b.WriteString(strings.Repeat("é", 1500) + "\xff" + strings.Repeat("日本語", 200) + "\xfe\xfd\n\n")
+	b.WriteString("Truncated sequence at the end: \xe6\x97")
+	return b.String()
+}
+
+// inputs returns every golden input by name.
+func inputs(t testing.TB) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "*.md"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("glob testdata: %v (%d files)", err, len(paths))
+	}
+	in := make(map[string]string)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in[strings.TrimSuffix(filepath.Base(p), ".md")] = string(b)
+	}
+	for name, gen := range generated {
+		in[name] = gen()
+	}
+	return in
+}
+
+// format renders chunks one a line for a golden file.
+func format(text string, chunks []cairn.Chunk) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %d bytes, %d chunks (chunker version %d)\n", len(text), len(chunks), Version)
+	for _, c := range chunks {
+		s := text[c.Pos : c.Pos+c.Len]
+		head := s
+		if len(head) > 60 {
+			n := 60
+			for n > 56 && !utf8.RuneStart(head[n]) {
+				n--
+			}
+			head = head[:n]
+		}
+		fmt.Fprintf(&b, "seq=%d pos=%d len=%d lines=%d-%d tokens=%d noise=%t text=%q\n",
+			c.Seq, c.Pos, c.Len, c.StartLine, c.EndLine, c.Tokens, c.Noise, head)
+	}
+	return b.String()
+}
+
+func TestGolden(t *testing.T) {
+	for name, text := range inputs(t) {
+		t.Run(name, func(t *testing.T) {
+			chunks := New().Chunk(text)
+			checkInvariants(t, text, chunks, DefaultMaxTokens)
+			got := format(text, chunks)
+			path := filepath.Join("testdata", name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden (run go test -update): %v", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("chunks differ from %s (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+}
+
+// sizes are the chunker settings the invariant and fuzz tests run under.
+var sizes = []Chunker{{}, {MinTokens: 5, MaxTokens: 20}, {MinTokens: 1, MaxTokens: 1}, {MinTokens: 50, MaxTokens: 10}}
+
+func TestInvariants(t *testing.T) {
+	for name, text := range inputs(t) {
+		for _, c := range sizes {
+			t.Run(fmt.Sprintf("%s/%d-%d", name, c.MinTokens, c.MaxTokens), func(t *testing.T) {
+				_, hi := c.limits()
+				checkInvariants(t, text, c.Chunk(text), hi)
+				crlf := strings.ReplaceAll(text, "\n", "\r\n")
+				checkInvariants(t, crlf, c.Chunk(crlf), hi)
+			})
+		}
+	}
+}
+
+// checkInvariants checks what every chunking must satisfy: exact contiguous
+// coverage, Seq, line numbers, token counts, cuts only at code point starts,
+// and the ceiling except for chunks holding code or a table.
+func checkInvariants(t *testing.T, text string, chunks []cairn.Chunk, maxTokens int) {
+	t.Helper()
+	if text == "" {
+		if len(chunks) != 0 {
+			t.Fatalf("empty text: got %d chunks", len(chunks))
+		}
+		return
+	}
+	if len(chunks) == 0 {
+		t.Fatalf("no chunks for %d bytes", len(text))
+	}
+	starts := make([]bool, len(text)+1)
+	for i := 0; i < len(text); {
+		starts[i] = true
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	starts[len(text)] = true
+	pos, line := 0, 1
+	for i, c := range chunks {
+		if c.Seq != i || c.Pos != pos || c.Len <= 0 || c.Pos+c.Len > len(text) {
+			t.Fatalf("chunk %d: seq %d pos %d len %d, want seq %d pos %d, len > 0 within %d",
+				i, c.Seq, c.Pos, c.Len, i, pos, len(text))
+		}
+		s := text[c.Pos : c.Pos+c.Len]
+		if !starts[c.Pos+c.Len] {
+			t.Fatalf("chunk %d ends at %d, inside a UTF-8 sequence", i, c.Pos+c.Len)
+		}
+		nl := strings.Count(s, "\n")
+		end := line + nl
+		if strings.HasSuffix(s, "\n") {
+			end--
+		}
+		if c.StartLine != line || c.EndLine != end {
+			t.Fatalf("chunk %d: lines %d-%d, want %d-%d", i, c.StartLine, c.EndLine, line, end)
+		}
+		if want := EstimateTokens(s); c.Tokens != want {
+			t.Fatalf("chunk %d: tokens %d, want %d", i, c.Tokens, want)
+		}
+		if c.Tokens > maxTokens && !strings.Contains(s, "```") && !strings.Contains(s, "~~~") && !strings.Contains(s, "|") {
+			t.Fatalf("chunk %d: %d tokens over the ceiling %d without code or table: %.80q", i, c.Tokens, maxTokens, s)
+		}
+		pos, line = c.Pos+c.Len, line+nl
+	}
+	if pos != len(text) {
+		t.Fatalf("chunks end at %d, text at %d", pos, len(text))
+	}
+}
+
+// TestHardBoundaries checks that every heading, rule and marker line of
+// hard-boundaries.md starts a chunk, and that prose lines that only look
+// like markers do not.
+func TestHardBoundaries(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "hard-boundaries.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	starts := map[int]bool{}
+	for _, c := range New().Chunk(text) {
+		starts[c.Pos] = true
+	}
+	pos := 0
+	for _, l := range strings.SplitAfter(text, "\n") {
+		content := strings.TrimSuffix(l, "\n")
+		want := headingLevel(content) > 0 || isRule(content) || isMarker(content)
+		if starts[pos] != want {
+			t.Errorf("line %q: starts chunk %t, want %t", content, starts[pos], want)
+		}
+		pos += len(l)
+	}
+}
+
+func TestChunkCases(t *testing.T) {
+	type span struct {
+		Text  string
+		Noise bool
+	}
+	tests := []struct {
+		name string
+		text string
+		want []span
+	}{
+		{"empty", "", nil},
+		{"whitespace", " \n\t\n\n", []span{{" \n\t\n\n", true}}},
+		{"one line", "hello", []span{{"hello", false}}},
+		{"rule only", "---\n", []span{{"---\n", true}}},
+		{"orphan fence", "text\n\n---\n```\n", []span{{"text\n\n", false}, {"---\n```\n", true}}},
+		{"markers", "# Title\n\n##\n\nText.\n\n---\n- \n> \n|--|\n", []span{{"# Title\n\n##\n\nText.\n\n", false}, {"---\n- \n> \n|--|\n", true}}},
+		{"comment", "Body.\n\nTask: x\n\n# H\n<!-- generated -->\n", []span{
+			{"Body.\n\n", false}, {"Task: x\n\n", false}, {"# H\n<!-- generated -->\n", false}}},
+		{"lone comment", "Body.\n\n---\n<!-- backfill -->\n", []span{{"Body.\n\n", false}, {"---\n<!-- backfill -->\n", true}}},
+		{"title carries", "# A\n## B\ntext\n", []span{{"# A\n## B\ntext\n", false}}},
+		{"same level splits", "## A\n## B\ntext\n", []span{{"## A\n", false}, {"## B\ntext\n", false}}},
+		{"speaker labels", "Alice: hi\nBob: hello\n", []span{{"Alice: hi\nBob: hello\n", false}}},
+		{"bom heading", "\ufeff# T\nbody\n", []span{{"\ufeff# T\nbody\n", false}}},
+		{"leading blanks", "\n\n# T\n", []span{{"\n\n", true}, {"# T\n", false}}},
+		{"crlf", "a\r\n\r\n# H\r\nb", []span{{"a\r\n\r\n", false}, {"# H\r\nb", false}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks := New().Chunk(tt.text)
+			checkInvariants(t, tt.text, chunks, DefaultMaxTokens)
+			var got []span
+			for _, c := range chunks {
+				got = append(got, span{tt.text[c.Pos : c.Pos+c.Len], c.Noise})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Chunk(%q) (-want +got):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
+func TestOversized(t *testing.T) {
+	fence := "```\n" + strings.Repeat("x = f(y)\n", 200) + "```\n"
+	table := strings.Repeat("| a | b |\n", 200)
+	prose := strings.Repeat("Word word word word. ", 400)
+	tests := []struct {
+		name       string
+		text       string
+		wantChunks int
+		wantFirst  string // prefix of the first chunk
+	}{
+		{"fence stays whole with its heading", "## Code\n\n" + fence + "after\n", 2, "## Code\n\n```"},
+		{"table stays whole with its heading", "## Data\n" + table + "\nafter\n", 2, "## Data\n| a |"},
+		{"fitting fence after text is not merged", "intro\n\n" + fence, 2, "intro\n\n"},
+		{"prose splits after its heading", "## Prose\n\n" + prose, 7, "## Prose\n\nWord"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks := New().Chunk(tt.text)
+			checkInvariants(t, tt.text, chunks, DefaultMaxTokens)
+			if len(chunks) != tt.wantChunks {
+				t.Fatalf("got %d chunks, want %d:\n%s", len(chunks), tt.wantChunks, format(tt.text, chunks))
+			}
+			if first := tt.text[:chunks[0].Len]; !strings.HasPrefix(first, tt.wantFirst) {
+				t.Fatalf("first chunk %.40q, want prefix %q", first, tt.wantFirst)
+			}
+		})
+	}
+}
+
+func FuzzChunk(f *testing.F) {
+	for _, text := range inputs(f) {
+		f.Add(text)
+	}
+	f.Add("")
+	f.Add("a\r\n\r\n```\r\nx\r\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, c := range sizes[:3] {
+			_, hi := c.limits()
+			checkInvariants(t, text, c.Chunk(text), hi)
+		}
+	})
+}
+
+// benchDoc is a generated Markdown document of about n bytes mixing every
+// kind of atom.
+func benchDoc(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "## Section %d\n\n", i)
+		for j := 0; j < 3; j++ {
+			b.WriteString("The chunker cuts Markdown into atoms and packs them between hard boundaries. ")
+			b.WriteString("Each chunk is an exact slice, so reads stay faithful; tokens are estimated cheaply!\n")
+			b.WriteString("Another line of the same paragraph follows, with café, naïve and 日本語 text.\n\n")
+		}
+		fmt.Fprintf(&b, "- item %d one\n- item two\n  continued\n\n", i)
+		b.WriteString("```go\nfunc f() int {\n\treturn 42\n}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n")
+		if i%5 == 0 {
+			fmt.Fprintf(&b, "Decision: item %d decided.\n2024-05-01 10:%02d log line\n\n", i, i%60)
+		}
+	}
+	return b.String()
+}
+
+func BenchmarkChunk(b *testing.B) {
+	text := benchDoc(1 << 20)
+	c := New()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Chunk(text)
+	}
+}
+
+func BenchmarkChunkEnormousParagraph(b *testing.B) {
+	text := enormousParagraph()
+	c := New()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		c.Chunk(text)
+	}
+}
+
+func BenchmarkEstimateTokens(b *testing.B) {
+	text := benchDoc(1 << 20)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		EstimateTokens(text)
+	}
+}

@@ -1,0 +1,331 @@
+package chunk
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Line classification. Every function takes a line's content: the bytes
+// before its '\n', with one trailing '\r' removed.
+
+// isBlank reports whether the line holds only spaces, tabs, '\v' or '\f'.
+func isBlank(l string) bool {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ', '\t', '\v', '\f', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// stripIndent removes up to 3 leading spaces, the indentation CommonMark
+// allows before a block marker. ok is false when 4 or more spaces or a tab
+// lead the line (an indented code line, never a marker).
+func stripIndent(l string) (rest string, ok bool) {
+	i := 0
+	for i < 3 && i < len(l) && l[i] == ' ' {
+		i++
+	}
+	if i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		return l, false
+	}
+	return l[i:], true
+}
+
+// headingLevel returns the level (1 to 6) of an ATX heading line
+// (` {0,3}#{1,6}(\s|$)`), or 0.
+func headingLevel(l string) int {
+	l, ok := stripIndent(l)
+	if !ok || len(l) == 0 || l[0] != '#' {
+		return 0
+	}
+	n := 0
+	for n < len(l) && l[n] == '#' {
+		n++
+	}
+	if n > 6 || (n < len(l) && !isSpaceByte(l[n])) {
+		return 0
+	}
+	return n
+}
+
+// headingText returns the text of an ATX heading line without its opening
+// and closing '#' sequences.
+func headingText(l string) string {
+	l, _ = stripIndent(l)
+	l = strings.TrimLeft(l, "#")
+	l = strings.TrimSpace(l)
+	if t := strings.TrimRight(l, "#"); t == "" || isSpaceByte(t[len(t)-1]) {
+		l = strings.TrimSpace(t)
+	}
+	return l
+}
+
+func isSpaceByte(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\v' || b == '\f' || b == '\r'
+}
+
+// isRule reports whether the line is a thematic break: 3 or more of the same
+// '-', '*' or '_', with optional spaces or tabs between.
+func isRule(l string) bool {
+	l, ok := stripIndent(l)
+	if !ok || len(l) < 3 {
+		return false
+	}
+	c := l[0]
+	if c != '-' && c != '*' && c != '_' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case c:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
+}
+
+// fenceOpen reports whether the line opens a fenced code block, returning the
+// fence character and its length. A backtick fence's info string may not
+// contain a backtick.
+func fenceOpen(l string) (c byte, n int, ok bool) {
+	l, ok = stripIndent(l)
+	if !ok || len(l) < 3 || (l[0] != '`' && l[0] != '~') {
+		return 0, 0, false
+	}
+	c = l[0]
+	for n < len(l) && l[n] == c {
+		n++
+	}
+	if n < 3 || (c == '`' && strings.IndexByte(l[n:], '`') >= 0) {
+		return 0, 0, false
+	}
+	return c, n, true
+}
+
+// fenceClose reports whether the line closes a fence of n characters c: at
+// least n of c and nothing after but whitespace. Any indentation is allowed so
+// that fences nested in list items close.
+func fenceClose(l string, c byte, n int) bool {
+	l = strings.TrimLeft(l, " \t")
+	m := 0
+	for m < len(l) && l[m] == c {
+		m++
+	}
+	return m >= n && isBlank(l[m:])
+}
+
+// listItem reports whether the line starts a list item at most 3 spaces in:
+// '-', '*' or '+', or 1 to 9 digits and '.' or ')', followed by a space, a
+// tab or the end of the line. first is true for a bullet or the number 1, the
+// items CommonMark lets interrupt a paragraph.
+func listItem(l string) (ok, first bool) {
+	l, ok = stripIndent(l)
+	if !ok || len(l) == 0 {
+		return false, false
+	}
+	var n int
+	switch l[0] {
+	case '-', '*', '+':
+		n, first = 1, true
+	default:
+		for n < len(l) && n < 10 && l[n] >= '0' && l[n] <= '9' {
+			n++
+		}
+		if n == 0 || n > 9 || n >= len(l) || (l[n] != '.' && l[n] != ')') {
+			return false, false
+		}
+		first = l[:n] == "1"
+		n++
+	}
+	if n < len(l) && l[n] != ' ' && l[n] != '\t' {
+		return false, false
+	}
+	return true, first
+}
+
+// isDelimiterRow reports whether the line is a table delimiter row such as
+// "|---|:--:|" or "--- | ---".
+func isDelimiterRow(l string) bool {
+	l = strings.TrimSpace(l)
+	if l == "" || (l[0] != '|' && l[0] != '-' && l[0] != ':') {
+		return false
+	}
+	pipe, dash := false, false
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '|':
+			pipe = true
+		case '-':
+			dash = true
+		case ':', ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return pipe && dash
+}
+
+// setextLevel returns 1 for a "===" underline, 2 for a "---" underline, else
+// 0.
+func setextLevel(l string) int {
+	l, ok := stripIndent(l)
+	l = strings.TrimRight(l, " \t")
+	if !ok || l == "" || (l[0] != '=' && l[0] != '-') {
+		return 0
+	}
+	if strings.Trim(l, l[:1]) != "" {
+		return 0
+	}
+	if l[0] == '=' {
+		return 1
+	}
+	return 2
+}
+
+// Record labels that start a hard boundary.
+var labels = [...]string{"Decision:", "Preference:", "Task:", "Outcome:", "Observation:"}
+
+// isMarker reports whether the line starts a hard boundary of its own (other
+// than headings and rules): a record label, a session or conversation header,
+// or a timestamp. Only lines starting in column 0 count.
+func isMarker(l string) bool {
+	if l == "" {
+		return false
+	}
+	switch c := l[0]; {
+	case c >= '0' && c <= '9':
+		return isDateTime(l)
+	case c == '[':
+		return isBracketTime(l)
+	case c == 'S':
+		return isSessionHeader(l, "Session")
+	case c == 'C':
+		return isSessionHeader(l, "Conversation")
+	case c == 'D' || c == 'P' || c == 'T' || c == 'O':
+		for _, p := range labels {
+			if strings.HasPrefix(l, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isSessionHeader matches word, then optional spaces and either "ID", "#" or
+// a number, ending in ':' or '#': "Session:", "Session 3:", "Session ID: x",
+// "Conversation #2", "Conversation ID#7". "Session management: ..." does not.
+func isSessionHeader(l, word string) bool {
+	if !strings.HasPrefix(l, word) {
+		return false
+	}
+	l = strings.TrimLeft(l[len(word):], " \t")
+	if strings.HasPrefix(l, "ID") {
+		l = strings.TrimLeft(l[2:], " \t")
+	} else if d := digits(l); d > 0 {
+		l = strings.TrimLeft(l[d:], " \t")
+		return l != "" && (l[0] == ':' || l[0] == '#')
+	}
+	return l != "" && (l[0] == ':' || l[0] == '#')
+}
+
+// digits returns the number of leading ASCII digits of s.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// isDateTime matches a line starting "YYYY-MM-DD HH:MM" or "YYYY-MM-DDTHH:MM",
+// optionally with ":SS", fractional seconds and 'Z', not followed by a
+// letter, digit, '.', '_' or '/' (so "2024-05-01 10:30.md" is a file name,
+// not a timestamp).
+func isDateTime(l string) bool {
+	if len(l) < 16 || digits(l) != 4 || l[4] != '-' || digits(l[5:]) != 2 || l[7] != '-' ||
+		digits(l[8:]) != 2 || (l[10] != ' ' && l[10] != 'T') {
+		return false
+	}
+	n, ok := clock(l[11:])
+	return ok && timeEnds(l[11+n:])
+}
+
+// isBracketTime matches a line starting "[HH:MM]" or "[HH:MM:SS]".
+func isBracketTime(l string) bool {
+	n, ok := clock(l[1:])
+	return ok && 1+n < len(l) && l[1+n] == ']'
+}
+
+// clock matches "HH:MM" or "HH:MM:SS" at the start of s.
+func clock(s string) (n int, ok bool) {
+	if len(s) < 5 || digits(s) != 2 || s[2] != ':' || digits(s[3:]) != 2 {
+		return 0, false
+	}
+	if len(s) >= 8 && s[5] == ':' && digits(s[6:]) == 2 {
+		return 8, true
+	}
+	return 5, true
+}
+
+// timeEnds reports whether what follows a clock ends the timestamp.
+func timeEnds(s string) bool {
+	if len(s) > 1 && s[0] == '.' && digits(s[1:]) > 0 {
+		s = s[1+digits(s[1:]):]
+	}
+	if s != "" && s[0] == 'Z' {
+		s = s[1:]
+	}
+	if s == "" {
+		return true
+	}
+	switch c := s[0]; {
+	case c < utf8.RuneSelf && asciiClass[c] == classWord, c == '.', c == '/', c == '\\':
+		return false
+	}
+	return true
+}
+
+// noiseChars are the characters a marker-only line consists of.
+const noiseChars = "#>-*+_=|:.~`[] \t\v\f\r"
+
+// isNoiseLine reports whether a line carries no searchable content: blank,
+// only Markdown markers (rules, bare list or quote markers, table delimiter
+// rows, empty headings), a bare code fence with an optional info string, or a
+// lone HTML comment such as a generated marker.
+func isNoiseLine(l string) bool {
+	i := 0
+	for i < len(l) && strings.IndexByte(noiseChars, l[i]) >= 0 {
+		i++
+	}
+	if i == len(l) {
+		return true
+	}
+	t := strings.TrimSpace(l)
+	if _, _, ok := fenceOpen(t); ok && strings.IndexByte(strings.TrimSpace(strings.Trim(t, "`~")), ' ') < 0 {
+		return true
+	}
+	return strings.HasPrefix(t, "<!--") && strings.HasSuffix(t, "-->") && !strings.Contains(t[4:len(t)-3], "-->")
+}
+
+// isNoise reports whether every line of a chunk's text is a noise line.
+func isNoise(s string) bool {
+	for s != "" {
+		l := s
+		if j := strings.IndexByte(s, '\n'); j >= 0 {
+			l, s = s[:j], s[j+1:]
+		} else {
+			s = ""
+		}
+		if !isNoiseLine(l) {
+			return false
+		}
+	}
+	return true
+}

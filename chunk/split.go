@@ -1,0 +1,89 @@
+package chunk
+
+import "strings"
+
+// cut returns the length n of the first piece of s for a piece budget of
+// budget tokens (at least 1), the piece's tokens and whether it is a hard cut.
+// When all of s fits, n is len(s). Otherwise the piece ends, in order of
+// preference, after the last sentence end ('.', '!' or '?' followed by
+// whitespace), the last line end or the last whitespace that keeps it within
+// the budget and at least half full; then after the last whitespace at all;
+// then, with hard true, at the code point (or invalid byte) where the budget
+// runs out. A piece always includes the whitespace that ends it, so the next
+// piece starts at a word, and n is at least 1 for a non-empty s.
+func cut(s string, budget int) (n, tokens int, hard bool) {
+	var sentN, sentT, lineN, lineT, spaceN, spaceT int
+	tok, i := 0, 0
+	for i < len(s) {
+		class, size := classAt(s, i)
+		switch class {
+		case classSpace:
+			end := i + size
+			for end < len(s) {
+				c, sz := classAt(s, end)
+				if c != classSpace {
+					break
+				}
+				end += sz
+			}
+			if strings.IndexByte(s[i:end], '\n') >= 0 {
+				lineN, lineT = end, tok
+			}
+			if i > 0 && (s[i-1] == '.' || s[i-1] == '!' || s[i-1] == '?') {
+				sentN, sentT = end, tok
+			}
+			spaceN, spaceT, i = end, tok, end
+			continue
+		case classWord:
+			end, runes := i+size, 1
+			for end < len(s) {
+				c, sz := classAt(s, end)
+				if c != classWord {
+					break
+				}
+				end, runes = end+sz, runes+1
+			}
+			if t := wordTokens(runes); tok+t > budget {
+				return choose(s, i, tok, budget, [3][2]int{{sentN, sentT}, {lineN, lineT}, {spaceN, spaceT}})
+			}
+			tok, i = tok+wordTokens(runes), end
+		default:
+			if tok+1 > budget {
+				return choose(s, i, tok, budget, [3][2]int{{sentN, sentT}, {lineN, lineT}, {spaceN, spaceT}})
+			}
+			tok, i = tok+1, i+size
+		}
+	}
+	return len(s), tok, false
+}
+
+// choose picks the cut once the unit at i (with tok tokens before it) no
+// longer fits: the first boundary in bounds (sentence, line, whitespace;
+// each an offset and the tokens before it, offset 0 for none) that leaves
+// the piece at least half full, else the last whitespace, else a hard cut
+// inside the unit at i.
+func choose(s string, i, tok, budget int, bounds [3][2]int) (n, tokens int, hard bool) {
+	for _, b := range bounds {
+		if b[0] > 0 && 2*b[1] >= budget {
+			return b[0], b[1], false
+		}
+	}
+	if sp := bounds[2]; sp[0] > 0 && sp[1] > 0 {
+		return sp[0], sp[1], false
+	}
+	// Hard cut: the word at i gets as many code points as the budget left
+	// allows, 4 a token.
+	n, k, room := i, 0, 4*(budget-tok)
+	for ; k < room && n < len(s); k++ {
+		c, size := classAt(s, n)
+		if c != classWord {
+			break
+		}
+		n += size
+	}
+	if n == 0 { // cannot happen for budget >= 1; guarantee progress anyway
+		_, n = classAt(s, 0)
+		return n, EstimateTokens(s[:n]), true
+	}
+	return n, tok + wordTokens(k), true
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/engine"
+)
+
+// env is what every subcommand shares: output streams and global flags.
+type env struct {
+	stdout, stderr io.Writer
+	agent          string
+	configPath     string
+	json           bool
+}
+
+func newEnv(stdout, stderr io.Writer) *env {
+	return &env{stdout: stdout, stderr: stderr, agent: "default"}
+}
+
+// flags returns a flag set with the global flags bound.
+func (e *env) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("cairn "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&e.agent, "agent", e.agent, "agent id")
+	fs.StringVar(&e.configPath, "config", "", "configuration file")
+	return fs
+}
+
+// parse parses flags anywhere among the arguments and returns the
+// positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%s: %v; run cairn help", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// paths returns the config file and data directory for this invocation.
+func (e *env) paths() (configPath, dataDir string) {
+	home, _ := os.UserHomeDir()
+	configPath, dataDir = config.Locate(os.Getenv, home)
+	if e.configPath != "" {
+		configPath = e.configPath
+	}
+	return configPath, dataDir
+}
+
+func (e *env) loadConfig() (*config.Config, error) {
+	path, _ := e.paths()
+	home, _ := os.UserHomeDir()
+	return config.Load(path, &config.LoadOptions{Home: home})
+}
+
+// open loads the configuration and opens the agent's engine.
+func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) {
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	_, dataDir := e.paths()
+	dir, err := config.AgentDir(dataDir, e.agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, cfg, nil
+}
+
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func noPositional(cmd string, pos []string) error {
+	if len(pos) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd, pos[0])
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+func cmdGet(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("get")
+	from := fs.Int("from", 1, "first line, 1-based")
+	lines := fs.Int("lines", cairn.DefaultGetLines, "number of lines, 1 to 1000")
+	fs.BoolVar(&e.json, "json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("get needs exactly one PATH (cairn://<corpus>/<path>), got %d", len(pos))
+	}
+	opts := &cairn.GetOptions{From: *from, Lines: *lines}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	eng, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close(ctx)
+	res, err := eng.Get(ctx, pos[0], opts)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(res)
+	}
+	if res.Status == cairn.StatusNotFound {
+		return fmt.Errorf("get %s: %w (only indexed documents can be read: run cairn search to find paths)", res.Path, cairn.ErrNotFound)
+	}
+	fmt.Fprint(e.stdout, res.Text)
+	if res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+		fmt.Fprintln(e.stdout)
+	}
+	if res.NextFrom > 0 {
+		fmt.Fprintf(e.stderr, "[more: cairn get %s --from %d]\n", res.Path, res.NextFrom)
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+// Command cairn is the command-line interface to Cairn, a long-term memory
+// engine for AI agents: it indexes Markdown corpora into an embedded SQLite
+// store and searches them.
+//
+//	cairn init
+//	cairn corpus add notes ~/notes
+//	cairn sync
+//	cairn search "sqlite busy timeout"
+//	cairn get cairn://notes/db.md --from 10 --lines 40
+//
+// Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+const usage = `cairn: long-term memory for AI agents
+
+Usage:
+  cairn init                                  write a commented config.toml and create the data dir
+  cairn corpus add NAME PATH [--glob G]       add a files corpus to config.toml
+  cairn corpus list [--json]                  list configured corpora
+  cairn sync [--corpus NAME]... [--json]      index changed files
+  cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--json] [--explain]
+  cairn get PATH [--from N] [--lines M] [--json]
+
+Global flags (any position):
+  --agent NAME     agent whose data to use (default "default")
+  --config FILE    configuration file (default $CAIRN_HOME/config.toml, else $XDG_CONFIG_HOME/cairn/config.toml)
+`
+
+// usageError marks bad usage: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "cairn: "+oneLine(err.Error()))
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, cairn.ErrInvalid) {
+		return 2
+	}
+	return 1
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given: run cairn help")
+	}
+	cmd, rest := args[0], args[1:]
+	env := newEnv(stdout, stderr)
+	switch cmd {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "init":
+		return cmdInit(ctx, env, rest)
+	case "corpus":
+		return cmdCorpus(ctx, env, rest)
+	case "sync":
+		return cmdSync(ctx, env, rest)
+	case "search":
+		return cmdSearch(ctx, env, rest)
+	case "get":
+		return cmdGet(ctx, env, rest)
+	default:
+		return usagef("unknown command %q: run cairn help for the list", cmd)
+	}
+}

@@ -1,0 +1,116 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Config is a loaded configuration file.
+type Config struct {
+	Path    string // absolute path of the file
+	Exists  bool   // false when the file is missing (no corpora)
+	Corpora []Corpus
+}
+
+// Corpus is one [[corpus]] table as loaded: Paths are absolute, Glob is
+// empty when the file leaves it out, Line is the line of its header.
+type Corpus struct {
+	Name    string
+	Kind    string
+	Paths   []string
+	Glob    string
+	Exclude []string
+	Line    int
+}
+
+// LoadOptions tune Load. A nil *LoadOptions means no home directory, so
+// paths starting with "~/" are an error.
+type LoadOptions struct {
+	Home string // expands a leading "~/" in paths
+}
+
+// LoadError is an invalid configuration file. Its message reads
+// "config <file>:<line>: <what is wrong>; <allowed values>". It wraps
+// cairn.ErrInvalid.
+type LoadError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *LoadError) Error() string {
+	return fmt.Sprintf("config %s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+func (e *LoadError) Unwrap() error { return cairn.ErrInvalid }
+
+// Load reads and validates the configuration file at path. A missing file is
+// not an error: it returns a Config with Exists false and no corpora.
+func Load(path string, opts *LoadOptions) (*Config, error) {
+	var home string
+	if opts != nil {
+		home = opts.Home
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Config{Path: abs}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", abs, err)
+	}
+	return parse(abs, data, resolver{dir: filepath.Dir(abs), home: home})
+}
+
+// ToCorpora returns the corpora as library values, with the default glob
+// filled in.
+func (c *Config) ToCorpora() []cairn.Corpus {
+	out := make([]cairn.Corpus, 0, len(c.Corpora))
+	for _, k := range c.Corpora {
+		out = append(out, k.toCairn())
+	}
+	return out
+}
+
+func (k Corpus) toCairn() cairn.Corpus {
+	glob := k.Glob
+	if glob == "" {
+		glob = cairn.DefaultGlob
+	}
+	return cairn.Corpus{
+		Name:    k.Name,
+		Kind:    k.Kind,
+		Paths:   append([]string(nil), k.Paths...),
+		Glob:    glob,
+		Exclude: append([]string(nil), k.Exclude...),
+	}
+}
+
+// Select returns the corpora a `corpora` argument names; the rules are
+// cairn.SelectCorpora's.
+func (c *Config) Select(names []string) ([]cairn.Corpus, error) {
+	return cairn.SelectCorpora(c.ToCorpora(), names)
+}
+
+// invalidError is a usage error whose message is exactly msg.
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string { return e.msg }
+func (e *invalidError) Unwrap() error { return cairn.ErrInvalid }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, args...)}
+}
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+func equalFold(a, b string) bool { return strings.EqualFold(a, b) }

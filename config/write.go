@@ -1,0 +1,196 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Template is what Init writes: comments only, so it configures no corpus.
+const Template = `# Cairn configuration (TOML).
+#
+# Each [[corpus]] table names a set of documents to index. Keys:
+#
+#   name     required. 1 to 64 letters, digits, '.', '_' or '-', starting with
+#            a letter or digit; unique ignoring case; not all, extracted or
+#            memories.
+#   kind     required. "files" (the only kind so far).
+#   paths    required. Directories, files or glob patterns. Relative paths are
+#            relative to this file's directory; "~/" is your home directory.
+#   glob     optional. Which files to index under a directory path
+#            (default "**/*.md").
+#   exclude  optional. Glob patterns, relative to each path, of files to skip.
+#
+# Add a corpus with: cairn corpus add NAME PATH
+#
+# Example:
+#
+# [[corpus]]
+# name = "notes"
+# kind = "files"
+# paths = ["~/notes"]
+# glob = "**/*.md"
+# exclude = ["archive/**"]
+`
+
+// Init writes Template to path unless a file is already there, creating the
+// parent directories (0700). It reports whether it created the file.
+func Init(path string) (created bool, err error) {
+	_, err = os.Lstat(path)
+	if err == nil {
+		return false, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("init config %s: %w", path, err)
+	}
+	if err := writeAtomic(path, []byte(Template)); err != nil {
+		return false, fmt.Errorf("init config %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// AddCorpus appends a files corpus to the configuration at path, keeping the
+// existing text and comments (a missing file starts from Template). The name
+// must be valid and not configured yet; dir is made absolute; glob is written
+// only when non-empty. The result must still load before it replaces the
+// file.
+func AddCorpus(path, name, dir, glob string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if strings.TrimSpace(dir) == "" {
+		return cairn.Invalidf("corpus path is blank: give a directory, file or glob pattern")
+	}
+	if glob != "" && strings.TrimSpace(glob) == "" {
+		return cairn.Invalidf("glob is blank: give a pattern such as %q or leave it out", cairn.DefaultGlob)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("add corpus %s: %w", name, err)
+	}
+	if target, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = target // rewrite the file a symlink points to, not the link
+	}
+	dirAbs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("add corpus %s: %w", name, err)
+	}
+	text, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		text, err = []byte(Template), nil
+	}
+	if err != nil {
+		return fmt.Errorf("read config %s: %w", abs, err)
+	}
+	check := resolver{dir: filepath.Dir(abs), keep: true}
+	cfg, err := parse(abs, text, check)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(cfg.Corpora, func(k Corpus) bool { return strings.EqualFold(k.Name, name) }); i >= 0 {
+		k := cfg.Corpora[i]
+		return invalidf("corpus %q is already configured in %s:%d (as %q); pick another name", name, abs, k.Line, k.Name)
+	}
+	updated := appendCorpus(string(text), name, dirAbs, glob)
+	if _, err := parse(abs, []byte(updated), check); err != nil {
+		return fmt.Errorf("add corpus %s: %w", name, err)
+	}
+	return writeAtomic(abs, []byte(updated))
+}
+
+// appendCorpus returns text with a [[corpus]] table appended.
+func appendCorpus(text, name, dir, glob string) string {
+	var b strings.Builder
+	b.WriteString(text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		b.WriteString("\n")
+	}
+	if text != "" {
+		b.WriteString("\n")
+	}
+	b.WriteString("[[corpus]]\n")
+	fmt.Fprintf(&b, "name = %s\n", quote(name))
+	fmt.Fprintf(&b, "kind = %s\n", quote(cairn.KindFiles))
+	fmt.Fprintf(&b, "paths = [%s]\n", quote(dir))
+	if glob != "" {
+		fmt.Fprintf(&b, "glob = %s\n", quote(glob))
+	}
+	return b.String()
+}
+
+// quote returns s as a TOML basic string.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory (fsync, rename, mode 0600), creating parent directories (0700).
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create config dir: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temp file: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op once renamed
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("chmod temp file: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write temp file: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync temp file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close temp file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename temp file: %w", err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename durable where the system can fsync a directory;
+// where it cannot, the rename has still happened, so that is no error.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}

@@ -1,0 +1,125 @@
+// Package engine is Cairn's library facade: Open a data directory with a set
+// of corpora, Sync them into the index, Search and Get, Close. It wires the
+// sqlite store, the chunk package's structural chunker, the ingest package's
+// file scanner and the search package's query planner. It reads no
+// configuration file and no environment variable; cmd/cairn does that and
+// passes plain values.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/chunk"
+	"github.com/cairnmemory/cairn/search"
+	"github.com/cairnmemory/cairn/sqlite"
+)
+
+// ftsVersion identifies the index tokenizer and identifier expansion; bump
+// it with any change to search.IdentText or the FTS5 tokenizer settings.
+const ftsVersion = 1
+
+// FeatureVersion names the chunker and tokenizer the index was built with.
+// A change empties the index at Open so the next Sync rebuilds it.
+var FeatureVersion = fmt.Sprintf("chunk=%d;fts=%d", chunk.Version, ftsVersion)
+
+// Defaults for Options.
+const (
+	DefaultBatchSize = 256
+	DBFile           = "index.db"
+)
+
+// Options configure an Engine. Dir and Corpora are required by most calls;
+// zero values elsewhere mean defaults.
+type Options struct {
+	Dir         string         // agent data directory; the index lives in Dir/index.db
+	Corpora     []cairn.Corpus // absolute paths
+	MaxFileSize int64          // default cairn.DefaultMaxFileSize
+	BatchSize   int            // files per write transaction, default DefaultBatchSize
+	Workers     int            // read+chunk workers, default GOMAXPROCS
+	Chunker     cairn.Chunker  // default chunk.New()
+}
+
+func (o *Options) setDefaults() {
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = cairn.DefaultMaxFileSize
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Chunker == nil {
+		o.Chunker = chunk.New()
+	}
+}
+
+// Engine indexes and searches the corpora of one agent. Its methods are safe
+// for concurrent use; syncs are serialized, searches run in parallel.
+type Engine struct {
+	opts     Options
+	store    *sqlite.Store
+	searcher *search.Searcher
+	syncMu   sync.Mutex
+}
+
+// Open opens (creating if needed) the index in opts.Dir.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	opts.setDefaults()
+	if opts.Dir == "" {
+		return nil, cairn.Invalidf("data directory is empty: set Options.Dir")
+	}
+	seen := map[string]bool{}
+	for _, c := range opts.Corpora {
+		if c.Name == "" || seen[c.Name] {
+			return nil, cairn.Invalidf("corpus name %q is blank or repeated: names must be unique", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	st := sqlite.New(filepath.Join(opts.Dir, DBFile), FeatureVersion)
+	if err := st.Open(ctx); err != nil {
+		return nil, err
+	}
+	return &Engine{opts: opts, store: st, searcher: &search.Searcher{Index: st}}, nil
+}
+
+// Reindexed reports whether Open found an index built by another chunker
+// or tokenizer and emptied it; the next Sync rebuilds it.
+func (e *Engine) Reindexed() bool { return e.store.Reindexed }
+
+// Store exposes the underlying store (for stats and benchmarks).
+func (e *Engine) Store() *sqlite.Store { return e.store }
+
+// Corpora returns the configured corpora.
+func (e *Engine) Corpora() []cairn.Corpus { return e.opts.Corpora }
+
+// Search runs a lexical search over the selected corpora.
+func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOptions) ([]cairn.Hit, error) {
+	o := cairn.SearchOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	sel, err := cairn.SelectCorpora(e.opts.Corpora, o.Corpora)
+	if err != nil {
+		return nil, err
+	}
+	// Always filter: documents of a corpus removed from the configuration
+	// stay in the index until the next full sync prunes them.
+	o.Corpora = nil
+	for _, c := range sel {
+		o.Corpora = append(o.Corpora, c.Name)
+	}
+	return e.searcher.Search(ctx, query, &o)
+}
+
+// Close closes the index.
+func (e *Engine) Close(ctx context.Context) error {
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	return e.store.Close()
+}

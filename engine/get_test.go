@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+func TestGet(t *testing.T) {
+	var long strings.Builder
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&long, "line %d %s\n", i, strings.Repeat("x", 95))
+	}
+	f := newFixture(t, map[string]string{
+		"short.md":     "one\ntwo\nthree",
+		"crlf.md":      "a\r\nb\r\nc\r\n",
+		"long.md":      long.String(),
+		"huge-line.md": strings.Repeat("é", 20000) + "\nnext\n",
+		"sub/deep.md":  "deep\n",
+	}, Options{})
+	f.sync()
+	ctx := context.Background()
+	tests := []struct {
+		path        string
+		from, lines int
+		want        cairn.GetResult
+	}{
+		{"cairn://notes/short.md", 0, 0, cairn.GetResult{Status: "ok", Text: "one\ntwo\nthree", From: 1, Lines: 3}},
+		{"cairn://notes/short.md", 2, 1, cairn.GetResult{Status: "ok", Text: "two\n", From: 2, Lines: 1, NextFrom: 3}},
+		{"cairn://notes/short.md", 3, 5, cairn.GetResult{Status: "ok", Text: "three", From: 3, Lines: 1}},
+		{"cairn://notes/short.md", 9, 5, cairn.GetResult{Status: "ok", From: 9}},
+		{"  cairn://notes/crlf.md ", 2, 1, cairn.GetResult{Status: "ok", Text: "b\r\n", From: 2, Lines: 1, NextFrom: 3}},
+		{"cairn://notes/sub/deep.md", 1, 1, cairn.GetResult{Status: "ok", Text: "deep\n", From: 1, Lines: 1}},
+	}
+	for _, tt := range tests {
+		got, err := f.eng.Get(ctx, tt.path, &cairn.GetOptions{From: tt.from, Lines: tt.lines})
+		if err != nil {
+			t.Fatalf("Get(%q): %v", tt.path, err)
+		}
+		tt.want.Path = strings.TrimSpace(tt.path)
+		if *got != tt.want {
+			t.Errorf("Get(%q, %d, %d) = %+v, want %+v", tt.path, tt.from, tt.lines, *got, tt.want)
+		}
+	}
+
+	// 300 lines of about 105 chars: 120 lines exceed 12,000 chars, so lines drop.
+	got, _ := f.eng.Get(ctx, "cairn://notes/long.md", nil)
+	if !got.Truncated || got.Lines >= 120 || got.Lines < 100 || got.NextFrom != got.Lines+1 || len(got.Text) > cairn.MaxGetChars {
+		t.Errorf("default window: truncated=%v lines=%d next=%d chars=%d", got.Truncated, got.Lines, got.NextFrom, len(got.Text))
+	}
+	got, _ = f.eng.Get(ctx, "cairn://notes/long.md", &cairn.GetOptions{From: 1, Lines: 1000})
+	if !got.Truncated || got.Lines >= 1000 || got.NextFrom != got.Lines+1 || len(got.Text) > cairn.MaxGetChars {
+		t.Errorf("capped window: truncated=%v lines=%d next=%d chars=%d", got.Truncated, got.Lines, got.NextFrom, len(got.Text))
+	}
+	got, _ = f.eng.Get(ctx, "cairn://notes/huge-line.md", nil)
+	if !got.Truncated || got.NextFrom != 0 || len([]rune(got.Text)) != cairn.MaxGetChars {
+		t.Errorf("hard cut: truncated=%v next=%d runes=%d", got.Truncated, got.NextFrom, len([]rune(got.Text)))
+	}
+}
+
+func TestGetNotFound(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.md": "alpha\n", "sub/b.md": "beta\n"}, Options{})
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret\n"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(f.notes, "link.md"))
+	os.Symlink(outside, filepath.Join(f.notes, "linkdir"))
+	f.sync()
+	ctx := context.Background()
+	for _, p := range []string{
+		"cairn://notes/missing.md",
+		"cairn://notes/../a.md",
+		"cairn://notes/sub/../a.md",
+		"cairn://notes/./a.md",
+		"cairn://notes//a.md",
+		"cairn://notes/" + filepath.Join(outside, "secret.md"),
+		"cairn://notes/link.md",
+		"cairn://notes/linkdir/secret.md",
+		"cairn://other/a.md",
+		"cairn://notes",
+		"notes/a.md",
+		"/etc/passwd",
+		"cairn://notes/a.md\x00",
+		"cairn://notes/sub\\b.md",
+	} {
+		got, err := f.eng.Get(ctx, p, nil)
+		if err != nil {
+			t.Errorf("Get(%q) error %v, want not_found", p, err)
+			continue
+		}
+		if got.Status != cairn.StatusNotFound || got.Text != "" {
+			t.Errorf("Get(%q) = %+v, want not_found", p, got)
+		}
+	}
+	for _, bad := range []struct {
+		path string
+		opts cairn.GetOptions
+	}{
+		{"", cairn.GetOptions{}},
+		{"cairn://notes/a.md", cairn.GetOptions{From: -1}},
+		{"cairn://notes/a.md", cairn.GetOptions{Lines: 1001}},
+		{"cairn://notes/a.md", cairn.GetOptions{Lines: -5}},
+	} {
+		if _, err := f.eng.Get(ctx, bad.path, &bad.opts); !errors.Is(err, cairn.ErrInvalid) {
+			t.Errorf("Get(%q, %+v) error = %v, want ErrInvalid", bad.path, bad.opts, err)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Term is one element of a parsed query: a word, a phrase, a prefix or an
+// identifier, rendered to an FTS5 expression by Expr.
+type Term struct {
+	Text   string   // as the user wrote it
+	Words  []string // lowercased index words
+	Phrase bool     // quoted by the user
+	Prefix bool     // trailing *
+}
+
+// Expr renders the term as an FTS5 expression.
+func (t Term) Expr() string {
+	switch {
+	case t.Prefix:
+		return quote(strings.Join(t.Words, " ")) + "*"
+	case t.Phrase || len(t.Words) == 1 && !isCamel(t.Text):
+		return quote(strings.Join(t.Words, " "))
+	default:
+		// identifier: the joined form or the parts in sequence
+		parts := t.Words
+		if len(parts) == 1 {
+			parts = camelParts(t.Text)
+		}
+		joined := strings.Join(parts, "")
+		return "(" + quote(joined) + " OR " + quote(strings.Join(parts, " ")) + ")"
+	}
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// Query is a parsed user query.
+type Query struct {
+	Raw     string
+	Terms   []Term
+	Dropped []string // stop words left out
+}
+
+// Parse splits a user query into terms. A query with nothing searchable
+// (empty, only stop words, only punctuation) is an ErrInvalid error.
+func Parse(raw string) (Query, error) {
+	q := Query{Raw: raw}
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return q, cairn.Invalidf("query is blank: give at least one word")
+	}
+	for s != "" {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			break
+		}
+		if s[0] == '"' {
+			end := strings.IndexByte(s[1:], '"')
+			var body string
+			if end < 0 {
+				body, s = s[1:], ""
+			} else {
+				body, s = s[1:1+end], s[2+end:]
+			}
+			prefix := strings.HasPrefix(s, "*")
+			if prefix {
+				s = s[1:]
+			}
+			if w := words(body); len(w) > 0 {
+				q.Terms = append(q.Terms, Term{Text: body, Words: w, Phrase: true, Prefix: prefix})
+			}
+			continue
+		}
+		end := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
+		if end < 0 {
+			end = len(s)
+		}
+		tok := s[:end]
+		s = s[end:]
+		q.addWord(tok)
+	}
+	if len(q.Terms) == 0 {
+		if len(q.Dropped) > 0 {
+			return q, cairn.Invalidf("query %q has only common words (%s): add a distinctive word or quote a phrase", raw, strings.Join(q.Dropped, ", "))
+		}
+		return q, cairn.Invalidf("query %q has no words to search for: use letters or digits", raw)
+	}
+	return q, nil
+}
+
+func (q *Query) addWord(tok string) {
+	prefix := strings.HasSuffix(tok, "*")
+	tok = strings.TrimRight(tok, "*")
+	w := words(tok)
+	if len(w) == 0 {
+		return
+	}
+	if len(w) == 1 && !prefix && !isCamel(tok) && stopWords[w[0]] {
+		q.Dropped = append(q.Dropped, w[0])
+		return
+	}
+	q.Terms = append(q.Terms, Term{Text: tok, Words: w, Prefix: prefix})
+}
+
+// words splits s into lowercased runs of letters, digits and marks, as the
+// unicode61 tokenizer does.
+func words(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
+		out = append(out, strings.ToLower(f))
+	}
+	return out
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r)
+}
+
+// isCamel reports whether a single word has an inner lower-to-upper hump.
+func isCamel(s string) bool {
+	return len(camelParts(s)) > 1
+}
+
+// camelParts splits camelCase and PascalCase (HTTPServer → http, server)
+// into lowercased parts; separators are dropped.
+func camelParts(s string) []string {
+	var parts []string
+	var cur []rune
+	rs := []rune(s)
+	flush := func() {
+		if len(cur) > 0 {
+			parts = append(parts, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for i, r := range rs {
+		if !isWordRune(r) {
+			flush()
+			continue
+		}
+		if i > 0 && len(cur) > 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return parts
+}
+
+// IdentText returns the extra index text for identifiers in body: camelCase
+// names as their parts ("parseConfig" → "parse config") and snake_case,
+// kebab-case and dotted names joined ("parse_config" → "parseconfig").
+// Together with Term.Expr this makes each form find the others.
+func IdentText(body string) string {
+	var b strings.Builder
+	for i := 0; i < len(body); {
+		r, n := utf8.DecodeRuneInString(body[i:])
+		if !isWordRune(r) {
+			i += n
+			continue
+		}
+		j := i
+		for j < len(body) {
+			r, n := utf8.DecodeRuneInString(body[j:])
+			if isWordRune(r) || (r == '_' || r == '-' || r == '.') && j+n < len(body) && startsWord(body[j+n:]) {
+				j += n
+				continue
+			}
+			break
+		}
+		tok := body[i:j]
+		i = j
+		if !strings.ContainsAny(tok, "_-.") && !hasHump(tok) {
+			continue
+		}
+		parts := camelParts(tok)
+		if len(parts) < 2 || len(parts) > 12 {
+			continue
+		}
+		if !strings.ContainsFunc(tok, unicode.IsLetter) {
+			continue // version numbers, dates
+		}
+		if strings.ContainsAny(tok, "_-.") {
+			b.WriteString(strings.Join(parts, ""))
+			b.WriteByte(' ')
+		}
+		if hasHump(tok) {
+			b.WriteString(strings.Join(parts, " "))
+			b.WriteByte(' ')
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func startsWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isWordRune(r)
+}
+
+func hasHump(s string) bool {
+	prevLower := false
+	for _, r := range s {
+		if unicode.IsUpper(r) && prevLower {
+			return true
+		}
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	return false
+}

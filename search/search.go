@@ -1,0 +1,164 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// DefaultCommonCap is the posting-list length at which a term counts as
+// common and is left out of the any-of fallback when rarer terms exist.
+const DefaultCommonCap = 5000
+
+// Index is the part of the store a Searcher reads.
+type Index interface {
+	Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Candidate, error)
+	MatchCount(ctx context.Context, match string, max int) (int, error)
+}
+
+// Searcher answers lexical queries over an Index.
+type Searcher struct {
+	Index     Index
+	CommonCap int // default DefaultCommonCap
+}
+
+// Search parses raw, runs the all-words query and, when that finds fewer
+// than opts.Limit hits, an any-words query, and returns scored hits.
+// opts.Corpora must already be resolved to corpus names (empty = all).
+func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOptions) ([]cairn.Hit, error) {
+	o := cairn.SearchOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.SetDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	q, err := Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	exprs := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		exprs[i] = t.Expr()
+	}
+	cands, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(exprs, " AND "), Corpora: o.Corpora, Limit: o.Limit})
+	if err != nil {
+		return nil, err
+	}
+	plan := map[int64]string{}
+	for _, c := range cands {
+		plan[c.ChunkID] = "all-words"
+	}
+	if len(exprs) > 1 && len(cands) < o.Limit {
+		kept, err := s.pruneCommon(ctx, exprs)
+		if err != nil {
+			return nil, err
+		}
+		more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Limit: o.Limit + len(cands)})
+		if err != nil {
+			return nil, err
+		}
+		cands = merge(cands, more, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(exprs)))
+	}
+	return s.hits(q, cands, plan, &o), nil
+}
+
+// pruneCommon drops expressions matching at least CommonCap chunks when at
+// least one rarer expression exists; all common keeps the rarest.
+func (s *Searcher) pruneCommon(ctx context.Context, exprs []string) ([]string, error) {
+	limit := s.CommonCap
+	if limit <= 0 {
+		limit = DefaultCommonCap
+	}
+	var kept []string
+	best, bestN := "", limit+1
+	for _, e := range exprs {
+		n, err := s.Index.MatchCount(ctx, e, limit)
+		if err != nil {
+			return nil, err
+		}
+		if n < limit {
+			kept = append(kept, e)
+		}
+		if n < bestN {
+			best, bestN = e, n
+		}
+	}
+	if len(kept) == 0 {
+		kept = []string{best}
+	}
+	return kept, nil
+}
+
+type hitKey struct {
+	id           int64
+	corpus, path string
+}
+
+func merge(first, more []cairn.Candidate, plan map[int64]string, label string) []cairn.Candidate {
+	seen := make(map[hitKey]bool, len(first))
+	for _, c := range first {
+		seen[hitKey{c.ChunkID, c.Corpus, c.Path}] = true
+	}
+	out := first
+	for _, c := range more {
+		k := hitKey{c.ChunkID, c.Corpus, c.Path}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, ok := plan[c.ChunkID]; !ok {
+			plan[c.ChunkID] = label
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
+	return out
+}
+
+// Normalize maps an FTS5 bm25() value (negative, lower is better) to 0..1.
+func Normalize(bm25 float64) float64 {
+	s := -bm25
+	if s <= 0 {
+		return 0
+	}
+	return s / (1 + s)
+}
+
+func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string, o *cairn.SearchOptions) []cairn.Hit {
+	out := make([]cairn.Hit, 0, min(len(cands), o.Limit))
+	words := q.highlightWords()
+	for _, c := range cands {
+		if len(out) == o.Limit {
+			break
+		}
+		score := Normalize(c.BM25)
+		if score < o.MinScore {
+			continue
+		}
+		h := cairn.Hit{
+			Path:      "cairn://" + c.Corpus + "/" + c.Path,
+			StartLine: c.StartLine,
+			EndLine:   c.EndLine,
+			Snippet:   Snippet(c.Text, words),
+			Corpus:    c.Corpus,
+			Score:     score,
+		}
+		if o.Explain {
+			h.Explain = []string{
+				fmt.Sprintf("bm25(%.4f):%.4f", -c.BM25, score),
+				"plan:" + plan[c.ChunkID],
+				"chunk:" + fmt.Sprint(c.Seq),
+			}
+			if len(q.Dropped) > 0 {
+				h.Explain = append(h.Explain, "stopwords:"+strings.Join(q.Dropped, ","))
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}

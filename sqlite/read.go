@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// bm25Weights weights the FTS columns title, body, ident.
+const bm25Weights = "2.0, 1.0, 1.0"
+
+// Lexical runs an FTS5 query and returns the best chunks of indexed
+// documents. The ranking step reads only the full-text index (capped at a
+// multiple of the limit); documents and text are joined for the winners.
+// When a corpus filter leaves too few of the capped winners, the query runs
+// again with the filter inside the ranking step.
+func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Candidate, error) {
+	fetch := q.Limit
+	if len(q.Corpora) > 0 {
+		fetch = q.Limit*4 + 20
+	}
+	out, n, err := s.lexical(ctx, q, fetch, false)
+	if err != nil || len(q.Corpora) == 0 || len(out) >= q.Limit || n < fetch {
+		return trim(out, q.Limit), err
+	}
+	out, _, err = s.lexical(ctx, q, q.Limit, true)
+	return out, err
+}
+
+func trim(c []cairn.Candidate, n int) []cairn.Candidate {
+	if len(c) > n {
+		return c[:n]
+	}
+	return c
+}
+
+func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, filterInside bool) ([]cairn.Candidate, int, error) {
+	args := []any{q.Match}
+	filter := ""
+	if len(q.Corpora) > 0 {
+		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
+	}
+	var query string
+	if filterInside {
+		query = `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+				substr(ct.doc, c.pos + 1, c.len), bm25(chunks_fts, ` + bm25Weights + `) AS s
+			FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+			JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
+			WHERE chunks_fts MATCH ?` + filter + ` ORDER BY s, d.corpus, d.path LIMIT ?`
+	} else {
+		query = `WITH top AS (
+				SELECT rowid AS id, bm25(chunks_fts, ` + bm25Weights + `) AS s FROM chunks_fts
+				WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?)
+			SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+				substr(ct.doc, c.pos + 1, c.len), top.s
+			FROM top JOIN chunks c ON c.id = top.id
+			JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
+			WHERE 1` + filter + ` ORDER BY top.s, d.corpus, d.path`
+		args = append(args, fetch)
+	}
+	for _, c := range q.Corpora {
+		args = append(args, c)
+	}
+	if filterInside {
+		args = append(args, fetch)
+	}
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, queryError(err)
+	}
+	defer rows.Close()
+	var out []cairn.Candidate
+	for rows.Next() {
+		var c cairn.Candidate
+		var text []byte
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text, &c.BM25); err != nil {
+			return nil, 0, queryError(err)
+		}
+		c.Text = string(text)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, queryError(err)
+	}
+	return out, len(out), nil
+}
+
+// queryError turns FTS5 syntax errors into ErrInvalid.
+func queryError(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "fts5: syntax error") || strings.Contains(msg, "unterminated string") || strings.Contains(msg, "no such column") {
+		return fmt.Errorf("%w: search query: %s", cairn.ErrInvalid, msg)
+	}
+	return fmt.Errorf("search index: %w", err)
+}
+
+// MatchCount counts chunks matching an FTS5 expression, stopping at max.
+func (s *Store) MatchCount(ctx context.Context, match string, max int) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`, match, max).Scan(&n)
+	if err != nil {
+		return 0, queryError(err)
+	}
+	return n, nil
+}
+
+// DocumentText returns the indexed text snapshot of one document.
+func (s *Store) DocumentText(ctx context.Context, corpus, path string) (string, error) {
+	var doc []byte
+	err := s.r.QueryRowContext(ctx, `SELECT ct.doc FROM documents d JOIN content ct ON ct.hash = d.hash
+		WHERE d.corpus=? AND d.path=?`, corpus, path).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", cairn.ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("read document %s: %w", path, err)
+	}
+	return string(doc), nil
+}
+
+// Stats counts what the index holds.
+type Stats struct {
+	Documents int
+	Contents  int
+	Chunks    int
+	Bytes     int64 // database file size including WAL
+}
+
+// Stats reports index counts and size on disk.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM content),
+		(SELECT count(*) FROM chunks)`).Scan(&st.Documents, &st.Contents, &st.Chunks)
+	if err != nil {
+		return st, fmt.Errorf("read index stats: %w", err)
+	}
+	st.Bytes = fileSize(s.Path) + fileSize(s.Path+"-wal")
+	return st, nil
+}

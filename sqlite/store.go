@@ -1,0 +1,235 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/cairnmemory/cairn"
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// DefaultBusyTimeoutMs is how long a connection waits on a locked database.
+const DefaultBusyTimeoutMs = 5000
+
+// SchemaVersion is the newest schema this package migrates to.
+var SchemaVersion = len(migrations)
+
+const driverName = "cairn_sqlite3"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			for _, p := range []string{
+				"PRAGMA foreign_keys=ON",
+				"PRAGMA trusted_schema=OFF",
+				"PRAGMA secure_delete=ON",
+				"PRAGMA temp_store=MEMORY",
+				"PRAGMA cache_size=-32000",
+				"PRAGMA mmap_size=268435456",
+			} {
+				if _, err := c.Exec(p, nil); err != nil {
+					return fmt.Errorf("set %s: %w", p, err)
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// Store implements cairn.Store on SQLite.
+type Store struct {
+	// Path is the database file.
+	Path string
+	// FeatureVersion identifies the chunker and tokenizer; a change empties
+	// the index at Open (see Reindexed).
+	FeatureVersion string
+	// Reindexed is set by Open when the stored feature version differed and
+	// the index was emptied for a rebuild.
+	Reindexed bool
+
+	w *sql.DB // one writer connection
+	r *sql.DB // read-only pool
+}
+
+var _ cairn.Store = (*Store)(nil)
+
+// New returns a store for the database file at path. Call Open next.
+func New(path, featureVersion string) *Store {
+	return &Store{Path: path, FeatureVersion: featureVersion}
+}
+
+// Open creates the file if needed (0600, directory 0700), migrates the
+// schema and checks the feature version.
+func (s *Store) Open(ctx context.Context) error {
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
+		return fmt.Errorf("create store directory: %w", err)
+	}
+	if fi, err := os.Lstat(s.Path); err == nil && !fi.Mode().IsRegular() {
+		return &cairn.Error{Op: "open store", Path: s.Path, Err: errors.New("not a regular file")}
+	} else if errors.Is(err, os.ErrNotExist) {
+		f, err := os.OpenFile(s.Path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create store: %w", err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	var err error
+	if s.w, err = sql.Open(driverName, dsn(s.Path, false)); err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetConnMaxLifetime(0)
+	if err := s.migrate(ctx); err != nil {
+		s.w.Close()
+		return err
+	}
+	if s.r, err = sql.Open(driverName, dsn(s.Path, true)); err != nil {
+		s.w.Close()
+		return fmt.Errorf("open store: %w", err)
+	}
+	s.r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
+	s.r.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
+	return nil
+}
+
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(DefaultBusyTimeoutMs))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	if readOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Close closes both connection pools.
+func (s *Store) Close() error {
+	var errs []error
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	if s.w != nil {
+		_, _ = s.w.Exec("PRAGMA optimize")
+		errs = append(errs, s.w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate store: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate store: %w", err)
+	}
+	version := 0
+	var v string
+	switch err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema_version'`).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("migrate store: %w", err)
+	default:
+		fmt.Sscan(v, &version)
+	}
+	if version > SchemaVersion {
+		return &cairn.Error{Op: "open store", Path: s.Path,
+			Err:  fmt.Errorf("schema version %d is newer than this binary's %d", version, SchemaVersion),
+			Hint: "upgrade cairn or use another data directory"}
+	}
+	for i := version; i < SchemaVersion; i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("migrate store to version %d: %w", i+1, err)
+		}
+	}
+	if err := setMeta(ctx, tx, "schema_version", fmt.Sprint(SchemaVersion)); err != nil {
+		return err
+	}
+	if err := s.checkFeature(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// checkFeature empties the index when the chunker or tokenizer changed.
+func (s *Store) checkFeature(ctx context.Context, tx *sql.Tx) error {
+	var stored string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='feature_version'`).Scan(&stored)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read feature version: %w", err)
+	}
+	if stored == s.FeatureVersion {
+		return nil
+	}
+	if stored != "" {
+		for _, q := range []string{
+			`DELETE FROM chunks_fts`, `DELETE FROM chunks`, `DELETE FROM documents`, `DELETE FROM content`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("reset index for feature version %s: %w", s.FeatureVersion, err)
+			}
+		}
+		s.Reindexed = true
+	}
+	return setMeta(ctx, tx, "feature_version", s.FeatureVersion)
+}
+
+func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("write meta %s: %w", key, err)
+	}
+	return nil
+}
+
+// migrations[i] takes the schema from version i to i+1. Append only.
+var migrations = []string{
+	`CREATE TABLE content(
+		hash TEXT PRIMARY KEY,
+		doc BLOB NOT NULL,
+		title TEXT NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL
+	);
+	CREATE TABLE documents(
+		id INTEGER PRIMARY KEY,
+		corpus TEXT NOT NULL,
+		path TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mtime INTEGER NOT NULL,
+		created_at INTEGER NOT NULL,
+		modified_at INTEGER NOT NULL,
+		UNIQUE(corpus, path)
+	);
+	CREATE INDEX documents_hash ON documents(hash);
+	CREATE TABLE chunks(
+		id INTEGER PRIMARY KEY,
+		hash TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		pos INTEGER NOT NULL,
+		len INTEGER NOT NULL,
+		start_line INTEGER NOT NULL,
+		end_line INTEGER NOT NULL,
+		tokens INTEGER NOT NULL,
+		noise INTEGER NOT NULL DEFAULT 0,
+		UNIQUE(hash, seq)
+	);
+	CREATE VIRTUAL TABLE chunks_fts USING fts5(
+		title, body, ident,
+		content='', contentless_delete=1,
+		tokenize='porter unicode61 remove_diacritics 2'
+	);`,
+}

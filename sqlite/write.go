@@ -1,0 +1,218 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/search"
+)
+
+// DocStates returns the indexed documents of a corpus keyed by path.
+func (s *Store) DocStates(ctx context.Context, corpus string) (map[string]cairn.DocState, error) {
+	rows, err := s.w.QueryContext(ctx, `SELECT path, hash, size, mtime FROM documents WHERE corpus=?`, corpus)
+	if err != nil {
+		return nil, fmt.Errorf("list documents of %s: %w", corpus, err)
+	}
+	defer rows.Close()
+	out := make(map[string]cairn.DocState)
+	for rows.Next() {
+		var d cairn.DocState
+		if err := rows.Scan(&d.Path, &d.Hash, &d.Size, &d.ModTime); err != nil {
+			return nil, fmt.Errorf("list documents of %s: %w", corpus, err)
+		}
+		out[d.Path] = d
+	}
+	return out, rows.Err()
+}
+
+// HasContent reports which of the hashes are stored.
+func (s *Store) HasContent(ctx context.Context, hashes []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(hashes))
+	stmt, err := s.w.PrepareContext(ctx, `SELECT 1 FROM content WHERE hash=?`)
+	if err != nil {
+		return nil, fmt.Errorf("look up content: %w", err)
+	}
+	defer stmt.Close()
+	for _, h := range hashes {
+		var one int
+		switch err := stmt.QueryRowContext(ctx, h).Scan(&one); err {
+		case nil:
+			out[h] = true
+		case sql.ErrNoRows:
+		default:
+			return nil, fmt.Errorf("look up content: %w", err)
+		}
+	}
+	return out, nil
+}
+
+type writeStmts struct {
+	content, chunk, fts, hasContent, upsert, touch, remove *sql.Stmt
+}
+
+func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
+	var w writeStmts
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.content, `INSERT INTO content(hash, doc, title, created_at) VALUES(?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`},
+		{&w.chunk, `INSERT INTO chunks(hash, seq, pos, len, start_line, end_line, tokens, noise) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.fts, `INSERT INTO chunks_fts(rowid, title, body, ident) VALUES(?, ?, ?, ?)`},
+		{&w.hasContent, `SELECT 1 FROM content WHERE hash=?`},
+		{&w.upsert, `INSERT INTO documents(corpus, path, hash, size, mtime, created_at, modified_at)
+			VALUES(?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(corpus, path) DO UPDATE SET hash=excluded.hash, size=excluded.size,
+				mtime=excluded.mtime, modified_at=excluded.modified_at`},
+		{&w.touch, `UPDATE documents SET size=?, mtime=? WHERE corpus=? AND path=?`},
+		{&w.remove, `DELETE FROM documents WHERE corpus=? AND path=?`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			return nil, fmt.Errorf("prepare write: %w", err)
+		}
+		*p.dst = st
+	}
+	return &w, nil
+}
+
+// Apply writes one batch in a single IMMEDIATE transaction.
+func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	defer tx.Rollback()
+	w, err := prepareWrites(ctx, tx)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UnixNano()
+	for i := range b.Upserts {
+		if err := w.upsertDoc(ctx, b.Corpus, &b.Upserts[i], now); err != nil {
+			return err
+		}
+	}
+	for _, d := range b.Touch {
+		if _, err := w.touch.ExecContext(ctx, d.Size, d.ModTime, b.Corpus, d.Path); err != nil {
+			return fmt.Errorf("update document %s: %w", d.Path, err)
+		}
+	}
+	for _, p := range b.Remove {
+		if _, err := w.remove.ExecContext(ctx, b.Corpus, p); err != nil {
+			return fmt.Errorf("remove document %s: %w", p, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit batch: %w", err)
+	}
+	return nil
+}
+
+func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Document, now int64) error {
+	if d.Chunks != nil {
+		if err := w.insertContent(ctx, d, now); err != nil {
+			return err
+		}
+	} else {
+		var one int
+		if err := w.hasContent.QueryRowContext(ctx, d.Hash).Scan(&one); err != nil {
+			return fmt.Errorf("index document %s: content %s is not stored and no chunks were given: %w", d.Path, d.Hash, err)
+		}
+	}
+	if _, err := w.upsert.ExecContext(ctx, corpus, d.Path, d.Hash, d.Size, d.ModTime, now, now); err != nil {
+		return fmt.Errorf("index document %s: %w", d.Path, err)
+	}
+	return nil
+}
+
+func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now int64) error {
+	res, err := w.content.ExecContext(ctx, d.Hash, []byte(d.Text), d.Title, now)
+	if err != nil {
+		return fmt.Errorf("store content of %s: %w", d.Path, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // already stored with its chunks
+	}
+	for _, c := range d.Chunks {
+		if c.Pos < 0 || c.Len < 0 || c.Pos+c.Len > len(d.Text) {
+			return fmt.Errorf("store chunk %d of %s: range %d+%d outside text of %d bytes", c.Seq, d.Path, c.Pos, c.Len, len(d.Text))
+		}
+		res, err := w.chunk.ExecContext(ctx, d.Hash, c.Seq, c.Pos, c.Len, c.StartLine, c.EndLine, c.Tokens, c.Noise)
+		if err != nil {
+			return fmt.Errorf("store chunk %d of %s: %w", c.Seq, d.Path, err)
+		}
+		if c.Noise {
+			continue
+		}
+		id, _ := res.LastInsertId()
+		body := d.Text[c.Pos : c.Pos+c.Len]
+		if _, err := w.fts.ExecContext(ctx, id, d.Title, body, search.IdentText(body)); err != nil {
+			return fmt.Errorf("index chunk %d of %s: %w", c.Seq, d.Path, err)
+		}
+	}
+	return nil
+}
+
+// GC deletes content, chunks and index rows that no document references and
+// returns how many content rows went.
+func (s *Store) GC(ctx context.Context) (int, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("begin gc: %w", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT hash FROM content
+		WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = content.hash)`)
+	if err != nil {
+		return 0, fmt.Errorf("find orphaned content: %w", err)
+	}
+	var orphans []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("find orphaned content: %w", err)
+		}
+		orphans = append(orphans, h)
+	}
+	rows.Close()
+	for _, h := range orphans {
+		for _, q := range []string{
+			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE hash=?)`,
+			`DELETE FROM chunks WHERE hash=?`,
+			`DELETE FROM content WHERE hash=?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, h); err != nil {
+				return 0, fmt.Errorf("delete orphaned content %s: %w", h, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("commit gc: %w", err)
+	}
+	return len(orphans), nil
+}
+
+// PruneCorpora deletes the documents of corpora not in keep; GC then frees
+// their content.
+func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
+	q := `DELETE FROM documents`
+	args := make([]any, len(keep))
+	for i, k := range keep {
+		args[i] = k
+	}
+	if len(keep) > 0 {
+		q += ` WHERE corpus NOT IN (` + strings.TrimSuffix(strings.Repeat("?,", len(keep)), ",") + `)`
+	}
+	res, err := s.w.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
