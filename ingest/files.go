@@ -35,7 +35,8 @@ const (
 //   - matches Pattern and c.Exclude against the path relative to the source
 //     root; an exclude pattern that matches a directory's path prunes the
 //     whole directory ("drafts", "drafts/**" and "**/drafts/**" all prune
-//     "drafts"), and directories Pattern cannot reach are not read;
+//     "drafts"; an exclude such as "*.md" also prunes a directory named
+//     "old.md"), and directories Pattern cannot reach are not read;
 //   - accepts a symlinked file only when its resolved target lies inside the
 //     root's resolved path, reporting the others as failures;
 //   - skips other non-regular files silently;
