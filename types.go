@@ -162,10 +162,10 @@ type GetResult struct {
 	Status    string `json:"status"`
 	Text      string `json:"text"`
 	Path      string `json:"path"`
-	From      int    `json:"from,omitempty"`
-	Lines     int    `json:"lines,omitempty"`
-	Truncated bool   `json:"truncated,omitempty"`
-	NextFrom  int    `json:"nextFrom,omitempty"`
+	From      int    `json:"from"`
+	Lines     int    `json:"lines"` // lines returned
+	Truncated bool   `json:"truncated"`
+	NextFrom  int    `json:"nextFrom,omitempty"` // present when the document goes on
 }
 
 // SyncOptions tune one sync. A nil *SyncOptions means all corpora, no progress.

@@ -272,8 +272,10 @@ func TestOversized(t *testing.T) {
 }
 
 func FuzzChunk(f *testing.F) {
+	// Seeds are capped: the fuzzer minimizes every new interesting input,
+	// which takes minutes on a 200 KB one.
 	for _, text := range inputs(f) {
-		f.Add(text)
+		f.Add(text[:min(len(text), 4<<10)])
 	}
 	f.Add("")
 	f.Add("a\r\n\r\n```\r\nx\r\n")

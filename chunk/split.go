@@ -35,15 +35,17 @@ func cut(s string, budget int) (n, tokens int, hard bool) {
 			spaceN, spaceT, i = end, tok, end
 			continue
 		case classWord:
-			end, runes := i+size, 1
-			for end < len(s) {
+			// Scan the run only as far as the budget allows, so that cutting
+			// a huge run into pieces stays linear.
+			end, runes, room := i+size, 1, 4*(budget-tok)
+			for end < len(s) && runes <= room {
 				c, sz := classAt(s, end)
 				if c != classWord {
 					break
 				}
 				end, runes = end+sz, runes+1
 			}
-			if t := wordTokens(runes); tok+t > budget {
+			if runes > room {
 				return choose(s, i, tok, budget, [3][2]int{{sentN, sentT}, {lineN, lineT}, {spaceN, spaceT}})
 			}
 			tok, i = tok+wordTokens(runes), end

@@ -119,7 +119,7 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r)
 }
 
-// isCamel reports whether a single word has an inner lower-to-upper hump.
+// isCamel reports whether a single word splits at case changes.
 func isCamel(s string) bool {
 	return len(camelParts(s)) > 1
 }
@@ -204,13 +204,13 @@ func startsWord(s string) bool {
 	return isWordRune(r)
 }
 
+// hasHump reports whether a word run in s splits at case changes
+// (parseConfig, HTTPServer).
 func hasHump(s string) bool {
-	prevLower := false
-	for _, r := range s {
-		if unicode.IsUpper(r) && prevLower {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
+		if len(camelParts(w)) > 1 {
 			return true
 		}
-		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
 	}
 	return false
 }

@@ -69,8 +69,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return usagef("no command given: run cairn help")
+		return usagef("no command given: run cairn help for the list")
 	}
 	cmd, rest := args[0], args[1:]
 	env := newEnv(stdout, stderr)

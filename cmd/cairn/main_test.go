@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// cli runs cairn in-process with CAIRN_HOME set to home.
+type cli struct {
+	t    *testing.T
+	home string
+}
+
+func newCLI(t *testing.T) *cli {
+	home := t.TempDir()
+	t.Setenv("CAIRN_HOME", home)
+	return &cli{t: t, home: home}
+}
+
+func (c *cli) run(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func (c *cli) ok(args ...string) string {
+	c.t.Helper()
+	out, errs, code := c.run(args...)
+	if code != 0 {
+		c.t.Fatalf("cairn %v: exit %d, stderr %q", args, code, errs)
+	}
+	return out
+}
+
+// keys returns the sorted keys of a JSON object.
+func keys(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("not a JSON object: %s", raw)
+	}
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func wantKeys(t *testing.T, what string, raw json.RawMessage, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	if got := keys(t, raw); !slices.Equal(got, want) {
+		t.Errorf("%s keys = %v, want %v", what, got, want)
+	}
+}
+
+func TestCLIJSONShapes(t *testing.T) {
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "db.md"), []byte("# Database\n\nSet busy_timeout to 5000 ms.\nMore lines.\n"), 0o644)
+	c.ok("init")
+	c.ok("corpus", "add", "notes", notes)
+
+	var list struct{ Corpora []json.RawMessage }
+	json.Unmarshal([]byte(c.ok("corpus", "list", "--json")), &list)
+	if len(list.Corpora) != 1 {
+		t.Fatalf("corpus list: %d corpora", len(list.Corpora))
+	}
+	wantKeys(t, "corpus", list.Corpora[0], "name", "kind", "paths", "glob", "exclude")
+
+	var sync struct {
+		Corpora []json.RawMessage
+		Seconds *float64
+	}
+	out := c.ok("sync", "--json")
+	json.Unmarshal([]byte(out), &sync)
+	wantKeys(t, "sync", json.RawMessage(out), "corpora", "seconds")
+	wantKeys(t, "sync corpus", sync.Corpora[0], "name", "scanned", "added", "updated", "unchanged", "removed", "failed", "chunks")
+
+	var search struct{ Results []json.RawMessage }
+	out = c.ok("search", "busy", "timeout", "--json", "--limit", "3")
+	json.Unmarshal([]byte(out), &search)
+	wantKeys(t, "search", json.RawMessage(out), "results")
+	if len(search.Results) != 1 {
+		t.Fatalf("search results: %s", out)
+	}
+	wantKeys(t, "hit", search.Results[0], "path", "startLine", "endLine", "snippet", "corpus", "score")
+
+	out = c.ok("get", "cairn://notes/db.md", "--from", "3", "--lines", "1", "--json")
+	wantKeys(t, "get", json.RawMessage(out), "status", "text", "path", "from", "lines", "truncated", "nextFrom")
+	var got struct {
+		Text     string
+		NextFrom int
+	}
+	json.Unmarshal([]byte(out), &got)
+	if got.Text != "Set busy_timeout to 5000 ms.\n" || got.NextFrom != 4 {
+		t.Errorf("get = %s", out)
+	}
+	out = c.ok("get", "cairn://notes/../db.md", "--json")
+	if !strings.Contains(out, `"status":"not_found"`) {
+		t.Errorf("traversal get = %s", out)
+	}
+}
+
+func TestCLIExitCodes(t *testing.T) {
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "a.md"), []byte("# A\n\nalpha beta\n"), 0o644)
+	c.ok("corpus", "add", "notes", notes)
+	c.ok("sync")
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{}, 2, "no command"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"search"}, 2, "needs a QUERY"},
+		{[]string{"search", "alpha", "--limit", "0"}, 2, "limit 0 out of range"},
+		{[]string{"search", "alpha", "--min-score", "1.5"}, 2, "min-score"},
+		{[]string{"search", "alpha", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"search", "alpha", "--corpus", "nope"}, 2, "unknown corpus: nope (known: notes)"},
+		{[]string{"search", "the", "of"}, 2, "only common words"},
+		{[]string{"get"}, 2, "exactly one PATH"},
+		{[]string{"get", "cairn://notes/a.md", "--lines", "1001"}, 2, "lines 1001 out of range"},
+		{[]string{"get", "cairn://notes/missing.md"}, 1, "not found"},
+		{[]string{"corpus", "add", "notes", notes}, 2, "already configured"},
+		{[]string{"corpus", "add", "all", notes}, 2, "reserved"},
+		{[]string{"sync", "--agent", "../evil"}, 2, "agent"},
+		{[]string{"sync", "extra"}, 2, "takes no arguments"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := c.run(tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("cairn %v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr, tt.code, tt.stderr)
+		}
+		if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("cairn %v: stderr has several lines: %q", tt.args, stderr)
+		}
+	}
+	out := c.ok("search", "alpha")
+	if !strings.Contains(out, "cairn://notes/a.md:1-3") {
+		t.Errorf("plain search output: %q", out)
+	}
+}
+
+func TestCLIConfigErrorNamesLine(t *testing.T) {
+	c := newCLI(t)
+	cfg := filepath.Join(c.home, "config.toml")
+	os.WriteFile(cfg, []byte("[[corpus]]\nname = \"n\"\nkind = \"files\"\npaths = [\"/tmp\"]\nglobs = \"*.md\"\n"), 0o600)
+	_, stderr, code := c.run("sync")
+	if code != 2 || !strings.Contains(stderr, cfg+":5") || !strings.Contains(stderr, "glob") {
+		t.Errorf("exit %d, stderr %q; want 2 naming %s:5 and the allowed keys", code, stderr, cfg)
+	}
+}
