@@ -86,7 +86,7 @@ func (p *packer) empty() bool { return p.start < 0 }
 // boundary at a: a is a deeper heading, so a title goes with its first
 // subsection ("# Guide" with "## Install" and its text).
 func (p *packer) carries(a atom) bool {
-	return p.headOnly && a.kind == kindHeading && a.level > p.level
+	return p.headOnly && a.kind == kindHeading && a.level > p.level && p.tokens+a.tokens <= p.max
 }
 
 // open starts a chunk at text[pos:end].
@@ -94,8 +94,8 @@ func (p *packer) open(pos, end, tokens int) {
 	p.start, p.end, p.tokens, p.headOnly = pos, end, tokens, false
 }
 
-// openAtom starts a chunk holding atom a, or extends the open one with it.
-func (p *packer) openAtom(a atom) {
+// appendAtom adds atom a to the open chunk, opening one if none is.
+func (p *packer) appendAtom(a atom) {
 	if p.empty() {
 		p.open(a.pos, a.end, a.tokens)
 		p.headOnly = a.kind == kindHeading
@@ -109,27 +109,28 @@ func (p *packer) openAtom(a atom) {
 }
 
 // add packs atom a: into the open chunk while it fits, else into a new one.
-// An oversized code block or table takes a heading-only chunk along; an
-// oversized prose atom, or one that does not fit after a heading-only
+// An oversized code block or table takes a heading-only chunk along (one
+// that merely does not fit with it leaves the headings as their own chunk);
+// an oversized prose atom, or one that does not fit after a heading-only
 // chunk, is split.
 func (p *packer) add(a atom) {
 	switch {
 	case p.empty() && (a.tokens <= p.max || !a.splittable()):
-		p.openAtom(a)
+		p.appendAtom(a)
 	case p.empty():
 		p.split(a)
 	case p.tokens+a.tokens <= p.max:
-		p.openAtom(a)
+		p.appendAtom(a)
 	case !a.splittable():
 		if !p.headOnly || a.tokens <= p.max {
 			p.flush()
 		}
-		p.openAtom(a)
+		p.appendAtom(a)
 	case a.tokens > p.max || p.headOnly:
 		p.split(a)
 	default:
 		p.flush()
-		p.openAtom(a)
+		p.appendAtom(a)
 	}
 }
 

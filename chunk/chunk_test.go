@@ -220,6 +220,9 @@ func TestChunkCases(t *testing.T) {
 		{"comment", "Body.\n\nTask: x\n\n# H\n<!-- generated -->\n", []span{
 			{"Body.\n\n", false}, {"Task: x\n\n", false}, {"# H\n<!-- generated -->\n", false}}},
 		{"lone comment", "Body.\n\n---\n<!-- backfill -->\n", []span{{"Body.\n\n", false}, {"---\n<!-- backfill -->\n", true}}},
+		{"bare marker", "Body.\n\nSession 3:\n\n[10:30]\n", []span{{"Body.\n\n", false}, {"Session 3:\n\n", true}, {"[10:30]\n", true}}},
+		{"marker with text", "Decision: yes\n", []span{{"Decision: yes\n", false}}},
+		{"heading too big to carry", "# A\n## " + strings.Repeat("b ", 297) + "\n", []span{{"# A\n", false}, {"## " + strings.Repeat("b ", 297) + "\n", false}}},
 		{"title carries", "# A\n## B\ntext\n", []span{{"# A\n## B\ntext\n", false}}},
 		{"same level splits", "## A\n## B\ntext\n", []span{{"## A\n", false}, {"## B\ntext\n", false}}},
 		{"speaker labels", "Alice: hi\nBob: hello\n", []span{{"Alice: hi\nBob: hello\n", false}}},

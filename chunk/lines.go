@@ -1,9 +1,6 @@
 package chunk
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // Line classification. Every function takes a line's content: the bytes
 // before its '\n', with one trailing '\r' removed.
@@ -189,122 +186,23 @@ func setextLevel(l string) int {
 	return 2
 }
 
-// Record labels that start a hard boundary.
-var labels = [...]string{"Decision:", "Preference:", "Task:", "Outcome:", "Observation:"}
-
-// isMarker reports whether the line starts a hard boundary of its own (other
-// than headings and rules): a record label, a session or conversation header,
-// or a timestamp. Only lines starting in column 0 count.
-func isMarker(l string) bool {
-	if l == "" {
-		return false
-	}
-	switch c := l[0]; {
-	case c >= '0' && c <= '9':
-		return isDateTime(l)
-	case c == '[':
-		return isBracketTime(l)
-	case c == 'S':
-		return isSessionHeader(l, "Session")
-	case c == 'C':
-		return isSessionHeader(l, "Conversation")
-	case c == 'D' || c == 'P' || c == 'T' || c == 'O':
-		for _, p := range labels {
-			if strings.HasPrefix(l, p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// isSessionHeader matches word, then optional spaces and either "ID", "#" or
-// a number, ending in ':' or '#': "Session:", "Session 3:", "Session ID: x",
-// "Conversation #2", "Conversation ID#7". "Session management: ..." does not.
-func isSessionHeader(l, word string) bool {
-	if !strings.HasPrefix(l, word) {
-		return false
-	}
-	l = strings.TrimLeft(l[len(word):], " \t")
-	if strings.HasPrefix(l, "ID") {
-		l = strings.TrimLeft(l[2:], " \t")
-	} else if d := digits(l); d > 0 {
-		l = strings.TrimLeft(l[d:], " \t")
-		return l != "" && (l[0] == ':' || l[0] == '#')
-	}
-	return l != "" && (l[0] == ':' || l[0] == '#')
-}
-
-// digits returns the number of leading ASCII digits of s.
-func digits(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
-}
-
-// isDateTime matches a line starting "YYYY-MM-DD HH:MM" or "YYYY-MM-DDTHH:MM",
-// optionally with ":SS", fractional seconds and 'Z', not followed by a
-// letter, digit, '.', '_' or '/' (so "2024-05-01 10:30.md" is a file name,
-// not a timestamp).
-func isDateTime(l string) bool {
-	if len(l) < 16 || digits(l) != 4 || l[4] != '-' || digits(l[5:]) != 2 || l[7] != '-' ||
-		digits(l[8:]) != 2 || (l[10] != ' ' && l[10] != 'T') {
-		return false
-	}
-	n, ok := clock(l[11:])
-	return ok && timeEnds(l[11+n:])
-}
-
-// isBracketTime matches a line starting "[HH:MM]" or "[HH:MM:SS]".
-func isBracketTime(l string) bool {
-	n, ok := clock(l[1:])
-	return ok && 1+n < len(l) && l[1+n] == ']'
-}
-
-// clock matches "HH:MM" or "HH:MM:SS" at the start of s.
-func clock(s string) (n int, ok bool) {
-	if len(s) < 5 || digits(s) != 2 || s[2] != ':' || digits(s[3:]) != 2 {
-		return 0, false
-	}
-	if len(s) >= 8 && s[5] == ':' && digits(s[6:]) == 2 {
-		return 8, true
-	}
-	return 5, true
-}
-
-// timeEnds reports whether what follows a clock ends the timestamp.
-func timeEnds(s string) bool {
-	if len(s) > 1 && s[0] == '.' && digits(s[1:]) > 0 {
-		s = s[1+digits(s[1:]):]
-	}
-	if s != "" && s[0] == 'Z' {
-		s = s[1:]
-	}
-	if s == "" {
-		return true
-	}
-	switch c := s[0]; {
-	case c < utf8.RuneSelf && asciiClass[c] == classWord, c == '.', c == '/', c == '\\':
-		return false
-	}
-	return true
-}
-
 // noiseChars are the characters a marker-only line consists of.
 const noiseChars = "#>-*+_=|:.~`[] \t\v\f\r"
 
 // isNoiseLine reports whether a line carries no searchable content: blank,
 // only Markdown markers (rules, bare list or quote markers, table delimiter
-// rows, empty headings), a bare code fence with an optional info string, or a
-// lone HTML comment such as a generated marker.
+// rows, empty headings), a bare hard-boundary marker ("Session 3:",
+// "[10:30]"), a bare code fence with an optional info string, or a lone HTML
+// comment such as a generated marker.
 func isNoiseLine(l string) bool {
 	i := 0
 	for i < len(l) && strings.IndexByte(noiseChars, l[i]) >= 0 {
 		i++
 	}
 	if i == len(l) {
+		return true
+	}
+	if n := markerLen(l); n > 0 && isNoiseLine(l[n:]) {
 		return true
 	}
 	t := strings.TrimSpace(l)

@@ -26,7 +26,9 @@ const DefaultAvgBytes = 900
 // NotesPerFolder is how many notes share a folder.
 const NotesPerFolder = 100
 
-// Options size a corpus. Zero AvgBytes means DefaultAvgBytes.
+// Options size a corpus. Zero AvgBytes means DefaultAvgBytes. Every note
+// has at least a title and one paragraph, so AvgBytes below about 600
+// overshoots.
 type Options struct {
 	Notes    int
 	AvgBytes int

@@ -48,7 +48,7 @@ func TestGenerateDeterministic(t *testing.T) {
 }
 
 func TestGenerateSize(t *testing.T) {
-	for _, avg := range []int{0, 400, 2000} {
+	for _, avg := range []int{0, 1500, 4000} {
 		want := avg
 		if want == 0 {
 			want = DefaultAvgBytes

@@ -124,4 +124,3 @@ func plain(words []string) bool {
 	}
 	return content
 }
-

@@ -74,9 +74,14 @@ func buildVocab() *vocab {
 
 func pseudoWord(r *rand.Rand) string {
 	var b strings.Builder
-	n := 2 + r.IntN(3)
-	if r.IntN(4) == 0 {
-		n = 1
+	n := 1 // syllables: 1 (25%), 2 (45%), 3 (25%), 4 (5%)
+	switch k := r.IntN(100); {
+	case k >= 95:
+		n = 4
+	case k >= 70:
+		n = 3
+	case k >= 25:
+		n = 2
 	}
 	for range n {
 		b.WriteString(onsets[r.IntN(len(onsets))])

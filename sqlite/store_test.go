@@ -1,0 +1,182 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+func openStore(t *testing.T, path, feature string) *Store {
+	t.Helper()
+	s := New(path, feature)
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// doc makes a one-chunk document per line of text.
+func doc(corpus, path, text string) cairn.Document {
+	d := cairn.Document{Corpus: corpus, Path: path, Text: text, Hash: fmt.Sprintf("h-%x", len(text)) + "-" + text[:min(8, len(text))], Size: int64(len(text))}
+	pos := 0
+	for i, line := range strings.SplitAfter(text, "\n") {
+		if line == "" {
+			continue
+		}
+		d.Chunks = append(d.Chunks, cairn.Chunk{Seq: i, Pos: pos, Len: len(line), StartLine: i + 1, EndLine: i + 1})
+		pos += len(line)
+	}
+	return d
+}
+
+func TestStoreWriteSearchGC(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	a := doc("notes", "a.md", "alpha walrus\nbeta\n")
+	b := doc("work", "b.md", "walrus gamma\n")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{a}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "work", Upserts: []cairn.Document{b}}); err != nil {
+		t.Fatal(err)
+	}
+	lex := func(match string, corpora ...string) []string {
+		t.Helper()
+		c, err := s.Lexical(ctx, cairn.LexicalQuery{Match: match, Corpora: corpora, Limit: 10})
+		if err != nil {
+			t.Fatalf("Lexical(%s): %v", match, err)
+		}
+		var out []string
+		for _, x := range c {
+			out = append(out, fmt.Sprintf("%s/%s:%d:%s", x.Corpus, x.Path, x.StartLine, strings.TrimSpace(x.Text)))
+		}
+		return out
+	}
+	if got := lex(`"walrus"`); len(got) != 2 {
+		t.Errorf("walrus = %v, want two hits", got)
+	}
+	if got := lex(`"walrus"`, "work"); strings.Join(got, ";") != "work/b.md:1:walrus gamma" {
+		t.Errorf("walrus in work = %v", got)
+	}
+	if got := lex(`"beta"`); strings.Join(got, ";") != "notes/a.md:2:beta" {
+		t.Errorf("beta = %v: chunk text and line must come from offsets", got)
+	}
+	if n, err := s.MatchCount(ctx, `"walrus"`, 1); err != nil || n != 1 {
+		t.Errorf("MatchCount capped at 1 = %d, %v", n, err)
+	}
+	if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"unbalanced`, Limit: 1}); !errors.Is(err, cairn.ErrInvalid) {
+		t.Errorf("bad FTS syntax error = %v, want ErrInvalid", err)
+	}
+
+	// A document that points at stored content needs no chunks (rename).
+	renamed := a
+	renamed.Path, renamed.Chunks = "renamed.md", nil
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{renamed}, Remove: []string{"a.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := lex(`"beta"`); strings.Join(got, ";") != "notes/renamed.md:2:beta" {
+		t.Errorf("after rename beta = %v", got)
+	}
+	// Unknown content without chunks is refused.
+	ghost := cairn.Document{Path: "ghost.md", Hash: "nope"}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{ghost}}); err == nil {
+		t.Error("Apply with unknown content and no chunks succeeded")
+	}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "work", Remove: []string{"b.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := lex(`"gamma"`); len(got) != 0 {
+		t.Errorf("removed document still found: %v", got)
+	}
+	if n, err := s.GC(ctx); err != nil || n != 1 {
+		t.Errorf("GC = %d, %v; want 1 orphan", n, err)
+	}
+	if n, err := s.MatchCount(ctx, `"gamma"`, 10); err != nil || n != 0 {
+		t.Errorf("postings of collected content: %d, %v", n, err)
+	}
+	if n, err := s.PruneCorpora(ctx, []string{"work"}); err != nil || n != 1 {
+		t.Errorf("PruneCorpora = %d, %v; want 1", n, err)
+	}
+}
+
+func TestStoreVersions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	s := openStore(t, path, "f1")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", "a.md", "kept\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	same := openStore(t, path, "f1")
+	if same.Reindexed {
+		t.Error("same feature version reported Reindexed")
+	}
+	if st, _ := same.Stats(ctx); st.Documents != 1 {
+		t.Errorf("reopen lost documents: %+v", st)
+	}
+	same.Close()
+
+	changed := openStore(t, path, "f2")
+	if !changed.Reindexed {
+		t.Error("feature change not reported")
+	}
+	if st, _ := changed.Stats(ctx); st.Documents != 0 || st.Chunks != 0 {
+		t.Errorf("feature change kept rows: %+v", st)
+	}
+	if _, err := changed.w.Exec(`UPDATE meta SET value='99' WHERE key='schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	changed.Close()
+	newer := New(path, "f2")
+	err := newer.Open(ctx)
+	if err == nil || !strings.Contains(err.Error(), "newer than this binary") {
+		t.Errorf("newer schema: %v", err)
+	}
+}
+
+// TestConcurrentReadsDuringWrites checks readers never fail while the writer
+// commits; run with -race.
+func TestConcurrentReadsDuringWrites(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"common"`, Limit: 5}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 50 {
+		d := doc("n", fmt.Sprintf("%d.md", i), fmt.Sprintf("common text %d\nmore %d\n", i, i))
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{d}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("read during writes: %v", err)
+	}
+}
