@@ -52,6 +52,9 @@ type Chunk struct {
 	// Noise marks structural noise (rule-only, marker-only, whitespace-only,
 	// orphan fences): stored for exact reads, never indexed for search.
 	Noise bool
+	// Ident is extra full-text for the identifiers in the chunk
+	// (search.IdentText), filled by the engine before writing.
+	Ident string
 }
 
 // Chunker splits a document's text into chunks that cover it in order.
@@ -217,6 +220,10 @@ type LexicalQuery struct {
 	Match   string   // FTS5 expression built by package search
 	Corpora []string // empty: every corpus
 	Limit   int
+	// MaxCandidates caps how many matching chunks are scored (0: no cap).
+	// Scoring costs about a microsecond per match, so an unselective query
+	// over a large index scores only the newest MaxCandidates matches.
+	MaxCandidates int
 }
 
 // Candidate is one chunk the lexical index matched, with its document.
@@ -230,6 +237,7 @@ type Candidate struct {
 	EndLine   int
 	Text      string  // the chunk's exact text
 	BM25      float64 // SQLite FTS5 bm25(): lower (more negative) is better
+	Capped    bool    // scored within a capped candidate set
 }
 
 // Store is the index: documents, their text snapshots, chunks and the

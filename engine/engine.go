@@ -29,7 +29,7 @@ var FeatureVersion = fmt.Sprintf("chunk=%d;fts=%d", chunk.Version, ftsVersion)
 
 // Defaults for Options.
 const (
-	DefaultBatchSize = 256
+	DefaultBatchSize = 512
 	DBFile           = "index.db"
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/chunk"
 	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/search"
 )
 
 // Sync brings the index up to date with the selected corpora (all when opts
@@ -34,12 +35,13 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 		return nil, err
 	}
 	res := &cairn.SyncResult{Corpora: []cairn.CorpusSyncResult{}}
+	pruned := 0
 	if len(o.Corpora) == 0 {
 		keep := make([]string, len(e.opts.Corpora))
 		for i, c := range e.opts.Corpora {
 			keep[i] = c.Name
 		}
-		if _, err := e.store.PruneCorpora(ctx, keep); err != nil {
+		if pruned, err = e.store.PruneCorpora(ctx, keep); err != nil {
 			return nil, err
 		}
 	}
@@ -52,22 +54,40 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 			break
 		}
 	}
-	// Removed text is purged even when a later corpus failed.
-	if _, err := e.store.GC(context.WithoutCancel(ctx)); err != nil && syncErr == nil {
-		syncErr = err
+	// Removed text is purged even when a later corpus failed. Without
+	// updates or removals there is nothing to collect.
+	if changed(res, pruned) {
+		if _, err := e.store.GC(context.WithoutCancel(ctx)); err != nil && syncErr == nil {
+			syncErr = err
+		}
 	}
 	res.Seconds = cairn.Since(start)
 	return res, syncErr
 }
 
+// changed reports whether a sync may have orphaned content.
+func changed(res *cairn.SyncResult, pruned int) bool {
+	for _, c := range res.Corpora {
+		if c.Updated > 0 || c.Removed > 0 {
+			return true
+		}
+	}
+	return pruned > 0
+}
+
 func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
 	r := cairn.CorpusSyncResult{Name: c.Name}
-	states, err := e.store.DocStates(ctx, c.Name)
-	if err != nil {
-		return r, err
-	}
+	// The scan is syscall-bound and the state query CPU-bound: overlap them.
+	var states map[string]cairn.DocState
+	var statesErr error
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		states, statesErr = e.store.DocStates(ctx, c.Name)
+	}()
 	files, failures, err := ingest.Scan(ctx, c)
-	if err != nil {
+	<-loaded
+	if err = errors.Join(err, statesErr); err != nil {
 		return r, err
 	}
 	r.Scanned = len(files)
@@ -91,12 +111,30 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 		}
 	}
 	report(0)
-	for i := 0; i < len(todo); i += e.opts.BatchSize {
+	// Reading and chunking batch n+1 overlaps with writing batch n.
+	writes := make(chan *cairn.Batch, 1)
+	writeErr := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range writes {
+			if err == nil {
+				err = e.store.Apply(ctx, b)
+			}
+		}
+		writeErr <- err
+	}()
+	var prepErr error
+	for i := 0; i < len(todo) && prepErr == nil; i += e.opts.BatchSize {
 		batch := todo[i:min(i+e.opts.BatchSize, len(todo))]
-		if err := e.syncBatch(ctx, c.Name, batch, states, &r, keep); err != nil {
-			return r, err
+		var b *cairn.Batch
+		if b, prepErr = e.prepareBatch(ctx, c.Name, batch, states, &r, keep); prepErr == nil && b != nil {
+			writes <- b
 		}
 		report(i + len(batch))
+	}
+	close(writes)
+	if err := errors.Join(prepErr, <-writeErr); err != nil {
+		return r, err
 	}
 	var gone []string
 	for p := range states {
@@ -123,7 +161,9 @@ type loaded struct {
 	doc  *cairn.Document
 }
 
-func (e *Engine) syncBatch(ctx context.Context, corpus string, files []ingest.File, states map[string]cairn.DocState, r *cairn.CorpusSyncResult, keep map[string]bool) error {
+// prepareBatch reads, hashes and chunks files and returns the batch to
+// write, or nil when nothing needs writing.
+func (e *Engine) prepareBatch(ctx context.Context, corpus string, files []ingest.File, states map[string]cairn.DocState, r *cairn.CorpusSyncResult, keep map[string]bool) (*cairn.Batch, error) {
 	items := make([]loaded, len(files))
 	e.parallel(len(files), func(i int) {
 		it := &items[i]
@@ -141,7 +181,7 @@ func (e *Engine) syncBatch(ctx context.Context, corpus string, files []ingest.Fi
 		if it.err != nil {
 			var re *ingest.ReadError
 			if !errors.As(it.err, &re) {
-				return it.err
+				return nil, it.err
 			}
 			r.Failures = append(r.Failures, re.Failure())
 			keep[it.file.Rel] = true
@@ -163,7 +203,7 @@ func (e *Engine) syncBatch(ctx context.Context, corpus string, files []ingest.Fi
 	}
 	stored, err := e.store.HasContent(ctx, fresh)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Chunk each new content once, even when several files share it.
 	first := map[string]int{}
@@ -181,6 +221,11 @@ func (e *Engine) syncBatch(ctx context.Context, corpus string, files []ingest.Fi
 			if d.Chunks == nil {
 				d.Chunks = []cairn.Chunk{}
 			}
+			for i := range d.Chunks {
+				if c := &d.Chunks[i]; !c.Noise {
+					c.Ident = search.IdentText(d.Text[c.Pos : c.Pos+c.Len])
+				}
+			}
 		}
 	})
 	for i := range items {
@@ -190,9 +235,9 @@ func (e *Engine) syncBatch(ctx context.Context, corpus string, files []ingest.Fi
 		}
 	}
 	if len(b.Upserts)+len(b.Touch) == 0 {
-		return nil
+		return nil, nil
 	}
-	return e.store.Apply(ctx, b)
+	return b, nil
 }
 
 // parallel runs fn(0..n-1) on the engine's workers.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -79,7 +80,21 @@ type walker struct {
 
 	files    []File
 	failures []cairn.FileFailure
+	pending  []pendingFile // regular files of the current source, not yet stat'ed
 }
+
+// pendingFile is a regular file found by ReadDir whose stat is deferred, so
+// the stats of a source run in parallel (they dominate a rescan).
+type pendingFile struct {
+	e        os.DirEntry
+	dir, rel string
+	info     fs.FileInfo
+	err      error
+}
+
+// statWorkers stat files in parallel; stat is a syscall, so more workers
+// than cores still help.
+const statWorkers = 8
 
 func (w *walker) scanSource(src Source) error {
 	g, err := CompileGlob(src.Pattern)
@@ -95,7 +110,36 @@ func (w *walker) scanSource(src Source) error {
 		w.fail(src.Root, "unreadable directory: "+errText(err))
 		return nil
 	}
-	return w.walkDir(src.Root, "")
+	if err := w.walkDir(src.Root, ""); err != nil {
+		return err
+	}
+	w.statPending()
+	return nil
+}
+
+// statPending stats the pending files in parallel, then adds them in order.
+func (w *walker) statPending() {
+	var wg sync.WaitGroup
+	next := make(chan int, len(w.pending))
+	for i := range w.pending {
+		next <- i
+	}
+	close(next)
+	for range min(statWorkers, len(w.pending)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := &w.pending[i]
+				p.info, p.err = p.e.Info()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range w.pending {
+		w.addRegular(p)
+	}
+	w.pending = w.pending[:0]
 }
 
 // walkDir reads one directory and recurses into its subdirectories. rel is
@@ -121,7 +165,7 @@ func (w *walker) walkDir(dir, rel string) error {
 			}
 		case typ.IsRegular():
 			if w.wanted(childRel) {
-				w.addRegular(e, dir, childRel)
+				w.pending = append(w.pending, pendingFile{e: e, dir: dir, rel: childRel})
 			}
 		case typ&fs.ModeSymlink != 0:
 			if w.wanted(childRel) {
@@ -156,8 +200,8 @@ func (w *walker) excluded(rel string) bool {
 	return false
 }
 
-func (w *walker) addRegular(e os.DirEntry, dir, rel string) {
-	info, err := e.Info() // the only stat of a regular file
+func (w *walker) addRegular(p pendingFile) {
+	info, err, rel := p.info, p.err, p.rel // Info is the only stat of a regular file
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) { // vanished since ReadDir: not a failure
 			w.fail(w.exposed(rel), "unreadable: "+errText(err))
@@ -165,7 +209,7 @@ func (w *walker) addRegular(e os.DirEntry, dir, rel string) {
 		return
 	}
 	if info.Mode().IsRegular() {
-		w.add(joinPath(dir, e.Name()), rel, info)
+		w.add(joinPath(p.dir, p.e.Name()), rel, info)
 	}
 }
 

@@ -116,6 +116,9 @@ func words(s string) []string {
 }
 
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r)
 }
 
@@ -127,6 +130,9 @@ func isCamel(s string) bool {
 // camelParts splits camelCase and PascalCase (HTTPServer → http, server)
 // into lowercased parts; separators are dropped.
 func camelParts(s string) []string {
+	if isASCII(s) {
+		return camelPartsASCII(s)
+	}
 	var parts []string
 	var cur []rune
 	rs := []rune(s)
@@ -161,42 +167,57 @@ func camelParts(s string) []string {
 func IdentText(body string) string {
 	var b strings.Builder
 	for i := 0; i < len(body); {
-		r, n := utf8.DecodeRuneInString(body[i:])
+		r, n := decodeRune(body, i)
 		if !isWordRune(r) {
 			i += n
 			continue
 		}
-		j := i
+		j, seps := i, false
 		for j < len(body) {
-			r, n := utf8.DecodeRuneInString(body[j:])
-			if isWordRune(r) || (r == '_' || r == '-' || r == '.') && j+n < len(body) && startsWord(body[j+n:]) {
+			r, n := decodeRune(body, j)
+			if isWordRune(r) {
 				j += n
+				continue
+			}
+			if (r == '_' || r == '-' || r == '.') && j+n < len(body) && startsWord(body[j+n:]) {
+				j += n
+				seps = true
 				continue
 			}
 			break
 		}
 		tok := body[i:j]
 		i = j
-		if !strings.ContainsAny(tok, "_-.") && !hasHump(tok) {
-			continue
-		}
-		parts := camelParts(tok)
-		if len(parts) < 2 || len(parts) > 12 {
+		hump := hasHump(tok)
+		if !seps && !hump {
 			continue
 		}
 		if !strings.ContainsFunc(tok, unicode.IsLetter) {
 			continue // version numbers, dates
 		}
-		if strings.ContainsAny(tok, "_-.") {
-			b.WriteString(strings.Join(parts, ""))
+		parts := camelParts(tok)
+		if len(parts) < 2 || len(parts) > 12 {
+			continue
+		}
+		if seps {
+			for _, p := range parts {
+				b.WriteString(p)
+			}
 			b.WriteByte(' ')
 		}
-		if hasHump(tok) {
+		if hump {
 			b.WriteString(strings.Join(parts, " "))
 			b.WriteByte(' ')
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+func decodeRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
 }
 
 func startsWord(s string) bool {
@@ -205,12 +226,73 @@ func startsWord(s string) bool {
 }
 
 // hasHump reports whether a word run in s splits at case changes
-// (parseConfig, HTTPServer).
+// (parseConfig, HTTPServer). ASCII text takes a fast path without
+// allocating.
 func hasHump(s string) bool {
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
-		if len(camelParts(w)) > 1 {
+	if !isASCII(s) {
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) }) {
+			if len(camelParts(w)) > 1 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c, p := s[i], s[i-1]
+		if !isUpperASCII(c) {
+			continue
+		}
+		if isLowerASCII(p) || p >= '0' && p <= '9' {
+			return true
+		}
+		if isUpperASCII(p) && i+1 < len(s) && isLowerASCII(s[i+1]) {
 			return true
 		}
 	}
 	return false
+}
+
+func isUpperASCII(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLowerASCII(c byte) bool { return c >= 'a' && c <= 'z' }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// camelPartsASCII is camelParts for ASCII input, slicing instead of
+// converting to runes.
+func camelPartsASCII(s string) []string {
+	parts := make([]string, 0, 4)
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			parts = append(parts, strings.ToLower(s[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		word := isLowerASCII(c) || isUpperASCII(c) || c >= '0' && c <= '9'
+		if !word {
+			flush(i)
+			continue
+		}
+		if start >= 0 && isUpperASCII(c) {
+			p := s[i-1]
+			nextLower := i+1 < len(s) && isLowerASCII(s[i+1])
+			if isLowerASCII(p) || p >= '0' && p <= '9' || isUpperASCII(p) && nextLower {
+				flush(i)
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(s))
+	return parts
 }

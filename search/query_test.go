@@ -108,3 +108,11 @@ func TestSnippet(t *testing.T) {
 		t.Errorf("long snippet: %d bytes, suffix %q", len(got), got[len(got)-5:])
 	}
 }
+
+func BenchmarkIdentText(b *testing.B) {
+	text := strings.Repeat("The function parse_config_file reads TOML via newHTTPServer and plain words here. ", 100)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		IdentText(text)
+	}
+}

@@ -13,6 +13,10 @@ import (
 // common and is left out of the any-of fallback when rarer terms exist.
 const DefaultCommonCap = 5000
 
+// DefaultMaxCandidates caps how many matches one query scores; see
+// cairn.LexicalQuery.MaxCandidates.
+const DefaultMaxCandidates = 3000
+
 // Index is the part of the store a Searcher reads.
 type Index interface {
 	Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Candidate, error)
@@ -21,8 +25,19 @@ type Index interface {
 
 // Searcher answers lexical queries over an Index.
 type Searcher struct {
-	Index     Index
-	CommonCap int // default DefaultCommonCap
+	Index         Index
+	CommonCap     int // default DefaultCommonCap
+	MaxCandidates int // default DefaultMaxCandidates; negative: no cap
+}
+
+func (s *Searcher) maxCandidates() int {
+	switch {
+	case s.MaxCandidates < 0:
+		return 0
+	case s.MaxCandidates == 0:
+		return DefaultMaxCandidates
+	}
+	return s.MaxCandidates
 }
 
 // Search parses raw, runs the all-words query and, when that finds fewer
@@ -45,7 +60,7 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 	for i, t := range q.Terms {
 		exprs[i] = t.Expr()
 	}
-	cands, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(exprs, " AND "), Corpora: o.Corpora, Limit: o.Limit})
+	cands, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(exprs, " AND "), Corpora: o.Corpora, Limit: o.Limit, MaxCandidates: s.maxCandidates()})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +73,7 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 		if err != nil {
 			return nil, err
 		}
-		more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Limit: o.Limit + len(cands)})
+		more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Limit: o.Limit + len(cands), MaxCandidates: s.maxCandidates()})
 		if err != nil {
 			return nil, err
 		}
@@ -153,6 +168,9 @@ func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string,
 				fmt.Sprintf("bm25(%.4f):%.4f", -c.BM25, score),
 				"plan:" + plan[c.ChunkID],
 				"chunk:" + fmt.Sprint(c.Seq),
+			}
+			if c.Capped {
+				h.Explain = append(h.Explain, fmt.Sprintf("capped:newest-%d-matches", s.maxCandidates()))
 			}
 			if len(q.Dropped) > 0 {
 				h.Explain = append(h.Explain, "stopwords:"+strings.Join(q.Dropped, ","))

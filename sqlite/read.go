@@ -17,31 +17,47 @@ const bm25Weights = "2.0, 1.0, 1.0"
 // documents. The ranking step reads only the full-text index (capped at a
 // multiple of the limit); documents and text are joined for the winners.
 // When a corpus filter leaves too few of the capped winners, the query runs
-// again with the filter inside the ranking step.
+// again with the filter inside the ranking step. With q.MaxCandidates set
+// and more matches than that, only the newest MaxCandidates matches (highest
+// rowids: the most recently indexed content) are scored.
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Candidate, error) {
-	fetch := q.Limit
-	if len(q.Corpora) > 0 {
-		fetch = q.Limit*4 + 20
+	floor, err := s.capFloor(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	out, n, err := s.lexical(ctx, q, fetch, false)
-	if err != nil || len(q.Corpora) == 0 || len(out) >= q.Limit || n < fetch {
-		return trim(out, q.Limit), err
+	out, n, err := s.lexical(ctx, q, q.Limit, floor, false)
+	if err != nil || len(q.Corpora) == 0 || len(out) >= q.Limit || n < q.Limit {
+		return out, err
 	}
-	out, _, err = s.lexical(ctx, q, q.Limit, true)
+	// The filter dropped some of the best matches: rank inside the corpora,
+	// uncapped (the cap counts matches of every corpus).
+	out, _, err = s.lexical(ctx, q, q.Limit, 0, true)
 	return out, err
 }
 
-func trim(c []cairn.Candidate, n int) []cairn.Candidate {
-	if len(c) > n {
-		return c[:n]
+// capFloor returns the smallest rowid to score when the query matches more
+// than q.MaxCandidates chunks, else 0. Walking a doclist backwards without
+// scoring is cheap (tens of nanoseconds a row).
+func (s *Store) capFloor(ctx context.Context, q cairn.LexicalQuery) (int64, error) {
+	if q.MaxCandidates <= 0 {
+		return 0, nil
 	}
-	return c
+	var floor int64
+	err := s.r.QueryRowContext(ctx, `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q.Match, q.MaxCandidates-1).Scan(&floor)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, queryError(err)
+	}
+	return floor, nil
 }
 
-func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, filterInside bool) ([]cairn.Candidate, int, error) {
-	args := []any{q.Match}
+func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, floor int64, filterInside bool) ([]cairn.Candidate, int, error) {
+	args := []any{q.Match, floor}
 	filter := ""
-	if len(q.Corpora) > 0 {
+	if len(q.Corpora) > 0 && filterInside {
 		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
 	}
 	var query string
@@ -50,20 +66,24 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fi
 				substr(ct.doc, c.pos + 1, c.len), bm25(chunks_fts, ` + bm25Weights + `) AS s
 			FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
 			JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
-			WHERE chunks_fts MATCH ?` + filter + ` ORDER BY s, d.corpus, d.path LIMIT ?`
+			WHERE chunks_fts MATCH ? AND chunks_fts.rowid >= ?` + filter + ` ORDER BY s, d.corpus, d.path LIMIT ?`
 	} else {
 		query = `WITH top AS (
 				SELECT rowid AS id, bm25(chunks_fts, ` + bm25Weights + `) AS s FROM chunks_fts
-				WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?)
+				WHERE chunks_fts MATCH ? AND rowid >= ? ORDER BY s LIMIT ?)
 			SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
 				substr(ct.doc, c.pos + 1, c.len), top.s
 			FROM top JOIN chunks c ON c.id = top.id
 			JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
-			WHERE 1` + filter + ` ORDER BY top.s, d.corpus, d.path`
+			ORDER BY top.s, d.corpus, d.path`
 		args = append(args, fetch)
 	}
+	want := map[string]bool{}
 	for _, c := range q.Corpora {
-		args = append(args, c)
+		want[c] = true
+		if filterInside {
+			args = append(args, c)
+		}
 	}
 	if filterInside {
 		args = append(args, fetch)
@@ -74,11 +94,16 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fi
 	}
 	defer rows.Close()
 	var out []cairn.Candidate
+	n := 0 // rows before the corpus filter
 	for rows.Next() {
-		var c cairn.Candidate
+		c := cairn.Candidate{Capped: floor > 0}
 		var text []byte
 		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text, &c.BM25); err != nil {
 			return nil, 0, queryError(err)
+		}
+		n++
+		if len(want) > 0 && !want[c.Corpus] || len(out) == q.Limit {
+			continue
 		}
 		c.Text = string(text)
 		out = append(out, c)
@@ -86,7 +111,7 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fi
 	if err := rows.Err(); err != nil {
 		return nil, 0, queryError(err)
 	}
-	return out, len(out), nil
+	return out, n, nil
 }
 
 // queryError turns FTS5 syntax errors into ErrInvalid.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/cairnmemory/cairn"
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -31,7 +32,7 @@ func init() {
 				"PRAGMA secure_delete=ON",
 				"PRAGMA temp_store=MEMORY",
 				"PRAGMA cache_size=-32000",
-				"PRAGMA mmap_size=268435456",
+				"PRAGMA mmap_size=0",
 			} {
 				if _, err := c.Exec(p, nil); err != nil {
 					return fmt.Errorf("set %s: %w", p, err)
@@ -55,6 +56,8 @@ type Store struct {
 
 	w *sql.DB // one writer connection
 	r *sql.DB // read-only pool
+
+	wrote atomic.Bool // a batch was applied: Close runs PRAGMA optimize
 }
 
 var _ cairn.Store = (*Store)(nil)
@@ -120,13 +123,22 @@ func (s *Store) Close() error {
 		errs = append(errs, s.r.Close())
 	}
 	if s.w != nil {
-		_, _ = s.w.Exec("PRAGMA optimize")
+		if s.wrote.Load() {
+			_, _ = s.w.Exec("PRAGMA optimize")
+		}
 		errs = append(errs, s.w.Close())
 	}
 	return errors.Join(errs...)
 }
 
 func (s *Store) migrate(ctx context.Context) error {
+	// Fast path, no write transaction: an up-to-date store (every CLI call).
+	var schema, feature sql.NullString
+	err := s.w.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key='schema_version'),
+		(SELECT value FROM meta WHERE key='feature_version')`).Scan(&schema, &feature)
+	if err == nil && schema.String == fmt.Sprint(SchemaVersion) && feature.String == s.FeatureVersion {
+		return nil
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate store: %w", err)

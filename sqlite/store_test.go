@@ -180,3 +180,39 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 		t.Fatalf("read during writes: %v", err)
 	}
 }
+
+func TestLexicalCap(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	var docs []cairn.Document
+	for i := range 6 {
+		// Older documents repeat the word more, so uncapped they rank first.
+		docs = append(docs, doc("n", fmt.Sprintf("%d.md", i), strings.Repeat("common ", 6-i)+fmt.Sprintf("doc%d\n", i)))
+	}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: docs}); err != nil {
+		t.Fatal(err)
+	}
+	paths := func(capN int, corpora ...string) (out []string, capped bool) {
+		c, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"common"`, Limit: 10, MaxCandidates: capN, Corpora: corpora})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range c {
+			out = append(out, x.Path)
+			capped = x.Capped
+		}
+		return out, capped
+	}
+	if got, capped := paths(0); len(got) != 6 || got[0] != "0.md" || capped {
+		t.Errorf("uncapped = %v capped=%v; want all six, 0.md first", got, capped)
+	}
+	if got, capped := paths(2); strings.Join(got, ",") != "4.md,5.md" || !capped {
+		t.Errorf("cap 2 = %v capped=%v; want the two newest, scored", got, capped)
+	}
+	if got, capped := paths(10); len(got) != 6 || capped {
+		t.Errorf("cap above the match count = %v capped=%v", got, capped)
+	}
+	if got, _ := paths(2, "other"); len(got) != 0 {
+		t.Errorf("filter to an empty corpus = %v", got)
+	}
+}

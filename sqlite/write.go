@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/search"
 )
 
 // DocStates returns the indexed documents of a corpus keyed by path.
@@ -32,7 +31,7 @@ func (s *Store) DocStates(ctx context.Context, corpus string) (map[string]cairn.
 // HasContent reports which of the hashes are stored.
 func (s *Store) HasContent(ctx context.Context, hashes []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(hashes))
-	stmt, err := s.w.PrepareContext(ctx, `SELECT 1 FROM content WHERE hash=?`)
+	stmt, err := s.r.PrepareContext(ctx, `SELECT 1 FROM content WHERE hash=?`)
 	if err != nil {
 		return nil, fmt.Errorf("look up content: %w", err)
 	}
@@ -110,6 +109,7 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit batch: %w", err)
 	}
+	s.wrote.Store(true)
 	return nil
 }
 
@@ -151,7 +151,7 @@ func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now i
 		}
 		id, _ := res.LastInsertId()
 		body := d.Text[c.Pos : c.Pos+c.Len]
-		if _, err := w.fts.ExecContext(ctx, id, d.Title, body, search.IdentText(body)); err != nil {
+		if _, err := w.fts.ExecContext(ctx, id, d.Title, body, c.Ident); err != nil {
 			return fmt.Errorf("index chunk %d of %s: %w", c.Seq, d.Path, err)
 		}
 	}

@@ -23,6 +23,16 @@ var functionWords = []string{
 	"so", "can", "all", "after", "before", "then", "should", "into",
 }
 
+// stopWords mirrors the search package's English stop words: pseudo-words
+// never equal one, so no generated query is made of stop words only.
+var stopWords = strings.Fields(`a about after again all also am an and any are as at be been
+	before being both but by can could did do does doing down during each few for from further
+	had has have having he her here hers him his how i if in into is it its itself just me more
+	most my no nor not now of off on once only or other our ours out over own same she should so
+	some such than that the their theirs them then there these they this those through to too
+	under until up very was we were what when where which while who whom why will with would
+	you your yours`)
+
 var onsets = []string{"b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
 	"br", "cr", "dr", "gr", "pl", "st", "tr", "sh", "ch", "th"}
 var nuclei = []string{"a", "e", "i", "o", "u", "ai", "ou", "ea"}
@@ -40,7 +50,7 @@ var theVocab = buildVocab()
 func buildVocab() *vocab {
 	r := rand.New(rand.NewPCG(vocabSeed, 1))
 	seen := map[string]bool{}
-	for _, w := range functionWords {
+	for _, w := range stopWords {
 		seen[w] = true
 	}
 	pseudo := make([]string, 0, pseudoWords)
