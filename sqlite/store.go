@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cairnmemory/cairn"
@@ -58,6 +59,7 @@ type Store struct {
 	r *sql.DB // read-only pool
 
 	wrote atomic.Bool // a batch was applied: Close runs PRAGMA optimize
+	wmu   sync.Mutex
 }
 
 var _ cairn.Store = (*Store)(nil)
@@ -84,23 +86,69 @@ func (s *Store) Open(ctx context.Context) error {
 			f.Close()
 		}
 	}
-	var err error
-	if s.w, err = sql.Open(driverName, dsn(s.Path, false)); err != nil {
-		return fmt.Errorf("open store: %w", err)
+	if s.upToDate(ctx) {
+		// Readers only until the first write: a search opens no writer.
+		return s.openReaders()
 	}
-	s.w.SetMaxOpenConns(1)
-	s.w.SetConnMaxLifetime(0)
-	if err := s.migrate(ctx); err != nil {
-		s.w.Close()
+	w, err := s.writer()
+	if err != nil {
 		return err
 	}
-	if s.r, err = sql.Open(driverName, dsn(s.Path, true)); err != nil {
-		s.w.Close()
+	if err := s.migrate(ctx, w); err != nil {
+		s.Close()
+		return err
+	}
+	return s.openReaders()
+}
+
+func (s *Store) openReaders() error {
+	if s.r != nil {
+		s.r.Close()
+	}
+	r, err := sql.Open(driverName, dsn(s.Path, true))
+	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
-	s.r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
-	s.r.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
+	r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
+	r.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
+	s.r = r
 	return nil
+}
+
+// upToDate reports, with a throwaway read-only connection, whether the
+// schema and feature versions match, so Open can skip the writer.
+func (s *Store) upToDate(ctx context.Context) bool {
+	db, err := sql.Open(driverName, dsn(s.Path, true))
+	if err != nil {
+		return false
+	}
+	db.SetMaxOpenConns(1)
+	var schema, feature sql.NullString
+	err = db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key='schema_version'),
+		(SELECT value FROM meta WHERE key='feature_version')`).Scan(&schema, &feature)
+	if err != nil || schema.String != fmt.Sprint(SchemaVersion) || feature.String != s.FeatureVersion {
+		db.Close()
+		return false
+	}
+	s.r = db // reuse it as the first reader
+	return true
+}
+
+// writer opens the single writer connection on first use.
+func (s *Store) writer() (*sql.DB, error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.w != nil {
+		return s.w, nil
+	}
+	w, err := sql.Open(driverName, dsn(s.Path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open store writer: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	s.w = w
+	return w, nil
 }
 
 func dsn(path string, readOnly bool) string {
@@ -131,15 +179,8 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-func (s *Store) migrate(ctx context.Context) error {
-	// Fast path, no write transaction: an up-to-date store (every CLI call).
-	var schema, feature sql.NullString
-	err := s.w.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key='schema_version'),
-		(SELECT value FROM meta WHERE key='feature_version')`).Scan(&schema, &feature)
-	if err == nil && schema.String == fmt.Sprint(SchemaVersion) && feature.String == s.FeatureVersion {
-		return nil
-	}
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
+	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate store: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 
 // DocStates returns the indexed documents of a corpus keyed by path.
 func (s *Store) DocStates(ctx context.Context, corpus string) (map[string]cairn.DocState, error) {
-	rows, err := s.w.QueryContext(ctx, `SELECT path, hash, size, mtime FROM documents WHERE corpus=?`, corpus)
+	rows, err := s.r.QueryContext(ctx, `SELECT path, hash, size, mtime FROM documents WHERE corpus=?`, corpus)
 	if err != nil {
 		return nil, fmt.Errorf("list documents of %s: %w", corpus, err)
 	}
@@ -81,7 +81,11 @@ func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
 
 // Apply writes one batch in a single IMMEDIATE transaction.
 func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+	db, err := s.writer()
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
@@ -161,7 +165,11 @@ func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now i
 // GC deletes content, chunks and index rows that no document references and
 // returns how many content rows went.
 func (s *Store) GC(ctx context.Context) (int, error) {
-	tx, err := s.w.BeginTx(ctx, nil)
+	w, err := s.writer()
+	if err != nil {
+		return 0, err
+	}
+	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("begin gc: %w", err)
 	}
@@ -209,7 +217,11 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 	if len(keep) > 0 {
 		q += ` WHERE corpus NOT IN (` + strings.TrimSuffix(strings.Repeat("?,", len(keep)), ",") + `)`
 	}
-	res, err := s.w.ExecContext(ctx, q, args...)
+	w, err := s.writer()
+	if err != nil {
+		return 0, err
+	}
+	res, err := w.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
 	}
