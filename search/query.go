@@ -44,6 +44,16 @@ type Query struct {
 	Dropped []string // stop words left out
 }
 
+// hasPhrase reports whether any term matches several words in sequence.
+func (q Query) hasPhrase() bool {
+	for _, t := range q.Terms {
+		if len(t.Words) > 1 || isCamel(t.Text) {
+			return true
+		}
+	}
+	return false
+}
+
 // Parse splits a user query into terms. A query with nothing searchable
 // (empty, only stop words, only punctuation) is an ErrInvalid error.
 func Parse(raw string) (Query, error) {

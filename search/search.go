@@ -13,9 +13,15 @@ import (
 // common and is left out of the any-of fallback when rarer terms exist.
 const DefaultCommonCap = 5000
 
-// DefaultMaxCandidates caps how many matches one query scores; see
-// cairn.LexicalQuery.MaxCandidates.
-const DefaultMaxCandidates = 3000
+// DefaultMaxCandidates caps how many matches one query of plain words
+// scores; see cairn.LexicalQuery.MaxCandidates. Scoring costs about 0.7 µs a
+// match, so 2,000 bounds a query near 2 ms however common its words.
+const DefaultMaxCandidates = 2000
+
+// PhraseMaxCandidates is the cap for queries with a phrase (quoted, or an
+// identifier's parts): FTS5 checks positions for every candidate, about
+// five times the cost of a plain word.
+const PhraseMaxCandidates = 500
 
 // Index is the part of the store a Searcher reads.
 type Index interface {
@@ -28,16 +34,24 @@ type Searcher struct {
 	Index         Index
 	CommonCap     int // default DefaultCommonCap
 	MaxCandidates int // default DefaultMaxCandidates; negative: no cap
+	// PhraseMaxCandidates caps queries with phrases, default
+	// PhraseMaxCandidates; negative: no cap.
+	PhraseMaxCandidates int
 }
 
-func (s *Searcher) maxCandidates() int {
-	switch {
-	case s.MaxCandidates < 0:
-		return 0
-	case s.MaxCandidates == 0:
-		return DefaultMaxCandidates
+// maxCandidates returns the scoring cap for exprs (0: none).
+func (s *Searcher) maxCandidates(q Query) int {
+	n, def := s.MaxCandidates, DefaultMaxCandidates
+	if q.hasPhrase() {
+		n, def = s.PhraseMaxCandidates, PhraseMaxCandidates
 	}
-	return s.MaxCandidates
+	switch {
+	case n < 0:
+		return 0
+	case n == 0:
+		return def
+	}
+	return n
 }
 
 // Search parses raw, runs the all-words query and, when that finds fewer
@@ -60,7 +74,7 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 	for i, t := range q.Terms {
 		exprs[i] = t.Expr()
 	}
-	cands, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(exprs, " AND "), Corpora: o.Corpora, Limit: o.Limit, MaxCandidates: s.maxCandidates()})
+	cands, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(exprs, " AND "), Corpora: o.Corpora, Limit: o.Limit, MaxCandidates: s.maxCandidates(q)})
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +83,11 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 		plan[c.ChunkID] = "all-words"
 	}
 	if len(exprs) > 1 && len(cands) < o.Limit {
-		kept, err := s.pruneCommon(ctx, exprs)
+		kept, err := s.pruneCommon(ctx, exprs, s.maxCandidates(q))
 		if err != nil {
 			return nil, err
 		}
-		more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Limit: o.Limit + len(cands), MaxCandidates: s.maxCandidates()})
+		more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Limit: o.Limit + len(cands), MaxCandidates: s.maxCandidates(q)})
 		if err != nil {
 			return nil, err
 		}
@@ -82,29 +96,43 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 	return s.hits(q, cands, plan, &o), nil
 }
 
-// pruneCommon drops expressions matching at least CommonCap chunks when at
-// least one rarer expression exists; all common keeps the rarest.
-func (s *Searcher) pruneCommon(ctx context.Context, exprs []string) ([]string, error) {
+// pruneCommon picks the terms of the any-words query: rarest first, while
+// their postings add up to at most the scoring budget, so every chunk that
+// matches a kept term is scored and the rarest (most informative) terms are
+// the ones kept. The rarest term is always kept. Counting stops at
+// CommonCap, so a very common term costs little to count.
+func (s *Searcher) pruneCommon(ctx context.Context, exprs []string, budget int) ([]string, error) {
 	limit := s.CommonCap
 	if limit <= 0 {
 		limit = DefaultCommonCap
 	}
-	var kept []string
-	best, bestN := "", limit+1
-	for _, e := range exprs {
+	if budget <= 0 {
+		budget = limit * len(exprs)
+	}
+	type counted struct {
+		expr string
+		n    int
+	}
+	cs := make([]counted, len(exprs))
+	for i, e := range exprs {
 		n, err := s.Index.MatchCount(ctx, e, limit)
 		if err != nil {
 			return nil, err
 		}
-		if n < limit {
-			kept = append(kept, e)
-		}
-		if n < bestN {
-			best, bestN = e, n
-		}
+		cs[i] = counted{e, n}
 	}
-	if len(kept) == 0 {
-		kept = []string{best}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].n < cs[j].n })
+	kept := []string{cs[0].expr}
+	total := cs[0].n
+	for _, c := range cs[1:] {
+		if c.n == 0 {
+			continue
+		}
+		if total+c.n > budget || c.n >= limit {
+			break
+		}
+		kept = append(kept, c.expr)
+		total += c.n
 	}
 	return kept, nil
 }
@@ -170,7 +198,7 @@ func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string,
 				"chunk:" + fmt.Sprint(c.Seq),
 			}
 			if c.Capped {
-				h.Explain = append(h.Explain, fmt.Sprintf("capped:newest-%d-matches", s.maxCandidates()))
+				h.Explain = append(h.Explain, fmt.Sprintf("capped:newest-%d-matches", s.maxCandidates(q)))
 			}
 			if len(q.Dropped) > 0 {
 				h.Explain = append(h.Explain, "stopwords:"+strings.Join(q.Dropped, ","))

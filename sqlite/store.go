@@ -33,7 +33,7 @@ func init() {
 				"PRAGMA secure_delete=ON",
 				"PRAGMA temp_store=MEMORY",
 				"PRAGMA cache_size=-32000",
-				"PRAGMA mmap_size=0",
+				"PRAGMA mmap_size=1073741824",
 			} {
 				if _, err := c.Exec(p, nil); err != nil {
 					return fmt.Errorf("set %s: %w", p, err)

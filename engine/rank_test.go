@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/rank/stats.txt")
+
+// TestRankStats is the retrieval-quality regression suite: fixed questions
+// over a fixed corpus, each with the note that answers it. A ranking change
+// that moves these numbers must update testdata/rank/stats.txt on purpose
+// (go test -tags sqlite_fts5 ./engine -run TestRankStats -update).
+func TestRankStats(t *testing.T) {
+	notes, err := filepath.Abs("testdata/rank/notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := Open(ctx, Options{Dir: t.TempDir(), Corpora: []cairn.Corpus{{Name: "rank", Kind: cairn.KindFiles, Paths: []string{notes}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	if _, err := eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("testdata/rank/queries.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b strings.Builder
+	var n, at1, at3, at5 int
+	var mrr float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		query, want, _ := strings.Cut(line, "\t")
+		hits, err := eng.Search(ctx, query, &cairn.SearchOptions{Limit: 10})
+		if err != nil {
+			t.Fatalf("search %q: %v", query, err)
+		}
+		rank := 0
+		for i, h := range hits {
+			if h.Path == "cairn://rank/"+want {
+				rank = i + 1
+				break
+			}
+		}
+		n++
+		if rank > 0 {
+			mrr += 1 / float64(rank)
+			at1 += b2i(rank <= 1)
+			at3 += b2i(rank <= 3)
+			at5 += b2i(rank <= 5)
+		}
+		fmt.Fprintf(&b, "%-45s rank %d\n", query, rank)
+	}
+	fmt.Fprintf(&b, "\nqueries %d  recall@1 %.3f  recall@3 %.3f  recall@5 %.3f  MRR %.3f\n",
+		n, float64(at1)/float64(n), float64(at3)/float64(n), float64(at5)/float64(n), mrr/float64(n))
+	const golden = "testdata/rank/stats.txt"
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("read %s (run with -update to create it): %v", golden, err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("ranking changed; if intended, rerun with -update.\ngot:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,82 @@
+package cairn
+
+// Hit is one search result. JSON names are fixed (scripts depend on them).
+type Hit struct {
+	Path      string   `json:"path"`
+	StartLine int      `json:"startLine"`
+	EndLine   int      `json:"endLine"`
+	Snippet   string   `json:"snippet"`
+	Corpus    string   `json:"corpus"`
+	Score     float64  `json:"score"`
+	Explain   []string `json:"explain,omitempty"`
+}
+
+// SearchOptions tune one search. A nil *SearchOptions means defaults.
+type SearchOptions struct {
+	Corpora  []string // empty or ["all"]: every non-skill corpus
+	Limit    int      // 1..MaxSearchLimit, default DefaultSearchLimit
+	MinScore float64  // 0..1 on the normalized score
+	Explain  bool     // fill Hit.Explain
+}
+
+// SetDefaults fills zero fields with defaults.
+func (o *SearchOptions) SetDefaults() {
+	if o.Limit == 0 {
+		o.Limit = DefaultSearchLimit
+	}
+}
+
+// Validate reports the first field outside its allowed range.
+func (o *SearchOptions) Validate() error {
+	if o.Limit < 1 || o.Limit > MaxSearchLimit {
+		return Invalidf("limit %d out of range: allowed 1 to %d", o.Limit, MaxSearchLimit)
+	}
+	if o.MinScore < 0 || o.MinScore > 1 {
+		return Invalidf("min-score %g out of range: allowed 0 to 1", o.MinScore)
+	}
+	return nil
+}
+
+// GetOptions select a line range for Get. A nil *GetOptions means defaults.
+type GetOptions struct {
+	From  int // 1-based, default 1
+	Lines int // 1..MaxGetLines, default DefaultGetLines
+}
+
+// SetDefaults fills zero fields with defaults.
+func (o *GetOptions) SetDefaults() {
+	if o.From == 0 {
+		o.From = 1
+	}
+	if o.Lines == 0 {
+		o.Lines = DefaultGetLines
+	}
+}
+
+// Validate reports the first field outside its allowed range.
+func (o *GetOptions) Validate() error {
+	if o.From < 1 {
+		return Invalidf("from %d out of range: must be at least 1", o.From)
+	}
+	if o.Lines < 1 || o.Lines > MaxGetLines {
+		return Invalidf("lines %d out of range: allowed 1 to %d", o.Lines, MaxGetLines)
+	}
+	return nil
+}
+
+// Get statuses.
+const (
+	StatusOK       = "ok"
+	StatusNotFound = "not_found"
+)
+
+// GetResult is an exact read of an indexed document. JSON names are fixed.
+type GetResult struct {
+	Status    string `json:"status"`
+	Text      string `json:"text"`
+	Path      string `json:"path"`
+	From      int    `json:"from"`
+	Lines     int    `json:"lines"` // lines returned
+	Truncated bool   `json:"truncated"`
+	NextFrom  int    `json:"nextFrom,omitempty"` // present when the document goes on
+}

@@ -1,0 +1,105 @@
+package cairn
+
+import "context"
+
+// Chunk is an exact slice of a document's text: Pos and Len are UTF-8 byte
+// offsets, StartLine and EndLine 1-based inclusive line numbers.
+type Chunk struct {
+	Seq       int
+	Pos       int
+	Len       int
+	StartLine int
+	EndLine   int
+	Tokens    int
+	// Noise marks structural noise (rule-only, marker-only, whitespace-only,
+	// orphan fences): stored for exact reads, never indexed for search.
+	Noise bool
+	// Ident is extra full-text for the identifiers in the chunk
+	// (search.IdentText), filled by the engine before writing.
+	Ident string
+}
+
+// Chunker splits a document's text into chunks that cover it in order.
+type Chunker interface {
+	Chunk(text string) []Chunk
+}
+
+// DocState is what sync needs to decide whether a file changed.
+type DocState struct {
+	Path    string
+	Hash    string // sha256 hex of the indexed text
+	Size    int64
+	ModTime int64 // unix nanoseconds
+}
+
+// Document is one indexed file: its text snapshot and chunks.
+type Document struct {
+	Corpus  string
+	Path    string // slash-separated, relative to the corpus (see engine docs)
+	Title   string
+	Hash    string
+	Text    string
+	Size    int64
+	ModTime int64
+	Chunks  []Chunk // nil when the store already holds content with Hash
+}
+
+// Batch is one transaction of sync changes for a corpus.
+type Batch struct {
+	Corpus  string
+	Upserts []Document
+	Touch   []DocState // same content, new size or mtime
+	Remove  []string   // paths that vanished
+}
+
+// LexicalQuery asks the store's full-text index for chunks matching an FTS5
+// MATCH expression, best BM25 first.
+type LexicalQuery struct {
+	Match   string   // FTS5 expression built by package search
+	Corpora []string // empty: every corpus
+	Limit   int
+	// MaxCandidates caps how many matching chunks are scored (0: no cap).
+	// Scoring costs about a microsecond per match, so an unselective query
+	// over a large index scores only the newest MaxCandidates matches.
+	MaxCandidates int
+}
+
+// Candidate is one chunk the lexical index matched, with its document.
+type Candidate struct {
+	ChunkID   int64
+	Corpus    string
+	Path      string
+	Title     string
+	Seq       int
+	StartLine int
+	EndLine   int
+	Text      string  // the chunk's exact text
+	BM25      float64 // SQLite FTS5 bm25(): lower (more negative) is better
+	Capped    bool    // scored within a capped candidate set
+}
+
+// Store is the index: documents, their text snapshots, chunks and the
+// full-text index. Implementations serialize writes and allow concurrent
+// reads.
+type Store interface {
+	// DocStates returns the indexed documents of a corpus keyed by path.
+	DocStates(ctx context.Context, corpus string) (map[string]DocState, error)
+	// HasContent reports which of the content hashes are already stored.
+	HasContent(ctx context.Context, hashes []string) (map[string]bool, error)
+	// Apply writes one batch in a single transaction. Removed documents
+	// leave search at once; their content stays until GC.
+	Apply(ctx context.Context, b *Batch) error
+	// GC deletes content, chunks and index rows no document references.
+	GC(ctx context.Context) (int, error)
+	// Lexical runs a full-text query.
+	Lexical(ctx context.Context, q LexicalQuery) ([]Candidate, error)
+	// MatchCount counts chunks matching an FTS5 expression, stopping at max.
+	MatchCount(ctx context.Context, match string, max int) (int, error)
+	// DocumentText returns the indexed text of one document or ErrNotFound.
+	DocumentText(ctx context.Context, corpus, path string) (string, error)
+	// PruneCorpora deletes the documents of every corpus not in keep and
+	// returns how many went.
+	PruneCorpora(ctx context.Context, keep []string) (int, error)
+	// Close releases the store.
+	Close() error
+}

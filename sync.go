@@ -1,0 +1,46 @@
+package cairn
+
+import "time"
+
+// SyncOptions tune one sync. A nil *SyncOptions means all corpora, no progress.
+type SyncOptions struct {
+	Corpora  []string
+	Progress func(ProgressEvent)
+}
+
+// ProgressEvent reports sync progress for one corpus.
+type ProgressEvent struct {
+	Corpus string
+	Done   int // files examined so far
+	Total  int // files found by the scan
+}
+
+// FileFailure is a file sync could not index, with the reason.
+type FileFailure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// CorpusSyncResult counts what one corpus sync did. JSON names are fixed.
+type CorpusSyncResult struct {
+	Name      string        `json:"name"`
+	Scanned   int           `json:"scanned"`
+	Added     int           `json:"added"`
+	Updated   int           `json:"updated"`
+	Unchanged int           `json:"unchanged"`
+	Removed   int           `json:"removed"`
+	Failed    int           `json:"failed"`
+	Chunks    int           `json:"chunks"` // chunks written by this sync
+	Failures  []FileFailure `json:"failures,omitempty"`
+}
+
+// SyncResult is the outcome of Sync. JSON names are fixed.
+type SyncResult struct {
+	Corpora []CorpusSyncResult `json:"corpora"`
+	Seconds float64            `json:"seconds"`
+}
+
+// Since returns seconds elapsed, rounded to milliseconds.
+func Since(t time.Time) float64 {
+	return float64(time.Since(t).Milliseconds()) / 1000
+}
