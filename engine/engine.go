@@ -42,6 +42,10 @@ type Options struct {
 	BatchSize   int            // files per write transaction, default DefaultBatchSize
 	Workers     int            // read+chunk workers, default GOMAXPROCS
 	Chunker     cairn.Chunker  // default chunk.New()
+	// OneShot tunes the store for a process that runs one command and
+	// exits (the CLI): no memory map, whose page faults cost more than
+	// they save in a single query.
+	OneShot bool
 }
 
 func (o *Options) setDefaults() {
@@ -82,6 +86,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		seen[c.Name] = true
 	}
 	st := sqlite.New(filepath.Join(opts.Dir, DBFile), FeatureVersion)
+	st.Mmap = !opts.OneShot
 	if err := st.Open(ctx); err != nil {
 		return nil, err
 	}

@@ -22,26 +22,39 @@ const DefaultBusyTimeoutMs = 5000
 // SchemaVersion is the newest schema this package migrates to.
 var SchemaVersion = len(migrations)
 
-const driverName = "cairn_sqlite3"
+// DefaultMmapBytes is the memory map size when Store.Mmap is set.
+const DefaultMmapBytes = 1 << 30
+
+// Two drivers: one-shot processes (the CLI) read with pread, which costs
+// less than faulting in mapped pages once; long-lived ones map the file.
+const (
+	driverName     = "cairn_sqlite3"
+	driverNameMmap = "cairn_sqlite3_mmap"
+)
 
 func init() {
-	sql.Register(driverName, &sqlite3.SQLiteDriver{
-		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			for _, p := range []string{
-				"PRAGMA foreign_keys=ON",
-				"PRAGMA trusted_schema=OFF",
-				"PRAGMA secure_delete=ON",
-				"PRAGMA temp_store=MEMORY",
-				"PRAGMA cache_size=-32000",
-				"PRAGMA mmap_size=1073741824",
-			} {
-				if _, err := c.Exec(p, nil); err != nil {
-					return fmt.Errorf("set %s: %w", p, err)
+	register := func(name string, mmap int64) {
+		pragmas := []string{
+			"PRAGMA foreign_keys=ON",
+			"PRAGMA trusted_schema=OFF",
+			"PRAGMA secure_delete=ON",
+			"PRAGMA temp_store=MEMORY",
+			"PRAGMA cache_size=-32000",
+			fmt.Sprintf("PRAGMA mmap_size=%d", mmap),
+		}
+		sql.Register(name, &sqlite3.SQLiteDriver{
+			ConnectHook: func(c *sqlite3.SQLiteConn) error {
+				for _, p := range pragmas {
+					if _, err := c.Exec(p, nil); err != nil {
+						return fmt.Errorf("set %s: %w", p, err)
+					}
 				}
-			}
-			return nil
-		},
-	})
+				return nil
+			},
+		})
+	}
+	register(driverName, 0)
+	register(driverNameMmap, DefaultMmapBytes)
 }
 
 // Store implements cairn.Store on SQLite.
@@ -54,6 +67,9 @@ type Store struct {
 	// Reindexed is set by Open when the stored feature version differed and
 	// the index was emptied for a rebuild.
 	Reindexed bool
+	// Mmap maps the database into memory (DefaultMmapBytes): faster for a
+	// long-lived process, slower for a one-shot command.
+	Mmap bool
 
 	w *sql.DB // one writer connection
 	r *sql.DB // read-only pool
@@ -105,7 +121,7 @@ func (s *Store) openReaders() error {
 	if s.r != nil {
 		s.r.Close()
 	}
-	r, err := sql.Open(driverName, dsn(s.Path, true))
+	r, err := sql.Open(s.driver(), dsn(s.Path, true))
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -118,7 +134,7 @@ func (s *Store) openReaders() error {
 // upToDate reports, with a throwaway read-only connection, whether the
 // schema and feature versions match, so Open can skip the writer.
 func (s *Store) upToDate(ctx context.Context) bool {
-	db, err := sql.Open(driverName, dsn(s.Path, true))
+	db, err := sql.Open(s.driver(), dsn(s.Path, true))
 	if err != nil {
 		return false
 	}
@@ -141,7 +157,7 @@ func (s *Store) writer() (*sql.DB, error) {
 	if s.w != nil {
 		return s.w, nil
 	}
-	w, err := sql.Open(driverName, dsn(s.Path, false))
+	w, err := sql.Open(s.driver(), dsn(s.Path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open store writer: %w", err)
 	}
@@ -149,6 +165,13 @@ func (s *Store) writer() (*sql.DB, error) {
 	w.SetConnMaxLifetime(0)
 	s.w = w
 	return w, nil
+}
+
+func (s *Store) driver() string {
+	if s.Mmap {
+		return driverNameMmap
+	}
+	return driverName
 }
 
 func dsn(path string, readOnly bool) string {

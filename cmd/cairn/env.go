@@ -80,7 +80,7 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora()})
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true})
 	if err != nil {
 		return nil, nil, err
 	}
