@@ -218,3 +218,27 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSyncMissingRootKeepsDocuments(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.md": "# A\n\nobsidian vault note\n"}, Options{})
+	f.sync()
+	moved := f.notes + "-moved"
+	if err := os.Rename(f.notes, moved); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.eng.Sync(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Corpora[0]
+	if r.Removed != 0 || r.Failed != 1 || r.Failures[0].Reason != ReasonRootMissing {
+		t.Fatalf("missing root: %+v; want nothing removed and one failure", r)
+	}
+	if got := f.paths("obsidian"); len(got) != 1 {
+		t.Fatalf("search after the root vanished = %v, want the kept document", got)
+	}
+	os.Rename(moved, f.notes)
+	if got := f.sync(); got.Unchanged != 1 || got.Failed != 0 {
+		t.Fatalf("root back: %+v", got)
+	}
+}

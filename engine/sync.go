@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +68,25 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 	return res, syncErr
 }
 
+// ReasonRootMissing is the failure reason of a corpus root that does not
+// exist; the documents indexed from it are kept.
+const ReasonRootMissing = "corpus root does not exist; keeping what was indexed from it"
+
+// missingRoots returns the sources of c whose root directory is missing.
+func missingRoots(c cairn.Corpus) ([]ingest.Source, error) {
+	srcs, err := ingest.Resolve(c)
+	if err != nil {
+		return nil, err
+	}
+	var out []ingest.Source
+	for _, src := range srcs {
+		if _, err := os.Stat(src.Root); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, src)
+		}
+	}
+	return out, nil
+}
+
 // changed reports whether a sync may have orphaned content.
 func changed(res *cairn.SyncResult, pruned int) bool {
 	for _, c := range res.Corpora {
@@ -105,6 +127,20 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 		keep[f.Path] = true // keep what was indexed before
 		r.Failures = append(r.Failures, f)
 	}
+	missing, err := missingRoots(c)
+	if err != nil {
+		return r, err
+	}
+	for _, src := range missing {
+		// An unmounted disk or a moved folder must not empty the index:
+		// report it and keep what was indexed from that root.
+		r.Failures = append(r.Failures, cairn.FileFailure{Path: src.Root, Reason: ReasonRootMissing})
+		for p := range states {
+			if src.Prefix == "" || strings.HasPrefix(p, src.Prefix+"/") {
+				keep[p] = true
+			}
+		}
+	}
 	report := func(done int) {
 		if progress != nil {
 			progress(cairn.ProgressEvent{Corpus: c.Name, Done: r.Unchanged + done, Total: len(files)})
@@ -125,6 +161,9 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 	}()
 	var prepErr error
 	for i := 0; i < len(todo) && prepErr == nil; i += e.opts.BatchSize {
+		if prepErr = ctx.Err(); prepErr != nil {
+			break
+		}
 		batch := todo[i:min(i+e.opts.BatchSize, len(todo))]
 		var b *cairn.Batch
 		if b, prepErr = e.prepareBatch(ctx, c.Name, batch, states, &r, keep); prepErr == nil && b != nil {
