@@ -64,8 +64,32 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 			syncErr = err
 		}
 	}
+	if syncErr == nil {
+		syncErr = e.maybeOptimize(ctx, res)
+	}
 	res.Seconds = cairn.Since(start)
 	return res, syncErr
+}
+
+// optimizeMinChunks is the smallest sync that considers optimizing.
+const optimizeMinChunks = 1000
+
+// maybeOptimize merges the full-text index after a sync that wrote at least
+// a fifth of all chunks (a first sync, a big import); small syncs leave the
+// merging to FTS5's automerge.
+func (e *Engine) maybeOptimize(ctx context.Context, res *cairn.SyncResult) error {
+	written := 0
+	for _, c := range res.Corpora {
+		written += c.Chunks
+	}
+	if written < optimizeMinChunks {
+		return nil
+	}
+	total, err := e.store.ChunkCount(ctx)
+	if err != nil || written*5 < total {
+		return err
+	}
+	return e.store.Optimize(ctx)
 }
 
 // ReasonRootMissing is the failure reason of a corpus root that does not

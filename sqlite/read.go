@@ -43,8 +43,12 @@ func (s *Store) capFloor(ctx context.Context, q cairn.LexicalQuery) (int64, erro
 		return 0, nil
 	}
 	var floor int64
-	err := s.r.QueryRowContext(ctx, `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?
-		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q.Match, q.MaxCandidates-1).Scan(&floor)
+	st, err := s.readStmt(ctx, `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
+	if err != nil {
+		return 0, err
+	}
+	err = st.QueryRowContext(ctx, q.Match, q.MaxCandidates-1).Scan(&floor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -88,7 +92,11 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fl
 	if filterInside {
 		args = append(args, fetch)
 	}
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	st, err := s.readStmt(ctx, query)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, 0, queryError(err)
 	}
@@ -114,6 +122,26 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fl
 	return out, n, nil
 }
 
+// readStmt returns a prepared statement on the reader pool, preparing it
+// once per store (database/sql prepares it again on each connection as
+// needed). Search statements vary only with the number of corpora.
+func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.r.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	if s.stmts == nil {
+		s.stmts = make(map[string]*sql.Stmt)
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
 // queryError turns FTS5 syntax errors into ErrInvalid.
 func queryError(err error) error {
 	msg := err.Error()
@@ -126,8 +154,11 @@ func queryError(err error) error {
 // MatchCount counts chunks matching an FTS5 expression, stopping at max.
 func (s *Store) MatchCount(ctx context.Context, match string, max int) (int, error) {
 	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`, match, max).Scan(&n)
+	st, err := s.readStmt(ctx, `SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`)
 	if err != nil {
+		return 0, err
+	}
+	if err := st.QueryRowContext(ctx, match, max).Scan(&n); err != nil {
 		return 0, queryError(err)
 	}
 	return n, nil

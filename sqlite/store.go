@@ -76,6 +76,9 @@ type Store struct {
 
 	wrote atomic.Bool // a batch was applied: Close runs PRAGMA optimize
 	wmu   sync.Mutex
+
+	smu   sync.Mutex
+	stmts map[string]*sql.Stmt // prepared reader statements
 }
 
 var _ cairn.Store = (*Store)(nil)
@@ -103,8 +106,7 @@ func (s *Store) Open(ctx context.Context) error {
 		}
 	}
 	if s.upToDate(ctx) {
-		// Readers only until the first write: a search opens no writer.
-		return s.openReaders()
+		return nil // readers only until the first write: a search opens no writer
 	}
 	w, err := s.writer()
 	if err != nil {
@@ -117,6 +119,9 @@ func (s *Store) Open(ctx context.Context) error {
 	return s.openReaders()
 }
 
+// readers is the size of the read-only connection pool.
+func readers() int { return max(4, runtime.GOMAXPROCS(0)*2) }
+
 func (s *Store) openReaders() error {
 	if s.r != nil {
 		s.r.Close()
@@ -125,8 +130,8 @@ func (s *Store) openReaders() error {
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
-	r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
-	r.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
+	r.SetMaxOpenConns(readers())
+	r.SetMaxIdleConns(readers())
 	s.r = r
 	return nil
 }
@@ -146,7 +151,9 @@ func (s *Store) upToDate(ctx context.Context) bool {
 		db.Close()
 		return false
 	}
-	s.r = db // reuse it as the first reader
+	db.SetMaxOpenConns(readers())
+	db.SetMaxIdleConns(readers())
+	s.r = db // keep it as the reader pool
 	return true
 }
 
@@ -190,6 +197,12 @@ func dsn(path string, readOnly bool) string {
 // Close closes both connection pools.
 func (s *Store) Close() error {
 	var errs []error
+	s.smu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.smu.Unlock()
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
