@@ -3,8 +3,10 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -37,6 +39,10 @@ type Searcher struct {
 	// PhraseMaxCandidates caps queries with phrases, default
 	// PhraseMaxCandidates; negative: no cap.
 	PhraseMaxCandidates int
+
+	mu     sync.Mutex
+	gen    int64          // index generation the counts belong to
+	counts map[string]int // expression → matching chunks (up to the common cap)
 }
 
 // maxCandidates returns the scoring cap for exprs (0: none).
@@ -70,72 +76,123 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 	if err != nil {
 		return nil, err
 	}
-	exprs := make([]string, len(q.Terms))
+	terms := make([]counted, len(q.Terms))
 	for i, t := range q.Terms {
-		exprs[i] = t.Expr()
+		terms[i].expr = t.Expr()
+		if terms[i].n, err = s.count(ctx, terms[i].expr); err != nil {
+			return nil, err
+		}
 	}
-	cands, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(exprs, " AND "), Corpora: o.Corpora, Limit: o.Limit, MaxCandidates: s.maxCandidates(q)})
-	if err != nil {
-		return nil, err
-	}
+	budget := s.maxCandidates(q)
 	plan := map[int64]string{}
-	for _, c := range cands {
-		plan[c.ChunkID] = "all-words"
+	// All words: it matches at most as many chunks as its rarest term.
+	var cands []cairn.Candidate
+	if rarest := slices.MinFunc(terms, byCount).n; rarest > 0 {
+		and := make([]string, len(terms))
+		for i, t := range terms {
+			and[i] = t.expr
+		}
+		cands, err = s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora,
+			Limit: o.Limit, MaxCandidates: capIfOver(budget, rarest)})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cands {
+			plan[c.ChunkID] = "all-words"
+		}
 	}
-	if len(exprs) > 1 && len(cands) < o.Limit {
-		kept, err := s.pruneCommon(ctx, exprs, s.maxCandidates(q))
-		if err != nil {
-			return nil, err
+	if len(terms) > 1 && len(cands) < o.Limit {
+		kept, total := s.anyWords(terms, budget)
+		if total > 0 {
+			more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora,
+				Limit: o.Limit + len(cands), MaxCandidates: capIfOver(budget, total)})
+			if err != nil {
+				return nil, err
+			}
+			cands = merge(cands, more, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(terms)))
 		}
-		more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Limit: o.Limit + len(cands), MaxCandidates: s.maxCandidates(q)})
-		if err != nil {
-			return nil, err
-		}
-		cands = merge(cands, more, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(exprs)))
 	}
 	return s.hits(q, cands, plan, &o), nil
 }
 
-// pruneCommon picks the terms of the any-words query: rarest first, while
+// capIfOver returns the scoring cap when a query may match more chunks than
+// it (at least n), else 0: no cap, which also saves finding the cap's floor.
+func capIfOver(budget, n int) int {
+	if budget > 0 && n >= budget {
+		return budget
+	}
+	return 0
+}
+
+type counted struct {
+	expr string
+	n    int // matching chunks, counted up to the common cap
+}
+
+func byCount(a, b counted) int { return a.n - b.n }
+
+// anyWords picks the terms of the any-words query: rarest first, while
 // their postings add up to at most the scoring budget, so every chunk that
 // matches a kept term is scored and the rarest (most informative) terms are
-// the ones kept. The rarest term is always kept. Counting stops at
-// CommonCap, so a very common term costs little to count.
-func (s *Searcher) pruneCommon(ctx context.Context, exprs []string, budget int) ([]string, error) {
-	limit := s.CommonCap
-	if limit <= 0 {
-		limit = DefaultCommonCap
-	}
-	if budget <= 0 {
-		budget = limit * len(exprs)
-	}
-	type counted struct {
-		expr string
-		n    int
-	}
-	cs := make([]counted, len(exprs))
-	for i, e := range exprs {
-		n, err := s.Index.MatchCount(ctx, e, limit)
-		if err != nil {
-			return nil, err
-		}
-		cs[i] = counted{e, n}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].n < cs[j].n })
-	kept := []string{cs[0].expr}
-	total := cs[0].n
-	for _, c := range cs[1:] {
+// the ones kept. The rarest matching term is always kept; terms at the
+// common cap are never added to others. It returns the expressions and an
+// upper bound of the chunks they match.
+func (s *Searcher) anyWords(terms []counted, budget int) ([]string, int) {
+	cs := slices.Clone(terms)
+	slices.SortStableFunc(cs, byCount)
+	var kept []string
+	total := 0
+	for _, c := range cs {
 		if c.n == 0 {
 			continue
 		}
-		if total+c.n > budget || c.n >= limit {
+		if len(kept) > 0 && (budget > 0 && total+c.n > budget || c.n >= s.commonCap()) {
 			break
 		}
 		kept = append(kept, c.expr)
 		total += c.n
 	}
-	return kept, nil
+	return kept, total
 }
+
+func (s *Searcher) commonCap() int {
+	if s.CommonCap <= 0 {
+		return DefaultCommonCap
+	}
+	return s.CommonCap
+}
+
+// count returns how many chunks match expr, counting up to the common cap.
+// Counts are cached until the index changes (Index.Generation), so warm
+// searches pay for them once per distinct term.
+func (s *Searcher) count(ctx context.Context, expr string) (int, error) {
+	var gen int64 = -1
+	if g, ok := s.Index.(interface{ Generation() int64 }); ok {
+		gen = g.Generation()
+	}
+	s.mu.Lock()
+	if gen >= 0 && gen == s.gen {
+		if n, ok := s.counts[expr]; ok {
+			s.mu.Unlock()
+			return n, nil
+		}
+	}
+	s.mu.Unlock()
+	n, err := s.Index.MatchCount(ctx, expr, s.commonCap())
+	if err != nil || gen < 0 {
+		return n, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.counts == nil || gen != s.gen || len(s.counts) >= maxCachedCounts {
+		s.gen, s.counts = gen, make(map[string]int)
+	}
+	s.counts[expr] = n
+	return n, nil
+}
+
+// maxCachedCounts bounds the term-count cache.
+const maxCachedCounts = 50000
 
 type hitKey struct {
 	id           int64

@@ -74,7 +74,8 @@ type Store struct {
 	w *sql.DB // one writer connection
 	r *sql.DB // read-only pool
 
-	wrote atomic.Bool // a batch was applied: Close runs PRAGMA optimize
+	wrote atomic.Bool  // a batch was applied: Close runs PRAGMA optimize
+	gen   atomic.Int64 // bumped by every write that can change matches
 	wmu   sync.Mutex
 
 	smu   sync.Mutex
@@ -173,6 +174,12 @@ func (s *Store) writer() (*sql.DB, error) {
 	s.w = w
 	return w, nil
 }
+
+// Generation changes whenever this store writes something that can change
+// search matches; callers cache per-term statistics against it. Writes by
+// another process are not seen: such caches live in the one process that
+// writes (a server), while one-shot commands start empty.
+func (s *Store) Generation() int64 { return s.gen.Load() }
 
 func (s *Store) driver() string {
 	if s.Mmap {

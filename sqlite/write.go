@@ -114,6 +114,7 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 		return fmt.Errorf("commit batch: %w", err)
 	}
 	s.wrote.Store(true)
+	s.gen.Add(1)
 	return nil
 }
 
@@ -203,6 +204,7 @@ func (s *Store) GC(ctx context.Context) (int, error) {
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("commit gc: %w", err)
 	}
+	s.gen.Add(1)
 	return len(orphans), nil
 }
 
@@ -226,6 +228,7 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	s.gen.Add(1)
 	return int(n), nil
 }
 
