@@ -30,13 +30,34 @@ const (
 // files or glob patterns (absolute; the caller resolves relative ones), Glob
 // selects files under a directory path and Exclude lists glob patterns,
 // relative to each root, of files to leave out.
+//
+// For KindSessions, Sources name the transcript sources and their roots,
+// ChatTypes the chat types kept for sources that record one (default
+// channel and group), MaxExpandedTokens the budget of a hit's turn
+// expansion, and KeepRemoved keeps sessions whose transcript vanished.
 type Corpus struct {
 	Name    string
 	Kind    string
 	Paths   []string
 	Glob    string
 	Exclude []string
+
+	Sources             []SourceSpec
+	ChatTypes           []string
+	MaxExpandedTokens   int
+	SyncIntervalMinutes int
+	KeepRemoved         bool
 }
+
+// Defaults of a sessions corpus.
+const (
+	DefaultMaxExpandedTokens   = 500
+	DefaultSyncIntervalMinutes = 60
+)
+
+// DefaultChatTypes are the chat types a sessions corpus keeps by default;
+// direct messages only when listed.
+var DefaultChatTypes = []string{"channel", "group"}
 
 // SelectCorpora returns the corpora a selection names, in configuration
 // order. nil, empty or ["all"] select every configured non-skill corpus;

@@ -9,4 +9,7 @@ require (
 	golang.org/x/term v0.48.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

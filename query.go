@@ -1,5 +1,7 @@
 package cairn
 
+import "encoding/json"
+
 // Hit is one search result. JSON names are fixed (scripts depend on them).
 type Hit struct {
 	Path      string   `json:"path"`
@@ -9,6 +11,24 @@ type Hit struct {
 	Corpus    string   `json:"corpus"`
 	Score     float64  `json:"score"`
 	Explain   []string `json:"explain,omitempty"`
+
+	// Session hits only.
+	Session          *SessionInfo     `json:"session,omitempty"`
+	MessageTimestamp string           `json:"messageTimestamp,omitempty"`
+	Messages         []SnippetMessage `json:"-"` // serialized as "snippet"
+}
+
+// MarshalJSON writes a session hit's snippet as its message array and a
+// file hit's as a string.
+func (h Hit) MarshalJSON() ([]byte, error) {
+	type plain Hit
+	if h.Messages == nil {
+		return json.Marshal(plain(h))
+	}
+	return json.Marshal(struct {
+		plain
+		Snippet []SnippetMessage `json:"snippet"`
+	}{plain(h), h.Messages})
 }
 
 // SearchOptions tune one search. A nil *SearchOptions means defaults.
@@ -17,6 +37,8 @@ type SearchOptions struct {
 	Limit    int      // 1..MaxSearchLimit, default DefaultSearchLimit
 	MinScore float64  // 0..1 on the normalized score
 	Explain  bool     // fill Hit.Explain
+	// Sessions narrows the search to session hits matching the filter.
+	Sessions *SessionFilter
 }
 
 // SetDefaults fills zero fields with defaults.

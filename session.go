@@ -89,3 +89,77 @@ func (s *ParseStats) Skip(reason string) {
 	}
 	s.Skipped[reason]++
 }
+
+// SourceSpec is one transcript source of a sessions corpus with the roots
+// (the tool's own home folders) to read it from.
+type SourceSpec struct {
+	ID    string
+	Roots []string
+}
+
+// SessionInfo is the session metadata a session hit carries. JSON names are
+// fixed.
+type SessionInfo struct {
+	SessionID      string `json:"sessionId"`
+	Source         string `json:"source"`
+	Provider       string `json:"provider,omitempty"`
+	ChatType       string `json:"chatType,omitempty"`
+	AccountID      string `json:"accountId,omitempty"`
+	ConversationID string `json:"conversationId,omitempty"`
+	Cwd            string `json:"cwd,omitempty"`
+	Title          string `json:"title,omitempty"`
+	StartedAt      string `json:"startedAt"`
+}
+
+// SnippetMessage is one message of a session hit's snippet. JSON names are
+// fixed.
+type SnippetMessage struct {
+	Type      string `json:"type,omitempty"` // "user", "assistant", or empty for a generated summary
+	Name      string `json:"name,omitempty"`
+	Timestamp string `json:"timestamp,omitempty"`
+	Body      string `json:"body"`
+	Partial   bool   `json:"partial,omitempty"`
+}
+
+// SessionFilter narrows a search to sessions. Zero fields match anything.
+// Times compare with the session start, inclusive.
+type SessionFilter struct {
+	StartedFrom    time.Time
+	StartedTo      time.Time
+	Provider       string // case-insensitive
+	ChatType       string // never matches sessions without one
+	AccountID      string
+	ConversationID string
+	Source         string
+	Cwd            string // working folder, exact
+}
+
+// IsZero reports whether the filter restricts nothing.
+func (f *SessionFilter) IsZero() bool { return f == nil || *f == SessionFilter{} }
+
+// SessionRecord is what the store keeps per projected session.
+type SessionRecord struct {
+	Corpus           string
+	Path             string // projection path (the document's path)
+	Info             SessionInfo
+	StartedAt        time.Time
+	Transcript       string // the source file it came from
+	ParentID         string
+	ProjectionHash   string
+	ProjectorVersion int
+	Spans            string // JSON of the message spans
+}
+
+// TranscriptState is what sync remembers of one transcript file.
+type TranscriptState struct {
+	Corpus           string
+	Source           string
+	Path             string
+	Size             int64
+	ModTime          int64
+	Hash             string
+	ProjectorVersion int
+	CheckedAt        int64
+	Stats            string // JSON of the last parse's ParseStats
+	Error            string // the last fatal parse error, if any
+}

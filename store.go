@@ -58,6 +58,9 @@ type LexicalQuery struct {
 	Match   string   // FTS5 expression built by package search
 	Corpora []string // empty: every corpus
 	Limit   int
+	// Paths, when non-nil, restricts hits to these document paths (of the
+	// given corpora): the sessions a session filter selected.
+	Paths []string
 	// MaxCandidates caps how many matching chunks are scored (0: no cap).
 	// Scoring costs about a microsecond per match, so an unselective query
 	// over a large index scores only the newest MaxCandidates matches.
@@ -102,4 +105,17 @@ type Store interface {
 	PruneCorpora(ctx context.Context, keep []string) (int, error)
 	// Close releases the store.
 	Close() error
+}
+
+// SessionStore keeps the records of projected sessions and the state of
+// the transcript files they came from.
+type SessionStore interface {
+	PutSession(ctx context.Context, r SessionRecord) error
+	DeleteSession(ctx context.Context, corpus, path string) error
+	Session(ctx context.Context, corpus, path string) (SessionRecord, error)
+	SessionsOf(ctx context.Context, corpus, transcript string) ([]SessionRecord, error)
+	FilterSessions(ctx context.Context, corpora []string, f SessionFilter) ([]string, error)
+	TranscriptStates(ctx context.Context, corpus string) (map[string]TranscriptState, error)
+	PutTranscriptState(ctx context.Context, t TranscriptState) error
+	DeleteTranscriptState(ctx context.Context, corpus, path string) error
 }

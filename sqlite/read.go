@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -26,7 +27,7 @@ func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Cand
 		return nil, err
 	}
 	out, n, err := s.lexical(ctx, q, q.Limit, floor, false)
-	if err != nil || len(q.Corpora) == 0 || len(out) >= q.Limit || n < q.Limit {
+	if err != nil || len(q.Corpora) == 0 && q.Paths == nil || len(out) >= q.Limit || n < q.Limit {
 		return out, err
 	}
 	// The filter dropped some of the best matches: rank inside the corpora,
@@ -64,6 +65,16 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fl
 	if len(q.Corpora) > 0 && filterInside {
 		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
 	}
+	var paths map[string]bool
+	if q.Paths != nil {
+		paths = make(map[string]bool, len(q.Paths))
+		for _, p := range q.Paths {
+			paths[p] = true
+		}
+		if filterInside {
+			filter += " AND d.path IN (SELECT value FROM json_each(?))"
+		}
+	}
 	var query string
 	if filterInside {
 		query = `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
@@ -89,6 +100,10 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fl
 			args = append(args, c)
 		}
 	}
+	if filterInside && q.Paths != nil {
+		list, _ := json.Marshal(q.Paths)
+		args = append(args, string(list))
+	}
 	if filterInside {
 		args = append(args, fetch)
 	}
@@ -110,7 +125,7 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fl
 			return nil, 0, queryError(err)
 		}
 		n++
-		if len(want) > 0 && !want[c.Corpus] || len(out) == q.Limit {
+		if len(want) > 0 && !want[c.Corpus] || paths != nil && !paths[c.Path] || len(out) == q.Limit {
 			continue
 		}
 		c.Text = string(text)

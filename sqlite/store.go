@@ -328,4 +328,38 @@ var migrations = []string{
 		content='', contentless_delete=1,
 		tokenize='porter unicode61 remove_diacritics 2'
 	);`,
+	`CREATE TABLE sessions(
+		corpus TEXT NOT NULL,
+		path TEXT NOT NULL,
+		source TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		provider TEXT NOT NULL DEFAULT '',
+		chat_type TEXT NOT NULL DEFAULT '',
+		account_id TEXT NOT NULL DEFAULT '',
+		conversation_id TEXT NOT NULL DEFAULT '',
+		cwd TEXT NOT NULL DEFAULT '',
+		title TEXT NOT NULL DEFAULT '',
+		parent_id TEXT NOT NULL DEFAULT '',
+		started_at INTEGER NOT NULL DEFAULT 0,
+		started_raw TEXT NOT NULL DEFAULT '',
+		transcript TEXT NOT NULL,
+		projection_hash TEXT NOT NULL,
+		projector_version INTEGER NOT NULL,
+		spans TEXT NOT NULL,
+		PRIMARY KEY(corpus, path)
+	);
+	CREATE INDEX sessions_transcript ON sessions(corpus, transcript);
+	CREATE TABLE transcript_files(
+		corpus TEXT NOT NULL,
+		source TEXT NOT NULL,
+		path TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mtime INTEGER NOT NULL,
+		hash TEXT NOT NULL,
+		projector_version INTEGER NOT NULL,
+		checked_at INTEGER NOT NULL,
+		stats TEXT NOT NULL DEFAULT '',
+		error TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY(corpus, path)
+	);`,
 }
