@@ -34,7 +34,8 @@ const (
 // For KindSessions, Sources name the transcript sources and their roots,
 // ChatTypes the chat types kept for sources that record one (default
 // channel and group), MaxExpandedTokens the budget of a hit's turn
-// expansion, and KeepRemoved keeps sessions whose transcript vanished.
+// expansion, and DropRemoved deletes the sessions of a transcript that vanished
+// (by default they are kept: Cairn keeps its own copy).
 type Corpus struct {
 	Name    string
 	Kind    string
@@ -46,7 +47,7 @@ type Corpus struct {
 	ChatTypes           []string
 	MaxExpandedTokens   int
 	SyncIntervalMinutes int
-	KeepRemoved         bool
+	DropRemoved         bool
 }
 
 // Defaults of a sessions corpus.

@@ -4,12 +4,10 @@ go 1.26.8
 
 require (
 	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.20.4
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/pelletier/go-toml/v2 v2.4.3
 	golang.org/x/term v0.48.0
 )
 
-require (
-	github.com/klauspost/compress v1.20.4 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-)
+require golang.org/x/sys v0.50.0 // indirect

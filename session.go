@@ -163,3 +163,28 @@ type TranscriptState struct {
 	Stats            string // JSON of the last parse's ParseStats
 	Error            string // the last fatal parse error, if any
 }
+
+// SourceSyncStats counts what a session sync did for one source. JSON names
+// are fixed.
+type SourceSyncStats struct {
+	Source       string         `json:"source"`
+	Files        int            `json:"files"`        // transcript files found
+	FilesChanged int            `json:"filesChanged"` // read and parsed again
+	Sessions     int            `json:"sessions"`     // sessions seen in changed files
+	Projected    int            `json:"projected"`    // projections written (new or changed)
+	Unchanged    int            `json:"unchanged"`    // sessions whose projection did not change
+	Skipped      int            `json:"skipped"`      // sessions left out (empty, chat type not selected)
+	Removed      int            `json:"removed"`      // projections deleted
+	Failed       int            `json:"failed"`       // files that could not be read or parsed
+	LinesSkipped map[string]int `json:"linesSkipped,omitempty"`
+	Redactions   map[string]int `json:"redactions,omitempty"` // secret kind → values replaced
+	Failures     []FileFailure  `json:"failures,omitempty"`
+}
+
+// SessionSyncResult is the session part of a sessions corpus sync.
+type SessionSyncResult struct {
+	Sources       []SourceSyncStats `json:"sources"`
+	LastCheckedAt string            `json:"lastCheckedAt"`
+	LastIndexedAt string            `json:"lastIndexedAt,omitempty"`
+	SkipReason    string            `json:"skipReason,omitempty"`
+}

@@ -5,6 +5,7 @@ import "time"
 // SyncOptions tune one sync. A nil *SyncOptions means all corpora, no progress.
 type SyncOptions struct {
 	Corpora  []string
+	Force    bool // re-read every transcript and re-project every session
 	Progress func(ProgressEvent)
 }
 
@@ -32,6 +33,8 @@ type CorpusSyncResult struct {
 	Failed    int           `json:"failed"`
 	Chunks    int           `json:"chunks"` // chunks written by this sync
 	Failures  []FileFailure `json:"failures,omitempty"`
+	// Sessions reports the transcript side of a sessions corpus.
+	Sessions *SessionSyncResult `json:"sessions,omitempty"`
 }
 
 // SyncResult is the outcome of Sync. JSON names are fixed.

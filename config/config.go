@@ -27,12 +27,20 @@ type Corpus struct {
 	Glob    string
 	Exclude []string
 	Line    int
+
+	// Sessions corpora.
+	Sources             []cairn.SourceSpec // roots as configured; empty means the defaults
+	ChatTypes           []string
+	MaxExpandedTokens   int
+	SyncIntervalMinutes int
+	KeepRemoved         bool
 }
 
 // LoadOptions tune Load. A nil *LoadOptions means no home directory, so
 // paths starting with "~/" are an error.
 type LoadOptions struct {
-	Home string // expands a leading "~/" in paths
+	Home   string              // expands a leading "~/" in paths
+	Getenv func(string) string // finds the default transcript roots (CODEX_HOME, ...); nil: none set
 }
 
 // LoadError is an invalid configuration file. Its message reads
@@ -68,7 +76,11 @@ func Load(path string, opts *LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", abs, err)
 	}
-	return parse(abs, data, resolver{dir: filepath.Dir(abs), home: home})
+	getenv := func(string) string { return "" }
+	if opts != nil && opts.Getenv != nil {
+		getenv = opts.Getenv
+	}
+	return parse(abs, data, resolver{dir: filepath.Dir(abs), home: home, getenv: getenv})
 }
 
 // ToCorpora returns the corpora as library values, with the default glob
@@ -82,6 +94,14 @@ func (c *Config) ToCorpora() []cairn.Corpus {
 }
 
 func (k Corpus) toCairn() cairn.Corpus {
+	if k.Kind == cairn.KindSessions {
+		var srcs []cairn.SourceSpec
+		for _, s := range k.Sources {
+			srcs = append(srcs, cairn.SourceSpec{ID: s.ID, Roots: append([]string(nil), s.Roots...)})
+		}
+		return cairn.Corpus{Name: k.Name, Kind: k.Kind, Sources: srcs, ChatTypes: append([]string(nil), k.ChatTypes...),
+			MaxExpandedTokens: k.MaxExpandedTokens, SyncIntervalMinutes: k.SyncIntervalMinutes, DropRemoved: !k.KeepRemoved}
+	}
 	glob := k.Glob
 	if glob == "" {
 		glob = cairn.DefaultGlob

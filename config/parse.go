@@ -15,12 +15,13 @@ import (
 )
 
 // corpusKeys are the keys of a [[corpus]] table, in documentation order.
-var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude"}
+var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude",
+	"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"}
 
 const (
-	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude"
+	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
 	allowedTop   = "allowed: [[corpus]] tables"
-	allowedKinds = `allowed kinds: "files"`
+	allowedKinds = `allowed kinds: "files", "sessions"`
 )
 
 // keyTypes says what each key holds, for type errors.
@@ -30,6 +31,12 @@ var keyTypes = map[string]string{
 	"paths":   "paths must be an array of strings",
 	"glob":    "glob must be a string",
 	"exclude": "exclude must be an array of strings",
+
+	"sources":             `sources must be an array of source ids or {id = "...", root = "..."} tables`,
+	"chatTypes":           "chatTypes must be an array of strings",
+	"maxExpandedTokens":   "maxExpandedTokens must be an integer from 1 to 10000",
+	"syncIntervalMinutes": "syncIntervalMinutes must be an integer from 0 to 1440",
+	"keepRemoved":         "keepRemoved must be true or false",
 }
 
 // rawFile and rawCorpus are what the TOML decoder fills.
@@ -43,6 +50,12 @@ type rawCorpus struct {
 	Paths   []string `toml:"paths"`
 	Glob    *string  `toml:"glob"`
 	Exclude []string `toml:"exclude"`
+
+	Sources             []any    `toml:"sources"`
+	ChatTypes           []string `toml:"chatTypes"`
+	MaxExpandedTokens   *int     `toml:"maxExpandedTokens"`
+	SyncIntervalMinutes *int     `toml:"syncIntervalMinutes"`
+	KeepRemoved         *bool    `toml:"keepRemoved"`
 }
 
 // tableLayout is where one [[corpus]] table and its keys are in the file.
@@ -244,8 +257,17 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 	switch {
 	case rc.Kind == "":
 		return fail("kind", "missing kind in %s; %s", label, allowedKinds)
+	case rc.Kind == cairn.KindSessions:
+		return validateSessions(rc, t, fail, r)
 	case rc.Kind != cairn.KindFiles:
 		return fail("kind", "unknown kind %q in %s; %s", rc.Kind, label, allowedKinds)
+	case strings.EqualFold(rc.Name, cairn.KindSessions):
+		return fail("kind", `the corpus named "sessions" in %s must have kind = "sessions"; name a files corpus otherwise`, label)
+	}
+	for _, k := range []string{"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"} {
+		if _, ok := t.keys[k]; ok {
+			return fail(k, "key %q in %s belongs to sessions corpora; allowed keys for files: name, kind, paths, glob, exclude", k, label)
+		}
 	}
 	if len(rc.Paths) == 0 {
 		return fail("paths", "missing or empty paths in %s; paths must be a non-empty array of non-blank strings", label)
@@ -281,9 +303,10 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 
 // resolver makes configured paths absolute.
 type resolver struct {
-	dir  string // the config file's directory
-	home string // expands "~/"; empty: "~" is an error
-	keep bool   // leave "~" paths unexpanded (validation only)
+	dir    string // the config file's directory
+	home   string // expands "~/"; empty: "~" is an error
+	keep   bool   // leave "~" paths unexpanded (validation only)
+	getenv func(string) string
 }
 
 func (r resolver) resolve(p string) (string, error) {

@@ -81,6 +81,55 @@ func AddCorpus(path, name, dir, glob string) error {
 	if err != nil {
 		return fmt.Errorf("add corpus %s: %w", name, err)
 	}
+	return addTable(abs, name, func(text string) string { return appendCorpus(text, name, dirAbs, glob) })
+}
+
+// AddSessionsCorpus adds the sessions corpus with the given sources; roots
+// maps a source id to the folders to read it from (made absolute). Sources
+// without roots use their tools' standard locations at load time.
+func AddSessionsCorpus(path string, sources []string, roots map[string][]string) error {
+	if len(sources) == 0 {
+		return cairn.Invalidf("no --source given: allowed %s", strings.Join(cairn.Sources, ", "))
+	}
+	var entries []string
+	for _, id := range sources {
+		if !slices.Contains(cairn.Sources, id) {
+			return cairn.Invalidf("unknown source %q: allowed %s", id, strings.Join(cairn.Sources, ", "))
+		}
+		rs := roots[id]
+		if len(rs) == 0 {
+			entries = append(entries, quote(id))
+			continue
+		}
+		var qs []string
+		for _, r := range rs {
+			a, err := filepath.Abs(r)
+			if err != nil {
+				return fmt.Errorf("add sessions corpus: %w", err)
+			}
+			qs = append(qs, quote(a))
+		}
+		entries = append(entries, fmt.Sprintf("{id = %s, root = [%s]}", quote(id), strings.Join(qs, ", ")))
+	}
+	for id := range roots {
+		if !slices.Contains(sources, id) {
+			return cairn.Invalidf("--root %s=... names a source not given with --source", id)
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("add sessions corpus: %w", err)
+	}
+	if target, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = target
+	}
+	table := "[[corpus]]\nname = \"sessions\"\nkind = \"sessions\"\nsources = [" + strings.Join(entries, ", ") + "]\n"
+	return addTable(abs, cairn.KindSessions, func(text string) string { return appendTable(text, table) })
+}
+
+// addTable appends a table made by add to the config at abs, refusing a
+// name already configured, and checks the result loads before writing it.
+func addTable(abs, name string, add func(text string) string) error {
 	text, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		text, err = []byte(Template), nil
@@ -97,23 +146,27 @@ func AddCorpus(path, name, dir, glob string) error {
 		k := cfg.Corpora[i]
 		return invalidf("corpus %q is already configured in %s:%d (as %q); pick another name", name, abs, k.Line, k.Name)
 	}
-	updated := appendCorpus(string(text), name, dirAbs, glob)
+	updated := add(string(text))
 	if _, err := parse(abs, []byte(updated), check); err != nil {
 		return fmt.Errorf("add corpus %s: %w", name, err)
 	}
 	return writeAtomic(abs, []byte(updated))
 }
 
-// appendCorpus returns text with a [[corpus]] table appended.
-func appendCorpus(text, name, dir, glob string) string {
-	var b strings.Builder
-	b.WriteString(text)
+// appendTable returns text with table appended after a blank line.
+func appendTable(text, table string) string {
 	if text != "" && !strings.HasSuffix(text, "\n") {
-		b.WriteString("\n")
+		text += "\n"
 	}
 	if text != "" {
-		b.WriteString("\n")
+		text += "\n"
 	}
+	return text + table
+}
+
+// appendCorpus returns text with a files [[corpus]] table appended.
+func appendCorpus(text, name, dir, glob string) string {
+	var b strings.Builder
 	b.WriteString("[[corpus]]\n")
 	fmt.Fprintf(&b, "name = %s\n", quote(name))
 	fmt.Fprintf(&b, "kind = %s\n", quote(cairn.KindFiles))
@@ -121,7 +174,7 @@ func appendCorpus(text, name, dir, glob string) string {
 	if glob != "" {
 		fmt.Fprintf(&b, "glob = %s\n", quote(glob))
 	}
-	return b.String()
+	return appendTable(text, b.String())
 }
 
 // quote returns s as a TOML basic string.

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/chunk"
@@ -42,6 +44,11 @@ type Options struct {
 	BatchSize   int            // files per write transaction, default DefaultBatchSize
 	Workers     int            // read+chunk workers, default GOMAXPROCS
 	Chunker     cairn.Chunker  // default chunk.New()
+	// Location is the zone session timestamps are shown in (default UTC).
+	Location *time.Location
+	// AgentName names the assistant in session projections (default: the
+	// source id).
+	AgentName string
 	// OneShot tunes the store for a process that runs one command and
 	// exits (the CLI): no memory map, whose page faults cost more than
 	// they save in a single query.
@@ -79,11 +86,18 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, cairn.Invalidf("data directory is empty: set Options.Dir")
 	}
 	seen := map[string]bool{}
+	sessions := 0
 	for _, c := range opts.Corpora {
 		if c.Name == "" || seen[c.Name] {
 			return nil, cairn.Invalidf("corpus name %q is blank or repeated: names must be unique", c.Name)
 		}
 		seen[c.Name] = true
+		if c.Kind == cairn.KindSessions {
+			sessions++
+		}
+	}
+	if sessions > 1 {
+		return nil, cairn.Invalidf("%d sessions corpora configured: allowed at most one", sessions)
 	}
 	st := sqlite.New(filepath.Join(opts.Dir, DBFile), FeatureVersion)
 	st.Mmap = !opts.OneShot
@@ -103,7 +117,10 @@ func (e *Engine) Store() *sqlite.Store { return e.store }
 // Corpora returns the configured corpora.
 func (e *Engine) Corpora() []cairn.Corpus { return e.opts.Corpora }
 
-// Search runs a lexical search over the selected corpora.
+// Search runs a lexical search over the selected corpora. With a session
+// filter only sessions corpora are searched, and only the sessions that
+// match. Hits in sessions corpora carry their session and a message-array
+// snippet.
 func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOptions) ([]cairn.Hit, error) {
 	o := cairn.SearchOptions{}
 	if opts != nil {
@@ -113,13 +130,45 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if err != nil {
 		return nil, err
 	}
+	var paths []string
+	if !o.Sessions.IsZero() {
+		if err := validFilter(o.Sessions); err != nil {
+			return nil, err
+		}
+		sel = slices.DeleteFunc(sel, func(c cairn.Corpus) bool { return c.Kind != cairn.KindSessions })
+		if len(sel) == 0 {
+			return []cairn.Hit{}, nil
+		}
+		names := make([]string, len(sel))
+		for i, c := range sel {
+			names[i] = c.Name
+		}
+		if paths, err = e.store.FilterSessions(ctx, names, *o.Sessions); err != nil {
+			return nil, err
+		}
+		if len(paths) == 0 {
+			return []cairn.Hit{}, nil
+		}
+	}
 	// Always filter: documents of a corpus removed from the configuration
 	// stay in the index until the next full sync prunes them.
 	o.Corpora = nil
 	for _, c := range sel {
 		o.Corpora = append(o.Corpora, c.Name)
 	}
-	return e.searcher.Search(ctx, query, &o)
+	hits, err := e.searcher.SearchPaths(ctx, query, &o, paths)
+	if err != nil {
+		return nil, err
+	}
+	return hits, e.expandSessionHits(ctx, hits)
+}
+
+func validFilter(f *cairn.SessionFilter) error {
+	if !f.StartedFrom.IsZero() && !f.StartedTo.IsZero() && f.StartedFrom.After(f.StartedTo) {
+		return cairn.Invalidf("startedFrom %s is after startedTo %s: give a range that starts before it ends",
+			f.StartedFrom.Format(time.RFC3339), f.StartedTo.Format(time.RFC3339))
+	}
+	return nil
 }
 
 // Close closes the index.

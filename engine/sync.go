@@ -50,7 +50,17 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 	}
 	var syncErr error
 	for _, c := range sel {
-		r, err := e.syncCorpus(ctx, c, o.Progress)
+		var r cairn.CorpusSyncResult
+		var err error
+		if c.Kind == cairn.KindSessions {
+			var st *SyncStatus
+			if st, err = e.beginStatus(); err == nil {
+				r, err = e.syncSessions(ctx, c, o.Force, o.Progress, st)
+				e.endStatus(st, &r, err)
+			}
+		} else {
+			r, err = e.syncCorpus(ctx, c, o.Progress)
+		}
 		res.Corpora = append(res.Corpora, r)
 		if err != nil {
 			syncErr = fmt.Errorf("sync corpus %s: %w", c.Name, err)

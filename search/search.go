@@ -64,6 +64,12 @@ func (s *Searcher) maxCandidates(q Query) int {
 // than opts.Limit hits, an any-words query, and returns scored hits.
 // opts.Corpora must already be resolved to corpus names (empty = all).
 func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOptions) ([]cairn.Hit, error) {
+	return s.SearchPaths(ctx, raw, opts, nil)
+}
+
+// SearchPaths is Search restricted to the documents at paths (of
+// opts.Corpora) when paths is not nil.
+func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.SearchOptions, paths []string) ([]cairn.Hit, error) {
 	o := cairn.SearchOptions{}
 	if opts != nil {
 		o = *opts
@@ -92,7 +98,7 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 		for i, t := range terms {
 			and[i] = t.expr
 		}
-		cands, err = s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora,
+		cands, err = s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora, Paths: paths,
 			Limit: o.Limit, MaxCandidates: capIfOver(budget, rarest)})
 		if err != nil {
 			return nil, err
@@ -104,7 +110,7 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 	if len(terms) > 1 && len(cands) < o.Limit {
 		kept, total := s.anyWords(terms, budget)
 		if total > 0 {
-			more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora,
+			more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Paths: paths,
 				Limit: o.Limit + len(cands), MaxCandidates: capIfOver(budget, total)})
 			if err != nil {
 				return nil, err

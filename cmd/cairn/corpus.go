@@ -27,14 +27,28 @@ func cmdCorpus(ctx context.Context, e *env, args []string) error {
 func cmdCorpusAdd(e *env, args []string) error {
 	fs := e.flags("corpus add")
 	glob := fs.String("glob", "", "files to include under PATH (default "+cairn.DefaultGlob+")")
+	kind := fs.String("kind", cairn.KindFiles, `"files" or "sessions"`)
+	var sources, roots stringList
+	fs.Var(&sources, "source", "sessions: a transcript source (repeatable)")
+	fs.Var(&roots, "root", "sessions: SOURCE=DIR, the tool's home folder (repeatable)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
+	path, _ := e.paths()
+	switch *kind {
+	case cairn.KindSessions:
+		return addSessions(e, path, pos, sources, roots)
+	case cairn.KindFiles:
+	default:
+		return usagef(`--kind %q: allowed "files" or "sessions"`, *kind)
+	}
+	if len(sources) > 0 || len(roots) > 0 {
+		return usagef("--source and --root need --kind sessions")
+	}
 	if len(pos) != 2 {
 		return usagef("corpus add needs NAME and PATH, got %d arguments", len(pos))
 	}
-	path, _ := e.paths()
 	if err := config.AddCorpus(path, pos[0], pos[1], *glob); err != nil {
 		return err
 	}
@@ -44,11 +58,17 @@ func cmdCorpusAdd(e *env, args []string) error {
 
 // corpusJSON is one entry of `cairn corpus list --json`.
 type corpusJSON struct {
-	Name    string   `json:"name"`
-	Kind    string   `json:"kind"`
-	Paths   []string `json:"paths"`
-	Glob    string   `json:"glob"`
-	Exclude []string `json:"exclude"`
+	Name    string       `json:"name"`
+	Kind    string       `json:"kind"`
+	Paths   []string     `json:"paths"`
+	Glob    string       `json:"glob"`
+	Exclude []string     `json:"exclude"`
+	Sources []sourceJSON `json:"sources,omitempty"`
+}
+
+type sourceJSON struct {
+	ID    string   `json:"id"`
+	Roots []string `json:"roots"`
 }
 
 func cmdCorpusList(e *env, args []string) error {
@@ -67,7 +87,12 @@ func cmdCorpusList(e *env, args []string) error {
 	}
 	out := []corpusJSON{}
 	for _, c := range cfg.ToCorpora() {
-		out = append(out, corpusJSON{c.Name, c.Kind, c.Paths, c.Glob, append([]string{}, c.Exclude...)})
+		cj := corpusJSON{c.Name, c.Kind, append([]string{}, c.Paths...), c.Glob, append([]string{}, c.Exclude...), nil}
+		for _, s := range c.Sources {
+			cj.Sources = append(cj.Sources, sourceJSON{s.ID, s.Roots})
+			cj.Paths = append(cj.Paths, s.Roots...)
+		}
+		out = append(out, cj)
 	}
 	if e.json {
 		return e.printJSON(map[string]any{"corpora": out})
@@ -82,4 +107,23 @@ func cmdCorpusList(e *env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Glob, strings.Join(c.Paths, ", "))
 	}
 	return tw.Flush()
+}
+
+func addSessions(e *env, path string, pos []string, sources, roots []string) error {
+	if len(pos) != 1 || pos[0] != cairn.KindSessions {
+		return usagef(`corpus add --kind sessions takes the name "sessions" and no PATH: cairn corpus add sessions --kind sessions --source claude-code`)
+	}
+	byID := map[string][]string{}
+	for _, r := range roots {
+		id, dir, ok := strings.Cut(r, "=")
+		if !ok || id == "" || dir == "" {
+			return usagef("--root %q: write SOURCE=DIR, for example --root codex=$HOME/.codex", r)
+		}
+		byID[id] = append(byID[id], dir)
+	}
+	if err := config.AddSessionsCorpus(path, sources, byID); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "added corpus sessions (%s) to %s; run cairn sync to read the transcripts\n", strings.Join(sources, ", "), path)
+	return nil
 }

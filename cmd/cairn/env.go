@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
@@ -66,7 +67,7 @@ func (e *env) paths() (configPath, dataDir string) {
 func (e *env) loadConfig() (*config.Config, error) {
 	path, _ := e.paths()
 	home, _ := os.UserHomeDir()
-	return config.Load(path, &config.LoadOptions{Home: home})
+	return config.Load(path, &config.LoadOptions{Home: home, Getenv: os.Getenv})
 }
 
 // open loads the configuration and opens the agent's engine.
@@ -80,7 +81,7 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true})
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local, AgentName: e.agentName()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,6 +92,15 @@ func (e *env) printJSON(v any) error {
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// agentName names the assistant in session projections: the agent id,
+// unless it is the default one (then the source id is shown).
+func (e *env) agentName() string {
+	if e.agent == "default" {
+		return ""
+	}
+	return e.agent
 }
 
 // stringList is a repeatable string flag.

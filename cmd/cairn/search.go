@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -16,6 +19,8 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	minScore := fs.Float64("min-score", 0, "minimum normalized score, 0 to 1")
 	explain := fs.Bool("explain", false, "show how each score was made")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
+	var f sessionFlags
+	f.bind(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -23,7 +28,11 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 0 {
 		return usagef("search needs a QUERY")
 	}
-	opts := &cairn.SearchOptions{Corpora: corpora, Limit: *limit, MinScore: *minScore, Explain: *explain}
+	filter, err := f.filter()
+	if err != nil {
+		return err
+	}
+	opts := &cairn.SearchOptions{Corpora: corpora, Limit: *limit, MinScore: *minScore, Explain: *explain, Sessions: filter}
 	if err := opts.Validate(); err != nil {
 		return err
 	}
@@ -54,6 +63,17 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	for _, h := range hits {
 		fmt.Fprintf(e.stdout, "%s:%d-%d  score %.2f\n", h.Path, h.StartLine, h.EndLine, h.Score)
+		if h.Session != nil {
+			fmt.Fprintf(e.stdout, "    session %s (%s, started %s)\n", h.Session.SessionID, h.Session.Source, h.Session.StartedAt)
+			for _, m := range h.Messages {
+				fmt.Fprintf(e.stdout, "    [%s %s %s]\n", orDash(m.Type), m.Name, m.Timestamp)
+				for _, l := range strings.Split(m.Body, "\n") {
+					fmt.Fprintf(e.stdout, "      %s\n", l)
+				}
+			}
+			fmt.Fprintln(e.stdout)
+			continue
+		}
 		for _, l := range strings.Split(h.Snippet, "\n") {
 			fmt.Fprintf(e.stdout, "    %s\n", l)
 		}
@@ -71,4 +91,68 @@ func round(x float64, digits int) float64 {
 		p *= 10
 	}
 	return float64(int64(x*p+0.5)) / p
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "summary"
+	}
+	return s
+}
+
+// sessionFlags are the search flags that filter sessions.
+type sessionFlags struct {
+	from, to, provider, chatType, account, conversation, source, cwd string
+}
+
+func (f *sessionFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.from, "started-from", "", "sessions started at or after this ISO-8601 time (with offset) or date")
+	fs.StringVar(&f.to, "started-to", "", "sessions started at or before this ISO-8601 time (with offset) or date")
+	fs.StringVar(&f.provider, "provider", "", "sessions of this provider or channel")
+	fs.StringVar(&f.chatType, "chat-type", "", "sessions of this chat type: direct, group or channel")
+	fs.StringVar(&f.account, "account", "", "sessions of this account id")
+	fs.StringVar(&f.conversation, "conversation", "", "sessions of this conversation id")
+	fs.StringVar(&f.source, "source", "", "sessions from this source")
+	fs.StringVar(&f.cwd, "cwd", "", "sessions run in this working folder")
+}
+
+// filter returns the session filter, or nil when no flag was given.
+func (f *sessionFlags) filter() (*cairn.SessionFilter, error) {
+	out := &cairn.SessionFilter{Provider: f.provider, ChatType: f.chatType, AccountID: f.account,
+		ConversationID: f.conversation, Source: f.source, Cwd: f.cwd}
+	var err error
+	if out.StartedFrom, err = parseTime("started-from", f.from, false); err != nil {
+		return nil, err
+	}
+	if out.StartedTo, err = parseTime("started-to", f.to, true); err != nil {
+		return nil, err
+	}
+	if f.chatType != "" && !slices.Contains([]string{"direct", "group", "channel"}, f.chatType) {
+		return nil, usagef("--chat-type %q: allowed direct, group or channel", f.chatType)
+	}
+	if f.source != "" && !slices.Contains(cairn.Sources, f.source) {
+		return nil, usagef("--source %q: allowed %s", f.source, strings.Join(cairn.Sources, ", "))
+	}
+	if out.IsZero() {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// parseTime reads RFC 3339 with an offset, or a bare date (the whole day
+// in UTC: its start for from, its end for to).
+func parseTime(flagName, v string, end bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if d, err := time.Parse("2006-01-02", v); err == nil {
+		if end {
+			return d.Add(24*time.Hour - time.Millisecond), nil
+		}
+		return d, nil
+	}
+	return time.Time{}, usagef("--%s %q: use an ISO-8601 time with an offset (2026-05-04T09:00:00+02:00) or a date (2026-05-04)", flagName, v)
 }

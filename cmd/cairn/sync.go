@@ -9,9 +9,13 @@ import (
 )
 
 func cmdSync(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "status" {
+		return cmdSyncStatus(ctx, e, args[1:])
+	}
 	fs := e.flags("sync")
 	var corpora stringList
 	fs.Var(&corpora, "corpus", "corpus to sync (repeatable; default all)")
+	force := fs.Bool("force", false, "re-read every transcript and re-project every session")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -26,7 +30,7 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 	}
 	defer eng.Close(ctx)
 	bar := newProgress(e.stderr, !e.json)
-	res, err := eng.Sync(ctx, &cairn.SyncOptions{Corpora: corpora, Progress: bar.update})
+	res, err := eng.Sync(ctx, &cairn.SyncOptions{Corpora: corpora, Force: *force, Progress: bar.update})
 	bar.done()
 	if res != nil {
 		if perr := e.printSync(res); perr != nil && err == nil {
@@ -52,7 +56,71 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 		for _, f := range c.Failures {
 			fmt.Fprintf(e.stdout, "failed: %s/%s: %s\n", c.Name, f.Path, f.Reason)
 		}
+		if c.Sessions != nil {
+			printSources(e, c.Sessions.Sources)
+		}
 	}
 	fmt.Fprintf(e.stdout, "done in %.3fs\n", res.Seconds)
+	return nil
+}
+
+func printSources(e *env, sources []cairn.SourceSyncStats) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "source\tfiles\tchanged\tsessions\tprojected\tunchanged\tskipped\tremoved\tfailed\t")
+	for _, s := range sources {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Source, s.Files, s.FilesChanged, s.Sessions, s.Projected, s.Unchanged, s.Skipped, s.Removed, s.Failed)
+	}
+	tw.Flush()
+	for _, s := range sources {
+		for reason, n := range s.LinesSkipped {
+			fmt.Fprintf(e.stdout, "%s: %d records skipped: %s\n", s.Source, n, reason)
+		}
+		for kind, n := range s.Redactions {
+			fmt.Fprintf(e.stdout, "%s: %d secrets redacted: %s\n", s.Source, n, kind)
+		}
+		for _, f := range s.Failures {
+			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, f.Path, f.Reason)
+		}
+	}
+}
+
+func cmdSyncStatus(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("sync status")
+	fs.BoolVar(&e.json, "json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional("sync status", pos); err != nil {
+		return err
+	}
+	eng, _, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close(ctx)
+	st, err := eng.SyncStatus()
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(st)
+	}
+	fmt.Fprintf(e.stdout, "status: %s", st.Status)
+	if st.Phase != "" {
+		fmt.Fprintf(e.stdout, " (%s)", st.Phase)
+	}
+	fmt.Fprintln(e.stdout)
+	for _, kv := range [][2]string{{"started", st.StartedAt}, {"completed", st.CompletedAt}, {"last success", st.LastSuccessfulSyncAt},
+		{"last checked", st.LastCheckedAt}, {"last indexed", st.LastIndexedAt}, {"error", st.Error}} {
+		if kv[1] != "" {
+			fmt.Fprintf(e.stdout, "%s: %s\n", kv[0], kv[1])
+		}
+	}
+	if st.Status == "completed" {
+		fmt.Fprintf(e.stdout, "sessions indexed: %d scanned, %d updated, %d unchanged, %d removed, %d skipped, %d failed\n",
+			st.Scanned, st.Updated, st.Unchanged, st.Removed, st.Skipped, st.Failed)
+		printSources(e, st.Sources)
+	}
 	return nil
 }

@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	_ "github.com/mattn/go-sqlite3"
+)
+
+const fixtures = "../ingest/testdata/transcripts"
+
+// copyTree copies a fixture folder into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openclawDB builds the SQLite-era store from the trimmed schema and seed.
+func openclawDB(t *testing.T, root string) {
+	t.Helper()
+	dir := filepath.Join(root, "agents", "main", "agent")
+	os.MkdirAll(dir, 0o755)
+	db, err := sql.Open("sqlite3", filepath.Join(dir, "openclaw-agent.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, f := range []string{"schema.sql", "seed.sql"} {
+		ddl, err := os.ReadFile(filepath.Join(fixtures, "openclaw", "sqlite", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(string(ddl)); err != nil {
+			t.Fatalf("apply %s: %v", f, err)
+		}
+	}
+}
+
+type sessionsFixture struct {
+	t     *testing.T
+	roots map[string]string
+	dir   string
+	eng   *Engine
+}
+
+func newSessionsFixture(t *testing.T) *sessionsFixture {
+	f := &sessionsFixture{t: t, roots: map[string]string{}, dir: t.TempDir()}
+	var specs []cairn.SourceSpec
+	for _, src := range cairn.Sources {
+		root := t.TempDir()
+		copyTree(t, filepath.Join(fixtures, src), root)
+		f.roots[src] = root
+		specs = append(specs, cairn.SourceSpec{ID: src, Roots: []string{root}})
+	}
+	openclawDB(t, f.roots[cairn.SourceOpenClaw])
+	eng, err := Open(context.Background(), Options{Dir: f.dir, Corpora: []cairn.Corpus{{
+		Name: "sessions", Kind: cairn.KindSessions, Sources: specs,
+		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: 500,
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	f.eng = eng
+	return f
+}
+
+func (f *sessionsFixture) sync() map[string]cairn.SourceSyncStats {
+	f.t.Helper()
+	res, err := f.eng.Sync(context.Background(), nil)
+	if err != nil {
+		f.t.Fatalf("Sync: %v", err)
+	}
+	out := map[string]cairn.SourceSyncStats{}
+	for _, s := range res.Corpora[0].Sessions.Sources {
+		out[s.Source] = s
+	}
+	return out
+}
+
+func (f *sessionsFixture) search(q string, filter *cairn.SessionFilter) []cairn.Hit {
+	f.t.Helper()
+	hits, err := f.eng.Search(context.Background(), q, &cairn.SearchOptions{Limit: 10, Sessions: filter})
+	if err != nil {
+		f.t.Fatalf("Search(%q): %v", q, err)
+	}
+	return hits
+}
+
+func TestSessionsSyncEverySource(t *testing.T) {
+	f := newSessionsFixture(t)
+	stats := f.sync()
+	for _, src := range cairn.Sources {
+		s := stats[src]
+		if s.Projected == 0 || s.Failed != 0 {
+			t.Errorf("%s: %+v; want projections and no failures", src, s)
+		}
+	}
+	// Every source's sessions are searchable, with session metadata and
+	// a message-array snippet.
+	for _, tt := range []struct{ source, query string }{
+		{cairn.SourceClaudeCode, "refresh-token test"},
+		{cairn.SourceCodex, "TestRefreshToken"},
+		{cairn.SourceGemini, "migrations"},
+		{cairn.SourceAider, "dry-run flag"},
+		{cairn.SourceOpenAIChat, "metric units"},
+		{cairn.SourceOpenClaw, "garden fence"},
+	} {
+		hits := f.search(tt.query, &cairn.SessionFilter{Source: tt.source})
+		if len(hits) == 0 {
+			t.Errorf("%s: no hit for %q", tt.source, tt.query)
+			continue
+		}
+		h := hits[0]
+		if h.Session == nil || h.Session.Source != tt.source || len(h.Messages) == 0 || h.MessageTimestamp == "" {
+			t.Errorf("%s: hit %+v lacks session data", tt.source, h)
+			continue
+		}
+		if !strings.HasPrefix(h.Path, "cairn://sessions/") {
+			t.Errorf("%s: path %s", tt.source, h.Path)
+		}
+		text, _ := f.eng.Get(context.Background(), h.Path, &cairn.GetOptions{From: h.StartLine, Lines: h.EndLine - h.StartLine + 1})
+		if !strings.Contains(strings.ToLower(text.Text), strings.ToLower(strings.Fields(tt.query)[0])) {
+			t.Errorf("%s: lines %d-%d of %s do not hold the match:\n%s", tt.source, h.StartLine, h.EndLine, h.Path, text.Text)
+		}
+	}
+	// Nothing changed: nothing re-read.
+	for src, s := range f.sync() {
+		if s.FilesChanged != 0 || s.Projected != 0 {
+			t.Errorf("%s resync: %+v; want nothing changed", src, s)
+		}
+	}
+}
+
+func TestSessionFilters(t *testing.T) {
+	f := newSessionsFixture(t)
+	f.sync()
+	day := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+	tests := []struct {
+		name   string
+		filter cairn.SessionFilter
+		source string // every hit's source; "" means no hits
+	}{
+		{"source", cairn.SessionFilter{Source: cairn.SourceCodex}, cairn.SourceCodex},
+		{"provider any case", cairn.SessionFilter{Provider: "TELEGRAM"}, cairn.SourceOpenClaw},
+		{"chat type", cairn.SessionFilter{ChatType: "direct"}, cairn.SourceOpenClaw},
+		{"after everything", cairn.SessionFilter{StartedFrom: day("2030-01-01T00:00:00Z")}, ""},
+		{"before everything", cairn.SessionFilter{StartedTo: day("2000-01-01T00:00:00Z")}, ""},
+		{"cwd", cairn.SessionFilter{Cwd: "/home/dev/acme-api", Source: cairn.SourceClaudeCode}, cairn.SourceClaudeCode},
+	}
+	for _, tt := range tests {
+		hits := f.search("test OR fence OR units OR migrations", &tt.filter)
+		if tt.source == "" {
+			if len(hits) != 0 {
+				t.Errorf("%s: %d hits, want none", tt.name, len(hits))
+			}
+			continue
+		}
+		if len(hits) == 0 {
+			t.Errorf("%s: no hits", tt.name)
+		}
+		for _, h := range hits {
+			if h.Session == nil || h.Session.Source != tt.source {
+				t.Errorf("%s: hit from %+v", tt.name, h.Session)
+			}
+		}
+	}
+	_, err := f.eng.Search(context.Background(), "test", &cairn.SearchOptions{Sessions: &cairn.SessionFilter{
+		StartedFrom: day("2026-05-05T00:00:00Z"), StartedTo: day("2026-05-04T00:00:00Z")}})
+	if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "startedFrom") {
+		t.Errorf("from after to: %v", err)
+	}
+}
+
+func TestSessionAppendResync(t *testing.T) {
+	f := newSessionsFixture(t)
+	f.sync()
+	file := filepath.Join(f.roots[cairn.SourceClaudeCode], "projects", "-home-dev-acme-api", "7f3c2a1e-4b5d-4c6e-8f90-1a2b3c4d5e6f.jsonl")
+	parent := "c9d0e1f2-0000-4000-8000-00000000000d"
+	var b bytes.Buffer
+	for i := range 10 {
+		id := fmt.Sprintf("c9d0e1f2-0000-4000-8000-0000000001%02d", i)
+		fmt.Fprintf(&b, `{"parentUuid":%q,"isSidechain":false,"cwd":"/home/dev/acme-api","sessionId":"7f3c2a1e-4b5d-4c6e-8f90-1a2b3c4d5e6f","type":"user","message":{"role":"user","content":"appended note %d about zebrafish"},"uuid":%q,"timestamp":"2026-05-04T09:3%d:00.000Z"}`+"\n", parent, i, id, i)
+		parent = id
+	}
+	fh, _ := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	fh.Write(b.Bytes())
+	fh.Close()
+	stats := f.sync()
+	if s := stats[cairn.SourceClaudeCode]; s.FilesChanged != 1 || s.Projected != 1 {
+		t.Errorf("claude-code after append: %+v; want one file re-read and one projection written", s)
+	}
+	for src, s := range stats {
+		if src != cairn.SourceClaudeCode && s.FilesChanged != 0 {
+			t.Errorf("%s re-read %d files", src, s.FilesChanged)
+		}
+	}
+	if hits := f.search("zebrafish", nil); len(hits) == 0 {
+		t.Error("appended messages not searchable")
+	}
+}
+
+// TestSessionSecretsNeverStored plants secrets in a transcript and scans
+// every file of the data directory, SQLite files included, for them.
+func TestSessionSecretsNeverStored(t *testing.T) {
+	f := newSessionsFixture(t)
+	secrets := []string{
+		"ghp_" + strings.Repeat("Ab3d", 9),
+		"sk-proj-" + strings.Repeat("Q7x2", 12),
+		"AKIA" + "IOSFODNN7Q2B5X9Z",
+		"xoxb-" + "123456789012-1234567890123-" + strings.Repeat("aB3", 8),
+		"glpat-" + strings.Repeat("x1Y2", 5),
+	}
+	pem := "-----BEGIN RSA PRIVATE KEY-----\\n" + strings.Repeat("MIIEowIBAAKCAQEA7", 4) + "\\n-----END RSA PRIVATE KEY-----"
+	var msgs []string
+	for _, s := range secrets {
+		msgs = append(msgs, fmt.Sprintf(`{"role":"user","content":"my token is %s ok"}`, s))
+	}
+	msgs = append(msgs, `{"role":"user","content":"key:\n`+pem+`"}`,
+		`{"role":"assistant","content":"export DATABASE_URL=postgres://app:Sup3rS3cretPw@db.internal:5432/app"}`)
+	line := `{"id":"conv-secret","created_at":"2026-05-06T10:00:00Z","metadata":{"user":"dana"},"messages":[` + strings.Join(msgs, ",") + "]}\n"
+	os.WriteFile(filepath.Join(f.roots[cairn.SourceOpenAIChat], "secrets.jsonl"), []byte(line), 0o644)
+	stats := f.sync()
+	if len(stats[cairn.SourceOpenAIChat].Redactions) == 0 {
+		t.Fatalf("no redactions counted: %+v", stats[cairn.SourceOpenAIChat])
+	}
+	needles := append(append([]string{}, secrets...), "Sup3rS3cretPw", "MIIEowIBAAKCAQEA7")
+	f.eng.Close(context.Background()) // flush the WAL into the database file too
+	err := filepath.WalkDir(f.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, n := range needles {
+			if bytes.Contains(data, []byte(n)) {
+				t.Errorf("secret %q found in %s", n, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

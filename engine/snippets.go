@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/chunk"
+	"github.com/cairnmemory/cairn/transcript"
+)
+
+// expandSessionHits turns the hits of sessions corpora into message arrays:
+// the whole turn (a user message and the replies up to the next one) when
+// it fits the corpus's MaxExpandedTokens, else the messages the chunk
+// touches, else the chunk itself marked partial. The match is never
+// clipped: every choice contains the hit's chunk.
+func (e *Engine) expandSessionHits(ctx context.Context, hits []cairn.Hit) error {
+	for i := range hits {
+		h := &hits[i]
+		c, ok := e.corpus(h.Corpus)
+		if !ok || c.Kind != cairn.KindSessions {
+			continue
+		}
+		rel := strings.TrimPrefix(h.Path, Scheme+h.Corpus+"/")
+		rec, err := e.store.Session(ctx, h.Corpus, rel)
+		if errors.Is(err, cairn.ErrNotFound) {
+			continue // indexed before its record was written; show it as text
+		}
+		if err != nil {
+			return err
+		}
+		text, err := e.store.DocumentText(ctx, h.Corpus, rel)
+		if err != nil {
+			return err
+		}
+		info := rec.Info
+		h.Session = &info
+		budget := c.MaxExpandedTokens
+		if budget <= 0 {
+			budget = cairn.DefaultMaxExpandedTokens
+		}
+		expand(h, text, spansOf(rec, text), budget)
+	}
+	return nil
+}
+
+// spansOf uses the stored spans when the indexed text is the projection
+// they were made for, else parses the headings again.
+func spansOf(rec cairn.SessionRecord, text string) []transcript.Span {
+	var spans []transcript.Span
+	if rec.ProjectionHash == sha256Hex(text) && json.Unmarshal([]byte(rec.Spans), &spans) == nil {
+		return spans
+	}
+	return transcript.Messages(text)
+}
+
+func expand(h *cairn.Hit, text string, spans []transcript.Span, budget int) {
+	first, last := -1, -1
+	for i, sp := range spans {
+		if sp.StartLine <= h.EndLine && sp.EndLine >= h.StartLine {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 { // the title line only
+		h.Messages = []cairn.SnippetMessage{{Body: strings.TrimSpace(h.Snippet), Partial: true}}
+		return
+	}
+	h.MessageTimestamp = spans[first].Timestamp
+	ts, te := turn(spans, first, last)
+	switch {
+	case tokens(text, spans[ts:te+1]) <= budget:
+		first, last = ts, te
+	case tokens(text, spans[first:last+1]) <= budget:
+	default:
+		// Too long even alone: the chunk itself, which holds the match.
+		h.Messages = []cairn.SnippetMessage{{Type: typeOf(spans[first]), Name: spans[first].Name,
+			Timestamp: spans[first].Timestamp, Body: strings.TrimSpace(chunkBody(h, text, spans[first])), Partial: true}}
+		return
+	}
+	h.Messages = h.Messages[:0]
+	for _, sp := range spans[first : last+1] {
+		h.Messages = append(h.Messages, cairn.SnippetMessage{Type: typeOf(sp), Name: sp.Name, Timestamp: sp.Timestamp, Body: sp.Body(text)})
+	}
+	h.StartLine, h.EndLine = spans[first].StartLine, spans[last].EndLine
+}
+
+// turn widens [first, last] to the user message before first and the
+// replies up to the next user message after last.
+func turn(spans []transcript.Span, first, last int) (int, int) {
+	for first > 0 && spans[first].Type != "user" {
+		first--
+	}
+	for last+1 < len(spans) && spans[last+1].Type != "user" {
+		last++
+	}
+	return first, last
+}
+
+func tokens(text string, spans []transcript.Span) int {
+	n := 0
+	for _, sp := range spans {
+		n += chunk.EstimateTokens(sp.Body(text))
+	}
+	return n
+}
+
+func typeOf(sp transcript.Span) string {
+	if sp.Type == "summary" {
+		return ""
+	}
+	return sp.Type
+}
+
+// chunkBody is the part of the hit's lines inside the message body.
+func chunkBody(h *cairn.Hit, text string, sp transcript.Span) string {
+	lines := strings.Split(text, "\n")
+	from, to := max(h.StartLine, sp.StartLine+2), min(h.EndLine, sp.EndLine)
+	if from > to || to > len(lines) {
+		return h.Snippet
+	}
+	return strings.Join(lines[from-1:to], "\n")
+}
+
+func (e *Engine) corpus(name string) (cairn.Corpus, bool) {
+	for _, c := range e.opts.Corpora {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return cairn.Corpus{}, false
+}

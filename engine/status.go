@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// StatusFile is the session sync status, in the agent's data directory.
+const StatusFile = "session-sync-status.json"
+
+// SyncStatus is the state of the last or running session sync (spec C15).
+// JSON names are fixed.
+type SyncStatus struct {
+	Status               string                  `json:"status"` // idle, running, completed, failed
+	Phase                string                  `json:"phase,omitempty"`
+	PID                  int                     `json:"pid,omitempty"`
+	StartedAt            string                  `json:"startedAt,omitempty"`
+	CompletedAt          string                  `json:"completedAt,omitempty"`
+	Scanned              int                     `json:"scanned"`
+	Unchanged            int                     `json:"unchanged"`
+	Updated              int                     `json:"updated"`
+	Removed              int                     `json:"removed"`
+	Skipped              int                     `json:"skipped"`
+	Failed               int                     `json:"failed"`
+	Embedded             int                     `json:"embedded"`
+	LastSuccessfulSyncAt string                  `json:"lastSuccessfulSyncAt,omitempty"`
+	LastCheckedAt        string                  `json:"lastCheckedAt,omitempty"`
+	LastIndexedAt        string                  `json:"lastIndexedAt,omitempty"`
+	SkipReason           string                  `json:"skipReason,omitempty"`
+	Error                string                  `json:"error,omitempty"`
+	Sources              []cairn.SourceSyncStats `json:"sources,omitempty"`
+}
+
+// SyncStatus reads the session sync status. A stored "running" whose
+// process is gone reads as "failed" (interrupted); no file reads "idle".
+func (e *Engine) SyncStatus() (*SyncStatus, error) {
+	data, err := os.ReadFile(filepath.Join(e.opts.Dir, StatusFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &SyncStatus{Status: "idle"}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sync status: %w", err)
+	}
+	var st SyncStatus
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("read sync status: %w", err)
+	}
+	if st.Status == "running" && !alive(st.PID) {
+		st.Status, st.Phase, st.Error = "failed", "", "interrupted: the syncing process is gone"
+	}
+	return &st, nil
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+// beginStatus records a running session sync, or refuses when another
+// process runs one.
+func (e *Engine) beginStatus() (*SyncStatus, error) {
+	prev, err := e.SyncStatus()
+	if err != nil {
+		prev = &SyncStatus{}
+	}
+	if prev.Status == "running" && prev.PID != os.Getpid() {
+		return nil, fmt.Errorf("%w: a session sync is already running (pid %d, started %s)", cairn.ErrBusy, prev.PID, prev.StartedAt)
+	}
+	st := &SyncStatus{Status: "running", Phase: "projecting", PID: os.Getpid(), StartedAt: now(),
+		LastSuccessfulSyncAt: prev.LastSuccessfulSyncAt}
+	return st, e.saveStatus(st)
+}
+
+// endStatus records how the session sync ended.
+func (e *Engine) endStatus(st *SyncStatus, r *cairn.CorpusSyncResult, syncErr error) {
+	st.Phase, st.PID, st.CompletedAt = "", 0, now()
+	if syncErr != nil {
+		st.Status, st.Error = "failed", syncErr.Error()
+		_ = e.saveStatus(st)
+		return
+	}
+	st.Status = "completed"
+	st.Scanned, st.Unchanged, st.Removed = r.Scanned, r.Unchanged, r.Removed
+	st.Updated = r.Added + r.Updated
+	if ss := r.Sessions; ss != nil {
+		st.Sources, st.LastCheckedAt, st.LastIndexedAt, st.SkipReason = ss.Sources, ss.LastCheckedAt, ss.LastIndexedAt, ss.SkipReason
+		for _, s := range ss.Sources {
+			st.Skipped += s.Skipped
+			st.Failed += s.Failed
+		}
+	}
+	st.Failed += r.Failed
+	if st.Failed == 0 {
+		st.LastSuccessfulSyncAt = st.CompletedAt
+	}
+	_ = e.saveStatus(st)
+}
+
+func (e *Engine) saveStatus(st *SyncStatus) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(e.opts.Dir, StatusFile), data)
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339) }
+
+// writeFileAtomic writes through a temporary file (fsync, rename, 0600).
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := errors.Join(tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+// Package redact replaces secrets in text with typed placeholders before the
+// text is stored or sent to a model.
+//
+// Quick start:
+//
+//	clean, counts := redact.Redact(transcript)
+//	// "export DB_PASSWORD=hunter2" becomes "export DB_PASSWORD=[REDACTED:password]"
+//	for kind, n := range counts { ... } // kind is one of redact.Kinds()
+//
+// Each secret becomes [REDACTED:<kind>]. Only the secret is replaced: the
+// quotes around a value, the key it is assigned to, the user and host of a
+// URL all stay, so JSON, YAML and code keep their structure. Redact is
+// idempotent: a placeholder is never matched again.
+//
+// # Kinds
+//
+// Example shapes below are synthetic: <n alnum> means n letters and digits.
+//
+//	kind                   example shape
+//	---------------------  -------------------------------------------------------------
+//	private-key            -----BEGIN (RSA|EC|OPENSSH|DSA|ENCRYPTED|PGP) PRIVATE KEY( BLOCK)?----- ... -----END ...-----
+//	                       (the whole block; an unterminated block up to its last base64 line)
+//	gcp-service-account    "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n"
+//	openai-key             sk-proj-<20+ chars>, sk-svcacct-..., sk-<32+ alnum>
+//	anthropic-key          sk-ant-api03-<20+ chars>
+//	google-api-key         AIza<35 chars>
+//	google-oauth-token     ya29.<20+ chars>, GOCSPX-<28 chars>
+//	aws-access-key-id      AKIA<16 A-Z0-9>, ASIA..., ABIA..., ACCA...
+//	aws-secret-access-key  aws_secret_access_key = <40 base64>, "SecretAccessKey": "<40>"
+//	azure-storage-key      AccountKey=<base64>==, SharedAccessKey=<base64>
+//	github-token           ghp_<36 alnum> (also gho_, ghu_, ghs_, ghr_), github_pat_<22+>
+//	gitlab-token           glpat-<20+ chars> (also gldt-, glptt-, glrt-, ...)
+//	slack-token            xoxb-<digits>-<digits>-<alnum> (also xoxp-, xoxa-, xoxr-, ...), xapp-1-...
+//	slack-webhook          https://hooks.slack.com/services/T<id>/B<id>/<secret> (whole URL)
+//	discord-webhook        https://discord.com/api/webhooks/<id>/<secret> (whole URL)
+//	discord-bot-token      M<23-25>.<6>.<27-38> (only in text that mentions Discord)
+//	telegram-bot-token     <8-10 digits>:AA<33 chars>
+//	stripe-key             sk_live_<16+>, sk_test_, rk_live_, rk_test_, pk_live_, whsec_<24+>
+//	sendgrid-key           SG.<22>.<43>
+//	twilio-api-key         SK<32 hex>
+//	twilio-auth-token      TWILIO_AUTH_TOKEN=<32 hex>; "AC<32 hex>", "<32 hex>" (the token, not the SID)
+//	npm-token              npm_<36 alnum>; //registry.npmjs.org/:_authToken=<value>
+//	pypi-token             pypi-AgE<50+ chars>
+//	huggingface-token      hf_<34+ alnum>
+//	vault-token            hvs.<24+>, hvb., hvr.
+//	doppler-token          dp.st.<40+>, dp.pt., dp.sa., dp.ct., ...
+//	digitalocean-token     dop_v1_<64 hex>, doo_v1_, dor_v1_
+//	shopify-token          shpat_<32 hex>, shpss_, shpca_, shppa_
+//	databricks-token       dapi<32 hex>
+//	age-secret-key         AGE-SECRET-KEY-1<58 bech32>
+//	jwt                    eyJ<header>.eyJ<payload>.<signature>
+//	bearer-token           Authorization: Bearer <16+ token chars> (the token)
+//	basic-auth             Authorization: Basic <base64 of user:pass>; curl -u user:pass (the password)
+//	url-password           https://user:<password>@host (user and host kept)
+//	database-password      postgres|mysql|mongodb(+srv)|redis|amqp|...://user:<password>@host;
+//	                       Server=...;User ID=...;Password=<value>; (ADO-style)
+//	password               password|passwd|pwd|pass|passphrase-named key = or : <value>
+//	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x
+//	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
+//	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case)
+//	high-entropy-secret    a key that mentions a secret word (SECRET_KEY_BASE, signing_key_material)
+//	                       holding 20+ chars of Shannon entropy >= 3.5 bits per byte
+//
+// # What is left alone
+//
+// Git SHAs, UUIDs, hex digests and base64 data are not redacted unless
+// assigned to a secret-named key; prose that mentions passwords; file paths;
+// URLs without a password; identifiers that contain a secret word
+// (tokenizer, passwordField). A name is classified by its last part:
+// db_password and dbPassword hold a password, password_file and
+// secretName name one (secretName := "db-password" is kept), and
+// private_key_id, token_type and token_hash describe one.
+//
+// Values that stand in for a secret are kept: "", masks (***, xxxx),
+// variables and templates (${DB_PASSWORD}, $TOKEN, {{ .Token }},
+// process.env.X, os.Getenv("X")), <your-token> and other your-key-here
+// stand-ins, the words password, secret, none, null, and changeme (a known
+// default, not a secret; redacting it protects nothing). Stripe publishable
+// test keys (pk_test_) are public and kept; secret and restricted test keys
+// (sk_test_, rk_test_) grant API access and are redacted. Tokens whose text
+// contains "example" or "your" are documentation stand-ins and are kept.
+//
+// Bare values in code are not secrets: password = newPassword,
+// password: cfg.Password, password=get_password(). A bare value after a
+// colon counts only as a YAML scalar alone on its line, and then (like a
+// flag value after a space) only if it is not a plain word, so
+// "Password: required" in prose stays.
+//
+// # Cost
+//
+// Every rule has anchor strings (a key prefix, a keyword); a rule's regular
+// expression runs only on the lines that hold one of its anchors, so text
+// without candidates costs a few substring scans. See BenchmarkRedact.
+package redact

@@ -1,0 +1,225 @@
+package redact
+
+import (
+	"sort"
+	"strings"
+)
+
+// Counts maps a kind (see Kinds) to the number of values replaced.
+type Counts map[string]int
+
+// placeholderPrefix starts every replacement; Placeholder adds the kind.
+const placeholderPrefix = "[REDACTED:"
+
+// maxPasses bounds the re-runs that make Redact idempotent: a pass that
+// replaces something is followed by another, because a replacement can
+// change the context an earlier rule saw. Text without secrets takes one.
+const maxPasses = 3
+
+// Placeholder is the text that replaces a secret of the given kind.
+func Placeholder(kind string) string { return placeholderPrefix + kind + "]" }
+
+// Redact replaces every secret it recognizes in text with
+// Placeholder(kind) and reports how many values of each kind it replaced.
+// Text around a secret is kept byte for byte: quotes, separators, the user
+// and host of a URL, the key of an assignment. Counts is nil when nothing
+// was replaced. Redact is idempotent and safe for concurrent use.
+func Redact(text string) (string, Counts) {
+	var counts Counts
+	for pass := 0; pass < maxPasses; pass++ {
+		var n int
+		text, n = redactOnce(text, &counts)
+		if n == 0 {
+			break
+		}
+	}
+	return text, counts
+}
+
+// Kinds lists every kind Redact can report, sorted.
+func Kinds() []string {
+	out := append([]string(nil), allKinds...)
+	sort.Strings(out)
+	return out
+}
+
+// hit is one secret found by a rule: the byte span to replace and its kind.
+type hit struct {
+	start, end int
+	kind       string
+}
+
+// rule finds one family of secrets. A rule runs only where one of its
+// anchors occurs: on the lines holding an anchor, or on the whole text when
+// whole is set (for secrets that span lines). fold means the anchors are
+// lower case and are looked up in the ASCII-lower-cased text.
+type rule struct {
+	anchors []string
+	fold    bool
+	whole   bool
+	// find appends the hits in s, with offsets relative to s, in order.
+	find func(s string, hits []hit) []hit
+}
+
+func redactOnce(text string, counts *Counts) (string, int) {
+	var lower string
+	lowerOK := false
+	total := 0
+	var hits []hit
+	for i := range rules {
+		r := &rules[i]
+		hay := text
+		if r.fold {
+			if !lowerOK {
+				lower, lowerOK = asciiLower(text), true
+			}
+			hay = lower
+		}
+		hits = hits[:0]
+		if r.whole {
+			if containsAny(hay, r.anchors) {
+				hits = r.find(text, hits)
+			}
+		} else {
+			lineWindows(hay, r.anchors, func(start, end int) {
+				n := len(hits)
+				hits = r.find(text[start:end], hits)
+				for j := n; j < len(hits); j++ {
+					hits[j].start += start
+					hits[j].end += start
+				}
+			})
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		var n int
+		text, n = apply(text, hits, counts)
+		if n > 0 {
+			total += n
+			lowerOK = false
+		}
+	}
+	return text, total
+}
+
+// apply replaces the hits (sorted by start) in text. Hits that overlap an
+// earlier hit or lie inside an existing placeholder are skipped.
+func apply(text string, hits []hit, counts *Counts) (string, int) {
+	var b strings.Builder
+	last, n := 0, 0
+	for _, h := range hits {
+		if h.start < last || h.end <= h.start || inPlaceholder(text, h.start, h.end) {
+			continue
+		}
+		if n == 0 {
+			b.Grow(len(text))
+		}
+		b.WriteString(text[last:h.start])
+		b.WriteString(Placeholder(h.kind))
+		last = h.end
+		if *counts == nil {
+			*counts = Counts{}
+		}
+		(*counts)[h.kind]++
+		n++
+	}
+	if n == 0 {
+		return text, 0
+	}
+	b.WriteString(text[last:])
+	return b.String(), n
+}
+
+// inPlaceholder reports whether text[start:end] overlaps a well-formed
+// placeholder, so that no rule redacts part of an earlier replacement.
+func inPlaceholder(text string, start, end int) bool {
+	if strings.Contains(text[start:end], placeholderPrefix) {
+		return true
+	}
+	from := max(0, start-64) // longer than any placeholder
+	i := strings.LastIndex(text[from:start], placeholderPrefix)
+	if i < 0 {
+		return false
+	}
+	i += from
+	j := i + len(placeholderPrefix)
+	for j < len(text) && (text[j] == '-' || isLower(text[j]) || isDigit(text[j])) {
+		j++
+	}
+	return j < len(text) && text[j] == ']' && j >= start
+}
+
+// lineWindows calls fn with the bounds of each line of hay that holds one
+// of the anchors, in order, each line once.
+func lineWindows(hay string, anchors []string, fn func(start, end int)) {
+	var buf [16]int
+	next := buf[:0]
+	if len(anchors) > len(buf) {
+		next = make([]int, 0, len(anchors))
+	}
+	for range anchors {
+		next = append(next, -2) // unknown
+	}
+	pos := 0
+	for pos <= len(hay) {
+		best := -1
+		for i, a := range anchors {
+			if next[i] == -1 {
+				continue
+			}
+			if next[i] < pos {
+				j := strings.Index(hay[pos:], a)
+				if j < 0 {
+					next[i] = -1
+					continue
+				}
+				next[i] = pos + j
+			}
+			if best < 0 || next[i] < best {
+				best = next[i]
+			}
+		}
+		if best < 0 {
+			return
+		}
+		start := strings.LastIndexByte(hay[:best], '\n') + 1
+		end := strings.IndexByte(hay[best:], '\n')
+		if end < 0 {
+			end = len(hay)
+		} else {
+			end += best
+		}
+		fn(start, end)
+		pos = end + 1
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiLower lower-cases ASCII letters only, so offsets stay the same.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -1,0 +1,308 @@
+package redact
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// r repeats s n times. Every secret below is built from fixed fragments so
+// no realistic key is committed.
+func r(s string, n int) string { return strings.Repeat(s, n) }
+
+// secretCase is text whose secret (between before and after) must become
+// Placeholder(kind), with everything else kept.
+type secretCase struct {
+	kind, before, secret, after string
+}
+
+func (c secretCase) in() string   { return c.before + c.secret + c.after }
+func (c secretCase) want() string { return c.before + Placeholder(c.kind) + c.after }
+
+var (
+	pw     = "Tr0ub4dor-" + "q7Z"
+	hex32  = r("0a1b2c3d", 4)
+	b64key = r("Ab3+Cd4/", 11) + "=="
+	pemRSA = "-----BEGIN RSA PRIVATE KEY-----\n" + r("MIIEpA"+r("Ab1+", 14)+"\n", 3) + "-----END RSA PRIVATE KEY-----"
+	jwtTok = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0." + r("Ab1_", 8)
+)
+
+func secretCases() []secretCase {
+	gcpBody := "-----BEGIN PRIVATE KEY-----\\n" + r("MIIEvQ"+r("Ab1+", 14)+"\\n", 2) + "-----END PRIVATE KEY-----\\n"
+	gcpBody2 := strings.ReplaceAll(gcpBody, `\n`, `\\n`)
+	return []secretCase{
+		{kindGCP, `{"type": "service_account", "private_key": "`, gcpBody, `", "client_email": "svc@proj.iam.gserviceaccount.com"}`},
+		{kindGCP, `{"msg": "{\"private_key\": \"`, gcpBody2, `\"}"}`},
+		{kindPrivateKey, "key:\n", pemRSA, "\nafter"},
+		{kindPrivateKey, "", "-----BEGIN OPENSSH PRIVATE KEY-----\n" + r("b3BlbnNzaC1rZXktdjEAAAAA"+r("Zx9/", 8)+"\n", 2) + "-----END OPENSSH PRIVATE KEY-----", "\n"},
+		{kindPrivateKey, "x ", "-----BEGIN EC PRIVATE KEY-----\\n" + r("MHcCAQEE"+r("Qw2=", 8), 1) + "\\n-----END EC PRIVATE KEY-----", " y"},
+		{kindPrivateKey, "", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBF" + r("Pk7/", 12) + "\n-----END PGP PRIVATE KEY BLOCK-----", ""},
+		{kindPrivateKey, "truncated: ", "-----BEGIN PRIVATE KEY-----\n" + r("MIIEvQ"+r("Ab1+", 14)+"\n", 2) + r("Xy2/", 4), "\n... output cut"},
+		{"openai-key", "OPENAI_API_KEY=", "sk-proj-" + r("Ab1_", 10), "\n"},
+		{"openai-key", `client = OpenAI(api_key="`, "sk-" + r("Ab12", 12), `")`},
+		{"anthropic-key", "ANTHROPIC_API_KEY=", "sk-ant-api03-" + r("Xy9-", 20), ""},
+		{"anthropic-key", `{"key":"`, "sk-ant-admin01-" + r("Qw3_", 10), `"}`},
+		{"google-api-key", "key=", "AIza" + r("Sy1_", 8) + "abc", "&q=1"},
+		{"google-api-key", `"apiKey": "`, "AIza" + r("Bq2-", 8) + "xyz", `",`},
+		{"google-oauth-token", "access_token=", "ya29." + r("a0B_", 10), ""},
+		{"google-oauth-token", "client_secret: ", "GOCSPX-" + r("Ab1-", 7), ""},
+		{"aws-access-key-id", "aws_access_key_id = ", "AKIA" + "ABCDEFGH23456789", "\n"},
+		{"aws-access-key-id", `"AccessKeyId": "`, "ASIA" + "Q2W3E4R5T6Y7U8I9", `"`},
+		{"aws-secret-access-key", "aws_secret_access_key = ", r("Ab3/Cd4+", 5), "\n"},
+		{"aws-secret-access-key", `"SecretAccessKey": "`, r("Zy8+Xw7/", 5), `",`},
+		{"azure-storage-key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=", b64key, ";EndpointSuffix=core.windows.net"},
+		{"azure-storage-key", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=", r("Kq9+Lm8/", 5) + "=", ""},
+		{"github-token", "GITHUB_TOKEN=", "ghp_" + r("A1b2", 9), ""},
+		{"github-token", "git clone https://x-access-token:", "ghs_" + r("C3d4", 9), "@github.com/org/repo.git"},
+		{"github-token", `"token": "`, "github_pat_" + r("11AB_cd", 12), `"`},
+		{"gitlab-token", "PRIVATE-TOKEN: ", "glpat-" + r("Ab1-", 5), ""},
+		{"gitlab-token", "token=", "gldt-" + r("Zx9_", 6), " done"},
+		{"slack-token", "SLACK_BOT_TOKEN=", "xoxb-" + "1234567890-1234567890123-" + r("Ab1c", 6), ""},
+		{"slack-token", `token: "`, "xoxp-" + "2234567890-3234567890123-" + r("Dd4e", 8), `"`},
+		{"slack-webhook", "url: ", "https://hooks.slack.com/services/T0" + "1234567/B0" + "1234567/" + r("Ab1c", 6), "\n"},
+		{"slack-webhook", `"webhook":"`, "https://hooks.slack.com/workflows/T0" + "7654321/A0" + "7654321/" + r("Zz9y", 6), `"`},
+		{"discord-webhook", "post to ", "https://discord.com/api/webhooks/123456789012345678/" + r("Ab1_-", 12), " now"},
+		{"discord-webhook", "", "https://canary.discordapp.com/api/webhooks/923456789012345678/" + r("Qz7-", 12), ""},
+		{"discord-bot-token", "discord bot: client.run('", "M" + r("Ab1c", 6) + ".Gh2_k9." + r("Ab1-c", 6), "')"},
+		{"discord-bot-token", "DISCORD_TOKEN=", "N" + r("Zq8x", 6) + ".Xy7-p2." + r("Lm3_k", 6), ""},
+		{"telegram-bot-token", "bot = Bot('", "123456789:AA" + r("Ab1_", 8) + "c", "')"},
+		{"telegram-bot-token", "https://api.telegram.org/bot", "9876543210:AA" + r("Zx8-", 8) + "q", "/getMe"},
+		{"stripe-key", "stripe.api_key = '", "sk_live_" + r("Ab1c", 6), "'"},
+		{"stripe-key", "STRIPE_SECRET=", "rk_test_" + r("Zy9x", 6), ""},
+		{"stripe-key", "endpoint secret ", "whsec_" + r("Ab1c", 8), ""},
+		{"sendgrid-key", "SENDGRID_API_KEY=", "SG." + r("Ab1_", 5) + "cd." + r("Ab1-", 10) + "xyz", ""},
+		{"sendgrid-key", `"key": "`, "SG." + r("Qz9-", 5) + "ab." + r("Lm2_", 10) + "uvw", `"`},
+		{"twilio-api-key", "TWILIO_API_KEY=", "SK" + hex32, ""},
+		{"twilio-api-key", `api_key_sid: "`, "SK" + r("9f8e7d6c", 4), `"`},
+		{"twilio-auth-token", "TWILIO_AUTH_TOKEN=", r("9f8e7d6c", 4), ""},
+		{"twilio-auth-token", `client = Client("AC` + r("1a2b3c4d", 4) + `", "`, r("5e6f7a8b", 4), `")`},
+		{"npm-token", "NPM_TOKEN=", "npm_" + r("Ab1c", 9), ""},
+		{"npm-token", "//registry.npmjs.org/:_authToken=", "a1b2c3d4-e5f6-4a7b-8c9d-" + "0e1f2a3b4c5d", "\n"},
+		{"pypi-token", "password = ", "pypi-AgEIcHlwaS5vcmc" + r("Ab1_", 14), ""},
+		{"pypi-token", "TWINE_PASSWORD=", "pypi-AgENdGVzdC5weXBpLm9yZw" + r("Zx9-", 14), ""},
+		{"huggingface-token", "HF_TOKEN=", "hf_" + r("Ab1c", 9), ""},
+		{"huggingface-token", "login(token='", "hf_" + r("Qz8y", 10), "')"},
+		{"vault-token", "VAULT_TOKEN=", "hvs." + r("Ab1_", 7), ""},
+		{"vault-token", "X-Vault-Token: ", "hvb." + r("Zq9-", 8), ""},
+		{"doppler-token", "DOPPLER_TOKEN=", "dp.st." + r("Ab1c", 11), ""},
+		{"doppler-token", "token ", "dp.pt." + r("Qz8y", 11), " ok"},
+		{"digitalocean-token", "DIGITALOCEAN_TOKEN=", "dop_v1_" + r("0a1b2c3d", 8), ""},
+		{"digitalocean-token", "token: ", "doo_v1_" + r("9f8e7d6c", 8), ""},
+		{"shopify-token", "X-Shopify-Access-Token: ", "shpat_" + hex32, ""},
+		{"shopify-token", "secret=", "shpss_" + r("9f8e7d6c", 4), ""},
+		{"databricks-token", "DATABRICKS_TOKEN=", "dapi" + hex32, ""},
+		{"databricks-token", "token ", "dapi" + r("9f8e7d6c", 4) + "-2", " ok"},
+		{"age-secret-key", "# secret key: ", "AGE-SECRET-KEY-1" + r("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 2)[:58], ""},
+		{"age-secret-key", "", "AGE-SECRET-KEY-1" + r("GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8", 2)[:58], "\n"},
+		{"jwt", "Cookie: session=", jwtTok, "; Path=/"},
+		{"jwt", `{"id_token": "`, jwtTok, `"}`},
+		{"bearer-token", "Authorization: Bearer ", r("Ab1.", 6), ""},
+		{"bearer-token", `curl -H "authorization: bearer `, r("Zq9-Xy8_", 4), `" https://api.test/v1`},
+		{"basic-auth", "Authorization: Basic ", base64.StdEncoding.EncodeToString([]byte("admin:" + pw)), ""},
+		{"basic-auth", "curl -u admin:", pw, " https://api.test/v1"},
+		{kindURLPassword, "git remote add origin https://deploy:", pw, "@git.internal.test/repo.git"},
+		{kindURLPassword, `"ftp://u:`, pw, `@files.test/pub"`},
+		{kindDatabasePassword, "DATABASE_URL=postgres://app:", pw, "@db:5432/app?sslmode=disable"},
+		{kindDatabasePassword, `uri = "mongodb+srv://u:`, pw, `@cluster0.mongo.test/db"`},
+		{kindDatabasePassword, "Server=tcp:db.test,1433;Database=app;User ID=sa;Password=", "my pass " + pw, ";Encrypt=true"},
+		{kindDatabasePassword, "redis://:", pw, "@cache:6379/0"},
+		{kindPassword, "DB_PASSWORD=", pw, "\n"},
+		{kindPassword, `{"user": "bob", "password": "`, pw, `"}`},
+		{kindPassword, "mysqldump --password=", pw, " app"},
+		{kindPassword, "  password: ", pw, "\n"},
+		{kindPassword, `db.connect(host="h", passwd='`, pw, `')`},
+		{kindPassword, `dbPassword := "`, "hunter2", `"`},
+		{kindPassword, "docker login --password ", pw, " --username bob"},
+		{kindSecret, `client_secret: "`, "Abc123456789xyz", `"`},
+		{kindSecret, "apiKey = '", "q8Zr2Lm5Np7", "'"},
+		{kindSecret, "export AUTH_TOKEN=", "tok4Zq8Lm2Xy", ""},
+		{kindHighEntropy, "SECRET_KEY_BASE=", r("9f8a7b6c5d4e3f2a1b0c", 3), ""},
+		{kindHighEntropy, `signing_key_material: "`, r("Kq9+Lm8/Zx7=", 3), `"`},
+	}
+}
+
+func TestRedactSecrets(t *testing.T) {
+	for _, c := range secretCases() {
+		got, counts := Redact(c.in())
+		if got != c.want() {
+			t.Errorf("%s: Redact(%q)\n got %q\nwant %q", c.kind, c.in(), got, c.want())
+			continue
+		}
+		if strings.Contains(got, c.secret) {
+			t.Errorf("%s: secret %q still in %q", c.kind, c.secret, got)
+		}
+		if counts[c.kind] != 1 || len(counts) != 1 {
+			t.Errorf("%s: counts = %v, want {%s:1}", c.kind, counts, c.kind)
+		}
+	}
+}
+
+func TestKinds(t *testing.T) {
+	kinds := Kinds()
+	if len(kinds) < 24 || !sort.StringsAreSorted(kinds) {
+		t.Fatalf("Kinds() = %v: want 24 or more, sorted", kinds)
+	}
+	per := map[string]int{}
+	for _, c := range secretCases() {
+		per[c.kind]++
+	}
+	for i, k := range kinds {
+		if i > 0 && kinds[i-1] == k {
+			t.Errorf("kind %q listed twice", k)
+		}
+		if per[k] < 2 {
+			t.Errorf("kind %q has %d test cases, want 2 or more", k, per[k])
+		}
+		delete(per, k)
+	}
+	for k := range per {
+		t.Errorf("test kind %q is not in Kinds()", k)
+	}
+}
+
+// TestRedactKeeps lists text that looks like a secret and is not one.
+func TestRedactKeeps(t *testing.T) {
+	for _, s := range []string{
+		"commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)",
+		"id: 123e4567-e89b-12d3-a456-426614174000",
+		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"Reset your password in settings.",
+		"Password: required",
+		`password: ""`,
+		`password: "<your-password>"`,
+		"password: ***",
+		"PASSWORD=changeme",
+		"password: ${DB_PASSWORD}",
+		"const password = process.env.DB_PASSWORD;",
+		`password := os.Getenv("DB_PASSWORD")`,
+		"password = newPassword",
+		"Password: cfg.Password,",
+		"conn = connect(user=user, password=get_password())",
+		`secretName := "db-password"`,
+		`tokenizer := NewTokenizer("bpe")`,
+		`token := "EOF"`,
+		"token_type: bearer",
+		"password_file: /run/secrets/db",
+		`{"private_key_id": "3f786850e387550fdab836ed7e6dc881de23001b"}`,
+		"see https://example.com/docs?page=2#auth",
+		"postgres://localhost:5432/app",
+		"postgres://app:${DB_PASS}@db/app",
+		"mysql://root:password@localhost/test",
+		"Authorization: Bearer $TOKEN",
+		"Authorization: Bearer <token>",
+		"the bearer token goes in a header",
+		"basic configuration lives in basic.yaml",
+		"docker run -u 1000:1000 image",
+		"pk_test_" + r("Ab1c", 6),
+		"ghp_" + r("x", 36),
+		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+		"PWD=/home/user/src/cairn",
+		"go 1.26.8; v2.4.3; sk-learn",
+	} {
+		if got, counts := Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)
+		}
+	}
+}
+
+func TestCleanCorpus(t *testing.T) {
+	files, err := filepath.Glob("testdata/clean/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob testdata/clean: %v (%d files)", err, len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, counts := Redact(string(b))
+		if got == string(b) {
+			continue
+		}
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(b), "\n")
+		for i := range wl {
+			if i < len(gl) && gl[i] != wl[i] {
+				t.Errorf("%s:%d: changed (%v)\n got %q\nwant %q", f, i+1, counts, gl[i], wl[i])
+			}
+		}
+	}
+}
+
+func TestIdempotent(t *testing.T) {
+	var all []string
+	for _, c := range secretCases() {
+		all = append(all, c.in())
+	}
+	inputs := append(all, strings.Join(all, "\n"), strings.Join(all, " "))
+	for _, in := range inputs {
+		once, _ := Redact(in)
+		twice, counts := Redact(once)
+		if twice != once || counts != nil {
+			t.Errorf("not idempotent on %q:\n once %q\ntwice %q (%v)", in, once, twice, counts)
+		}
+	}
+}
+
+// TestJSONInJSON checks a JSON document carried as a string inside another
+// JSON document (as tool output in a transcript): secrets behind escaped
+// quotes are found and both levels stay valid JSON.
+func TestJSONInJSON(t *testing.T) {
+	inner, _ := json.Marshal(map[string]string{"password": pw, "token": "ghp_" + r("A1b2", 9), "user": "bob"})
+	outer, _ := json.Marshal(map[string]string{"tool_output": string(inner)})
+	twice, _ := json.Marshal(map[string]string{"wrapped": string(outer)})
+	for _, doc := range []string{string(outer), string(twice)} {
+		got, counts := Redact(doc)
+		if strings.Contains(got, pw) || strings.Contains(got, "A1b2A1b2") {
+			t.Fatalf("secret left in %s", got)
+		}
+		if counts[kindPassword] != 1 || counts["github-token"] != 1 {
+			t.Errorf("counts = %v", counts)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(got), &v); err != nil {
+			t.Fatalf("redacted JSON is invalid: %v\n%s", err, got)
+		}
+	}
+	got, _ := Redact(string(outer))
+	var m map[string]string
+	_ = json.Unmarshal([]byte(got), &m)
+	var in map[string]string
+	if err := json.Unmarshal([]byte(m["tool_output"]), &in); err != nil {
+		t.Fatalf("inner JSON invalid: %v: %s", err, m["tool_output"])
+	}
+	if in["password"] != Placeholder(kindPassword) || in["user"] != "bob" {
+		t.Errorf("inner = %v", in)
+	}
+}
+
+func FuzzRedact(f *testing.F) {
+	for _, c := range secretCases() {
+		f.Add(c.before, c.after)
+	}
+	files, _ := filepath.Glob("testdata/clean/*.txt")
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(string(b[:min(len(b), 400)]), "")
+	}
+	planted := "ghp_" + r("P9q8", 9)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		in := a + "\n" + planted + "\n" + b
+		once, _ := Redact(in)
+		if strings.Contains(once, planted) {
+			t.Fatalf("planted token survived: %q", once)
+		}
+		twice, _ := Redact(once)
+		if twice != once {
+			t.Fatalf("not idempotent:\n once %q\ntwice %q", once, twice)
+		}
+		if r, _ := Redact(a); r != a {
+			if again, _ := Redact(r); again != r {
+				t.Fatalf("not idempotent on %q", a)
+			}
+		}
+	})
+}

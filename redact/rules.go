@@ -1,0 +1,192 @@
+package redact
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+)
+
+// allKinds is every kind a rule can report; Kinds returns it sorted.
+var allKinds = []string{
+	kindGCP, kindPrivateKey,
+	"openai-key", "anthropic-key", "google-api-key", "google-oauth-token",
+	"aws-access-key-id", "aws-secret-access-key", "azure-storage-key",
+	"github-token", "gitlab-token", "slack-token", "slack-webhook",
+	"discord-webhook", "discord-bot-token", "telegram-bot-token",
+	"stripe-key", "sendgrid-key", "twilio-api-key", "twilio-auth-token",
+	"npm-token", "pypi-token", "huggingface-token",
+	"vault-token", "doppler-token", "digitalocean-token", "shopify-token",
+	"databricks-token", "age-secret-key",
+	"jwt", "bearer-token", "basic-auth",
+	kindURLPassword, kindDatabasePassword,
+	kindPassword, kindSecret, kindHighEntropy,
+}
+
+const (
+	kindGCP              = "gcp-service-account"
+	kindPrivateKey       = "private-key"
+	kindURLPassword      = "url-password"
+	kindDatabasePassword = "database-password"
+	kindPassword         = "password"
+	kindSecret           = "secret"
+	kindHighEntropy      = "high-entropy-secret"
+)
+
+// rules run in order: specific shapes first, so a key assigned to a
+// variable is reported as its own kind and the assignment rules that run
+// last see a placeholder.
+var rules = []rule{
+	// A service-account JSON key: the private_key string value, escaped
+	// newlines included (also inside a JSON string, with escaped quotes).
+	reRule(kindGCP, []string{"private_key"}, false,
+		`\\*"private_key\\*"[ \t]*:[ \t]*\\*"(-----BEGIN[^"]*?-----END [A-Z0-9 ]*PRIVATE KEY-----(?:\\+n)*)`, 1, nil),
+	{
+		anchors: []string{"PRIVATE KEY"},
+		whole:   true,
+		find: reFind(kindPrivateKey, regexp.MustCompile(
+			`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
+				`(?:(?s:.*?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
+				`|(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=]{8,})*)`), 0, nil),
+	},
+
+	tok("anthropic-key", []string{"sk-ant-"}, `sk-ant-[A-Za-z0-9_-]{20,}`),
+	tok("openai-key", []string{"sk-"},
+		`sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}\b`),
+	tok("google-api-key", []string{"AIza"}, `AIza[0-9A-Za-z_-]{35}`),
+	tok("google-oauth-token", []string{"ya29.", "GOCSPX-"}, `ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{28}`),
+	tok("aws-access-key-id", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+	tok("github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}`),
+	tok("gitlab-token", []string{"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glffct-", "glcbt-", "gloas-", "glimt-", "glagent-"}, `gl(?:pat|dt|ptt|rt|soat|ffct|cbt|oas|imt|agent)-[A-Za-z0-9_-]{20,}`),
+	tok("slack-token", []string{"xox", "xapp-"}, `xox[abposre]-[0-9A-Za-z-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
+	tok("slack-webhook", []string{"hooks.slack.com"}, `https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`),
+	tok("discord-webhook", []string{"/api/webhooks/"}, `https://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}`),
+	tok("stripe-key", []string{"_live_", "_test_", "whsec_"}, `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|pk_live_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}`),
+	tok("sendgrid-key", []string{"SG."}, `SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}`),
+	tok("twilio-api-key", []string{"SK"}, `SK[0-9a-fA-F]{32}\b`),
+	tok("npm-token", []string{"npm_"}, `npm_[A-Za-z0-9]{36}\b`),
+	reRule("npm-token", []string{"_authtoken"}, true, `:_authToken=([^\s"'\\]+)`, 1, plainValueOK),
+	tok("pypi-token", []string{"pypi-"}, `pypi-AgE[A-Za-z0-9_-]{50,}`),
+	tok("huggingface-token", []string{"hf_"}, `hf_[A-Za-z0-9]{34,}\b`),
+	tok("vault-token", []string{"hvs.", "hvb.", "hvr."}, `hv[sbr]\.[A-Za-z0-9_-]{24,}`),
+	tok("doppler-token", []string{"dp."}, `dp\.(?:st|sa|ct|pt|scim|audit)\.[A-Za-z0-9_.-]{40,}`),
+	tok("digitalocean-token", []string{"_v1_"}, `do[opr]_v1_[a-f0-9]{64}\b`),
+	tok("shopify-token", []string{"shp"}, `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
+	tok("databricks-token", []string{"dapi"}, `dapi[a-f0-9]{32}(?:-[0-9])?\b`),
+	tok("age-secret-key", []string{"AGE-SECRET-KEY-1"}, `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+	reRule("telegram-bot-token", []string{":AA"}, false, `(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})`, 1, tokenOK),
+	{
+		// Discord bot tokens have no fixed prefix; look only where Discord
+		// is mentioned.
+		anchors: []string{"discord"},
+		fold:    true,
+		whole:   true,
+		find: reFind("discord-bot-token", regexp.MustCompile(
+			boundary+`([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`), 1, tokenOK),
+	},
+	tok("jwt", []string{"eyJ"}, `eyJ[A-Za-z0-9_-]{10,}\.(?:eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`),
+
+	reRule("aws-secret-access-key", []string{"secret"}, true,
+		`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?[ \t]*[:=][ \t]*\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, tokenOK),
+	reRule("azure-storage-key", []string{"accountkey=", "sharedaccesskey="}, true,
+		`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, 1, tokenOK),
+	reRule("twilio-auth-token", []string{"twilio"}, true,
+		`(?i)twilio\w*token\\*["']?[ \t]*[:=][ \t]*\\*["']?([0-9a-f]{32})\b`, 1, nil),
+	reRule("twilio-auth-token", []string{"AC"}, false,
+		`\bAC[0-9a-fA-F]{32}\\*["']?[ \t]*[,:][ \t]*\\*["']?([0-9a-fA-F]{32})\b`, 1, nil),
+
+	reRule("bearer-token", []string{"bearer"}, true,
+		`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`, 1, bearerOK),
+	reRule("basic-auth", []string{"basic"}, true,
+		`(?i)\bbasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})`, 1, basicOK),
+	reRule("basic-auth", []string{"-u", "--user"}, false,
+		`(?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']*:([^\s"']+)`, 1, curlUserOK),
+
+	{anchors: []string{"://"}, find: findURLPasswords},
+	reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
+		`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
+
+	{anchors: assignAnchors, fold: true, find: findAssignments},
+}
+
+// boundary is what may precede a token: the start, a non-word byte, or a
+// JSON escape such as \n.
+const boundary = `(?:^|\\[nrt]|[^A-Za-z0-9_])`
+
+// tok is a rule for a token with a recognizable shape.
+func tok(kind string, anchors []string, pattern string) rule {
+	return reRule(kind, anchors, false, boundary+`(`+pattern+`)`, 1, tokenOK)
+}
+
+// reRule is a rule whose secret is submatch group of pattern; ok, when
+// set, vets the secret given the line it is on.
+func reRule(kind string, anchors []string, fold bool, pattern string, group int, ok func(line, v string) bool) rule {
+	return rule{anchors: anchors, fold: fold, find: reFind(kind, regexp.MustCompile(pattern), group, ok)}
+}
+
+func reFind(kind string, re *regexp.Regexp, group int, ok func(line, v string) bool) func(string, []hit) []hit {
+	return func(s string, hits []hit) []hit {
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[2*group], m[2*group+1]
+			if a < 0 || (ok != nil && !ok(s, s[a:b])) {
+				continue
+			}
+			hits = append(hits, hit{a, b, kind})
+		}
+		return hits
+	}
+}
+
+// tokenOK rejects documentation stand-ins in the shape of a token.
+func tokenOK(_, v string) bool {
+	l := strings.ToLower(v)
+	for _, w := range []string{"xxxxx", "*****", "example", "your", "redacted", "placeholder", "00000000"} {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainValueOK(_, v string) bool { return !isPlaceholder(v) }
+
+func bearerOK(_, v string) bool {
+	return tokenOK("", v) && !isPlaceholder(v) && credentialShaped(v)
+}
+
+// basicOK accepts base64 that decodes to printable user:password.
+func basicOK(_, v string) bool {
+	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
+	if err != nil || len(raw) < 3 {
+		return false
+	}
+	colon := false
+	for _, c := range raw {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+		colon = colon || c == ':'
+	}
+	return colon
+}
+
+// curlUserOK vets the password of curl -u user:password: not a variable,
+// not a uid:gid pair.
+func curlUserOK(_, v string) bool {
+	return !isPlaceholder(v) && strings.Trim(v, "0123456789") != ""
+}
+
+// adoOK accepts Password= in a connection string: the line has another
+// connection-string key.
+func adoOK(line, v string) bool {
+	if isPlaceholder(v) || !strings.Contains(line, ";") {
+		return false
+	}
+	l := strings.ToLower(line)
+	for _, k := range []string{"server=", "data source=", "host=", "user id=", "uid=", "database=",
+		"initial catalog=", "username=", "user=", "provider=", "dsn=", "port="} {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
