@@ -156,11 +156,37 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	for _, c := range sel {
 		o.Corpora = append(o.Corpora, c.Name)
 	}
+	o.SetDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	// Ask for more than needed: overlapping hits of one document (two
+	// chunks of one turn, once expanded) collapse below.
+	want := o.Limit
+	o.Limit = min(2*want, cairn.MaxSearchLimit)
 	hits, err := e.searcher.SearchPaths(ctx, query, &o, paths)
 	if err != nil {
 		return nil, err
 	}
-	return hits, e.expandSessionHits(ctx, hits)
+	if err := e.expandSessionHits(ctx, hits); err != nil {
+		return nil, err
+	}
+	hits = dropOverlaps(hits)
+	return hits[:min(len(hits), want)], nil
+}
+
+// dropOverlaps keeps the best hit of any set whose line ranges overlap in
+// one document (hits come best first).
+func dropOverlaps(hits []cairn.Hit) []cairn.Hit {
+	out := hits[:0]
+	for _, h := range hits {
+		if !slices.ContainsFunc(out, func(k cairn.Hit) bool {
+			return k.Path == h.Path && k.StartLine <= h.EndLine && h.StartLine <= k.EndLine
+		}) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func validFilter(f *cairn.SessionFilter) error {

@@ -52,8 +52,3 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
-
-func ExampleRedact() {
-	out, counts := Redact(`export DB_PASSWORD=hunter2 # and postgres://app:s3cret@db/app`)
-	println(out, counts[kindPassword])
-}

@@ -33,7 +33,7 @@
 //	slack-token            xoxb-<digits>-<digits>-<alnum> (also xoxp-, xoxa-, xoxr-, ...), xapp-1-...
 //	slack-webhook          https://hooks.slack.com/services/T<id>/B<id>/<secret> (whole URL)
 //	discord-webhook        https://discord.com/api/webhooks/<id>/<secret> (whole URL)
-//	discord-bot-token      M<23-25>.<6>.<27-38> (only in text that mentions Discord)
+//	discord-bot-token      M<23-25>.<6>.<27-38> (on lines that mention Discord or call .run()
 //	telegram-bot-token     <8-10 digits>:AA<33 chars>
 //	stripe-key             sk_live_<16+>, sk_test_, rk_live_, rk_test_, pk_live_, whsec_<24+>
 //	sendgrid-key           SG.<22>.<43>

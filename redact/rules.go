@@ -75,11 +75,10 @@ var rules = []rule{
 	tok("age-secret-key", []string{"AGE-SECRET-KEY-1"}, `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
 	reRule("telegram-bot-token", []string{":AA"}, false, `(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})`, 1, tokenOK),
 	{
-		// Discord bot tokens have no fixed prefix; look only where Discord
-		// is mentioned.
-		anchors: []string{"discord"},
+		// Discord bot tokens have no fixed prefix; look only on lines that
+		// mention Discord or run a bot.
+		anchors: []string{"discord", ".run("},
 		fold:    true,
-		whole:   true,
 		find: reFind("discord-bot-token", regexp.MustCompile(
 			boundary+`([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`), 1, tokenOK),
 	},
