@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact/redacttest"
 	_ "github.com/mattn/go-sqlite3"
 )
 
@@ -227,32 +229,81 @@ func TestSessionAppendResync(t *testing.T) {
 	}
 }
 
-// TestSessionSecretsNeverStored plants secrets in a transcript and scans
-// every file of the data directory, SQLite files included, for them.
+// plantSecrets writes one new transcript per source, in that source's
+// format, whose messages hold every sample secret.
+func plantSecrets(t *testing.T, roots map[string]string, lines []string) {
+	t.Helper()
+	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
+	write := func(src, rel, text string) {
+		p := filepath.Join(roots[src], filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cc, cx, gm, ai, oc, oa strings.Builder
+	cx.WriteString(`{"timestamp":"2026-05-06T10:00:00.000Z","type":"session_meta","payload":{"id":"019e9b2c-0000-7000-8000-00000000beef","timestamp":"2026-05-06T10:00:00.000Z","cwd":"/home/dev/s"}}` + "\n")
+	gm.WriteString(`{"sessionId":"5e7a9c1b-0000-4000-8000-00000000beef","projectHash":"x","startTime":"2026-05-06T10:00:00.000Z","lastUpdated":"2026-05-06T10:00:00.000Z","kind":"main"}` + "\n")
+	ai.WriteString("\n# aider chat started at 2026-05-06 10:00:00\n\n")
+	oc.WriteString(`{"type":"session","version":4,"id":"7a1f0c2e-0000-4000-8000-00000000beef","timestamp":"2026-05-06T10:00:00.000Z","cwd":"/home/dana"}` + "\n")
+	var oaMsgs []string
+	parent := "null"
+	for i, l := range lines {
+		id := fmt.Sprintf("d0d0d0d0-0000-4000-8000-%012d", i)
+		fmt.Fprintf(&cc, `{"parentUuid":%s,"isSidechain":false,"cwd":"/home/dev/s","sessionId":"5ec2e700-0000-4000-8000-00000000beef","type":"user","message":{"role":"user","content":%s},"uuid":%q,"timestamp":"2026-05-06T10:00:%02d.000Z"}`+"\n", parent, q(l), id, i)
+		fmt.Fprintf(&cx, `{"timestamp":"2026-05-06T10:00:%02d.000Z","type":"event_msg","payload":{"type":"user_message","message":%s}}`+"\n", i, q(l))
+		fmt.Fprintf(&gm, `{"id":"s-%d","timestamp":"2026-05-06T10:00:%02d.000Z","type":"user","content":[{"text":%s}]}`+"\n", i, i, q(l))
+		for _, ln := range strings.Split(l, "\n") {
+			ai.WriteString("#### " + ln + "  \n")
+		}
+		ai.WriteString("\nok\n\n")
+		fmt.Fprintf(&oc, `{"type":"message","id":"e%d","parentId":%s,"timestamp":"2026-05-06T10:00:%02d.000Z","message":{"role":"user","content":[{"type":"text","text":%s}],"timestamp":1778061600000}}`+"\n", i, ocParent(i), i, q(l))
+		oaMsgs = append(oaMsgs, `{"role":"user","content":`+q(l)+`}`)
+		parent = q(id)
+	}
+	oa.WriteString(`{"id":"conv-secret","created_at":"2026-05-06T10:00:00Z","metadata":{"user":"dana"},"messages":[` + strings.Join(oaMsgs, ",") + "]}\n")
+	write(cairn.SourceClaudeCode, "projects/-home-dev-s/5ec2e700-0000-4000-8000-00000000beef.jsonl", cc.String())
+	write(cairn.SourceCodex, "sessions/2026/05/06/rollout-2026-05-06T12-00-00-019e9b2c-0000-7000-8000-00000000beef.jsonl", cx.String())
+	write(cairn.SourceGemini, "tmp/acme-api/chats/session-2026-05-06T10-00-5e7a9c1b.jsonl", gm.String())
+	write(cairn.SourceAider, "secret-repo/.aider.chat.history.md", ai.String())
+	write(cairn.SourceOpenClaw, "agents/main/sessions/7a1f0c2e-0000-4000-8000-00000000beef.jsonl", oc.String())
+	write(cairn.SourceOpenAIChat, "secrets.jsonl", oa.String())
+}
+
+func ocParent(i int) string {
+	if i == 0 {
+		return "null"
+	}
+	return fmt.Sprintf(`"e%d"`, i-1)
+}
+
+// TestSessionSecretsNeverStored plants secrets of every sample kind in a
+// transcript of every source and scans every file of the data directory,
+// SQLite files included, for them afterwards.
 func TestSessionSecretsNeverStored(t *testing.T) {
 	f := newSessionsFixture(t)
-	secrets := []string{
-		"ghp_" + strings.Repeat("Ab3d", 9),
-		"sk-proj-" + strings.Repeat("Q7x2", 12),
-		"AKIA" + "IOSFODNN7Q2B5X9Z",
-		"xoxb-" + "123456789012-1234567890123-" + strings.Repeat("aB3", 8),
-		"glpat-" + strings.Repeat("x1Y2", 5),
+	samples := redacttest.Samples()
+	var lines []string
+	for _, s := range samples {
+		lines = append(lines, "note: "+s.Line+" (keep this safe)")
 	}
-	pem := "-----BEGIN RSA PRIVATE KEY-----\\n" + strings.Repeat("MIIEowIBAAKCAQEA7", 4) + "\\n-----END RSA PRIVATE KEY-----"
-	var msgs []string
-	for _, s := range secrets {
-		msgs = append(msgs, fmt.Sprintf(`{"role":"user","content":"my token is %s ok"}`, s))
-	}
-	msgs = append(msgs, `{"role":"user","content":"key:\n`+pem+`"}`,
-		`{"role":"assistant","content":"export DATABASE_URL=postgres://app:Sup3rS3cretPw@db.internal:5432/app"}`)
-	line := `{"id":"conv-secret","created_at":"2026-05-06T10:00:00Z","metadata":{"user":"dana"},"messages":[` + strings.Join(msgs, ",") + "]}\n"
-	os.WriteFile(filepath.Join(f.roots[cairn.SourceOpenAIChat], "secrets.jsonl"), []byte(line), 0o644)
+	plantSecrets(t, f.roots, lines)
 	stats := f.sync()
-	if len(stats[cairn.SourceOpenAIChat].Redactions) == 0 {
-		t.Fatalf("no redactions counted: %+v", stats[cairn.SourceOpenAIChat])
+	for _, src := range cairn.Sources {
+		st := stats[src]
+		n := 0
+		for _, v := range st.Redactions {
+			n += v
+		}
+		if n < len(samples) || st.Failed != 0 {
+			t.Errorf("%s: %d redactions for %d planted secrets, %d failures: %+v", src, n, len(samples), st.Failed, st.Failures)
+		}
 	}
-	needles := append(append([]string{}, secrets...), "Sup3rS3cretPw", "MIIEowIBAAKCAQEA7")
-	f.eng.Close(context.Background()) // flush the WAL into the database file too
+	// The sessions holding them are indexed: their placeholders are searchable.
+	if hits := f.search("REDACTED github-token", nil); len(hits) == 0 {
+		t.Error("no session with a redacted GitHub token was indexed")
+	}
+	f.eng.Close(context.Background()) // checkpoint the WAL into the database file too
 	err := filepath.WalkDir(f.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -261,9 +312,13 @@ func TestSessionSecretsNeverStored(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, n := range needles {
-			if bytes.Contains(data, []byte(n)) {
-				t.Errorf("secret %q found in %s", n, p)
+		for _, s := range samples {
+			needle := s.Secret
+			if s.Kind == "private-key" {
+				needle = strings.Split(s.Secret, "\n")[1]
+			}
+			if bytes.Contains(data, []byte(needle)) {
+				t.Errorf("%s secret found in %s", s.Kind, p)
 			}
 		}
 		return nil
