@@ -1,0 +1,73 @@
+package transcript_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/transcript"
+	"github.com/google/go-cmp/cmp"
+)
+
+var updateProjections = flag.Bool("update-projections", false, "rewrite testdata/projections")
+
+// TestFixtureProjections projects every transcript fixture (the file-based
+// ones; the OpenClaw SQLite seed is covered by the engine tests) and
+// compares with golden Markdown in testdata/projections/<source>/.
+func TestFixtureProjections(t *testing.T) {
+	const fixtures = "../ingest/testdata/transcripts"
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone data")
+	}
+	for _, id := range ingest.ReaderIDs() {
+		r, _ := ingest.Reader(id)
+		files, err := r.Find(filepath.Join(fixtures, id))
+		if err != nil {
+			t.Fatalf("%s: find: %v", id, err)
+		}
+		if len(files) == 0 {
+			t.Errorf("%s: no fixture found", id)
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A fixed "file time": checkouts set mtimes to the clone time.
+			modTime := time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+			sessions, err := r.Parse(data, ingest.ParseOptions{Path: file, ModTime: modTime, Location: berlin})
+			if err != nil {
+				t.Errorf("%s: parse %s: %v", id, file, err)
+				continue
+			}
+			for _, s := range sessions {
+				p, ok := transcript.Project(&s, transcript.Options{Location: berlin})
+				if !ok {
+					continue
+				}
+				name := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(p.Path), ".md"), ":", "-") + ".md"
+				golden := filepath.Join("testdata", "projections", id, name)
+				if *updateProjections {
+					os.MkdirAll(filepath.Dir(golden), 0o755)
+					os.WriteFile(golden, []byte(p.Path+"\n\n"+p.Text), 0o644)
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Errorf("%s: %v (run with -update-projections)", id, err)
+					continue
+				}
+				if diff := cmp.Diff(string(want), p.Path+"\n\n"+p.Text); diff != "" {
+					t.Errorf("%s %s (-want +got):\n%s", id, name, diff)
+				}
+				if got := transcript.Messages(p.Text); !cmp.Equal(got, p.Spans) {
+					t.Errorf("%s %s: spans do not round-trip", id, name)
+				}
+			}
+		}
+	}
+}
