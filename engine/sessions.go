@@ -279,23 +279,8 @@ func (e *Engine) writeProjection(p transcript.Projection, started time.Time) err
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create projection folder: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".projection-*")
-	if err != nil {
-		return fmt.Errorf("write projection: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(p.Text); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write projection: %w", err)
-	}
-	if err := errors.Join(tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
-		return fmt.Errorf("write projection: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write projection: %w", err)
+	if err := writeFileAtomic(path, []byte(p.Text)); err != nil {
+		return err
 	}
 	if !started.IsZero() {
 		_ = os.Chtimes(path, started, started)
