@@ -328,3 +328,44 @@ func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
+
+// ImportSessions projects and indexes sessions given directly (an import
+// from another tool, an evaluation dataset) into the sessions corpus named
+// corpus, as if read from the transcript named origin. Sessions origin
+// produced before and not given now are removed. Secrets are redacted as
+// for transcripts.
+func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sessions []cairn.Session) (*cairn.CorpusSyncResult, error) {
+	c, ok := e.corpus(corpus)
+	if !ok || c.Kind != cairn.KindSessions {
+		return nil, cairn.Invalidf("import into %q: not a configured sessions corpus", corpus)
+	}
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	st := cairn.SourceSyncStats{Source: "import"}
+	if err := e.projectAll(ctx, c, origin, sessions, nil, &st); err != nil {
+		return nil, err
+	}
+	r, err := e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.Sessions = &cairn.SessionSyncResult{Sources: []cairn.SourceSyncStats{st}, LastCheckedAt: now(), LastIndexedAt: now()}
+	if _, err := e.store.GC(ctx); err != nil {
+		return nil, err
+	}
+	return &r, e.maybeOptimize(ctx, &cairn.SyncResult{Corpora: []cairn.CorpusSyncResult{r}})
+}
+
+// SessionSpans returns the message spans of a projected session: the
+// message order of the session as given, with each message's lines.
+func (e *Engine) SessionSpans(ctx context.Context, corpus, path string) ([]transcript.Span, error) {
+	rec, err := e.store.Session(ctx, corpus, path)
+	if err != nil {
+		return nil, err
+	}
+	text, err := e.store.DocumentText(ctx, corpus, path)
+	if err != nil {
+		return nil, err
+	}
+	return spansOf(rec, text), nil
+}

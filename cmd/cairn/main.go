@@ -32,6 +32,7 @@ Usage:
   cairn sync [--corpus NAME]... [--json]      index changed files
   cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--json] [--explain]
   cairn get PATH [--from N] [--lines M] [--json]
+  cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--json]
 
 Global flags (any position):
   --agent NAME     agent whose data to use (default "default")
@@ -87,6 +88,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSearch(ctx, env, rest)
 	case "get":
 		return cmdGet(ctx, env, rest)
+	case "eval":
+		return cmdEval(ctx, env, rest)
 	default:
 		return usagef("unknown command %q: run cairn help for the list", cmd)
 	}

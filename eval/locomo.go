@@ -1,0 +1,275 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
+)
+
+// LoCoMo categories under the paper's names.
+var LocomoCategories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+type locomoSample struct {
+	SampleID     string                     `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []locomoQA                 `json:"qa"`
+}
+
+type locomoQA struct {
+	Question string          `json:"question"`
+	Evidence []string        `json:"evidence"`
+	Category int             `json:"category"`
+	Answer   json.RawMessage `json:"answer"`
+}
+
+type locomoTurn struct {
+	Speaker     string `json:"speaker"`
+	Text        string `json:"text"`
+	DiaID       string `json:"dia_id"`
+	BlipCaption string `json:"blip_caption"`
+}
+
+type auditEntry struct {
+	QuestionID      string   `json:"question_id"`
+	CorrectEvidence []string `json:"correct_evidence"`
+}
+
+// LocomoOptions tune a LoCoMo run.
+type LocomoOptions struct {
+	Data               string // locomo JSON file
+	Audit              string // optional audit corrections
+	Mode               string // lexical (vector and hybrid need an embedder)
+	IncludeAdversarial bool
+	Dir                string // working data directory (a fresh temporary one when empty)
+	Limit              int    // hits asked per question (default 50)
+}
+
+// Report is the result of a run. JSON names are fixed.
+type Report struct {
+	Dataset    string             `json:"dataset"`
+	Mode       string             `json:"mode"`
+	Questions  int                `json:"questions"`
+	Metrics    Metrics            `json:"metrics"`
+	ByCategory map[string]Metrics `json:"by_category"`
+	Seconds    float64            `json:"seconds"`
+	Skipped    int                `json:"skipped"`    // questions without resolvable evidence
+	Unresolved int                `json:"unresolved"` // evidence ids that name no turn
+}
+
+// Locomo runs the LoCoMo evaluation.
+func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
+	start := time.Now()
+	if o.Mode == "" {
+		o.Mode = "lexical"
+	}
+	if o.Mode != "lexical" {
+		return nil, cairn.Invalidf("mode %q needs an embedding model, which Cairn does not have yet: use --mode lexical", o.Mode)
+	}
+	if o.Limit == 0 {
+		o.Limit = 50
+	}
+	data, err := os.ReadFile(o.Data)
+	if err != nil {
+		return nil, fmt.Errorf("read locomo data: %w", err)
+	}
+	var samples []locomoSample
+	if err := json.Unmarshal(data, &samples); err != nil {
+		return nil, cairn.Invalidf("locomo data %s is not a JSON array of samples: %v", o.Data, err)
+	}
+	audit, err := loadAudit(o.Audit)
+	if err != nil {
+		return nil, err
+	}
+	dir := o.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "cairn-eval"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+	}
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
+		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}})
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close(ctx)
+	rep := &Report{Dataset: "locomo", Mode: o.Mode, ByCategory: map[string]Metrics{}}
+	byCat := map[string][]Scores{}
+	var all []Scores
+	for ci, sample := range samples {
+		sessions, turns, err := locomoSessions(sample)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := eng.ImportSessions(ctx, "sessions", "locomo:"+sample.SampleID, sessions); err != nil {
+			return nil, err
+		}
+		for qi, qa := range sample.QA {
+			if qa.Category == 5 && !o.IncludeAdversarial || LocomoCategories[qa.Category] == "" {
+				continue
+			}
+			evidence := qa.Evidence
+			if fix, ok := audit[fmt.Sprintf("locomo_%d_qa%d", ci, qi+1)]; ok {
+				evidence = fix
+			}
+			ids, bad := resolveEvidence(evidence, turns)
+			rep.Unresolved += bad
+			if len(ids) == 0 {
+				rep.Skipped++
+				continue
+			}
+			got, err := retrieve(ctx, eng, sample.SampleID, qa.Question, o.Limit)
+			if err != nil {
+				return nil, fmt.Errorf("question %d of %s: %w", qi+1, sample.SampleID, err)
+			}
+			sc := Score(got, ids, sessionOfTurn)
+			all = append(all, sc)
+			name := LocomoCategories[qa.Category]
+			byCat[name] = append(byCat[name], sc)
+		}
+	}
+	rep.Questions = len(all)
+	rep.Metrics = Average(all)
+	for name, s := range byCat {
+		rep.ByCategory[name] = Average(s)
+	}
+	rep.Seconds = cairn.Since(start)
+	return rep, nil
+}
+
+func sessionOfTurn(id string) string { s, _, _ := strings.Cut(id, ":"); return s }
+
+// retrieve asks the question within one conversation and returns the turn
+// ids the hits cover, in rank order.
+func retrieve(ctx context.Context, eng *engine.Engine, conv, question string, limit int) ([]string, error) {
+	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Sessions: &cairn.SessionFilter{ConversationID: conv}})
+	if err != nil {
+		if strings.Contains(err.Error(), "only common words") || strings.Contains(err.Error(), "no words") {
+			return nil, nil // nothing searchable: no hits
+		}
+		return nil, err
+	}
+	var out []string
+	for _, h := range hits {
+		rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
+		spans, err := eng.SessionSpans(ctx, h.Corpus, rel)
+		if err != nil {
+			return nil, err
+		}
+		sess := h.Session.SessionID[strings.LastIndex(h.Session.SessionID, "-")+1:] // "D<n>"
+		for i, sp := range spans {
+			if sp.StartLine <= h.EndLine && sp.EndLine >= h.StartLine {
+				out = append(out, fmt.Sprintf("%s:%d", sess, i+1))
+			}
+		}
+	}
+	return out, nil
+}
+
+var sessionField = regexp.MustCompile(`^session_(\d+)$`)
+
+// locomoSessions turns a sample into one session per LoCoMo session, one
+// message per turn (both speakers as users with their names), and returns
+// the known turn ids. Session ids end in "-D<n>" and turn n of session s
+// is "D<s>:<n>" by position.
+func locomoSessions(s locomoSample) ([]cairn.Session, map[string]bool, error) {
+	var nums []int
+	for k := range s.Conversation {
+		if m := sessionField.FindStringSubmatch(k); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	turns := map[string]bool{}
+	var out []cairn.Session
+	for _, n := range nums {
+		var ts []locomoTurn
+		if err := json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &ts); err != nil {
+			return nil, nil, cairn.Invalidf("%s session_%d: %v", s.SampleID, n, err)
+		}
+		var when string
+		json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d_date_time", n)], &when)
+		started, _ := parseLocomoTime(when)
+		sess := cairn.Session{Source: "locomo", Provider: "locomo", ChatType: "direct", ID: fmt.Sprintf("%s-D%d", s.SampleID, n),
+			ConversationID: s.SampleID, StartedAt: started, StartedAtRaw: when}
+		for i, t := range ts {
+			text := strings.TrimSpace(t.Text)
+			if t.BlipCaption != "" {
+				text += " [shared an image: " + t.BlipCaption + "]"
+			}
+			if strings.TrimSpace(text) == "" {
+				text = "(no text)"
+			}
+			sess.Messages = append(sess.Messages, cairn.Message{ID: t.DiaID, Role: cairn.RoleUser, Speaker: t.Speaker, Text: text, Time: started})
+			turns[fmt.Sprintf("D%d:%d", n, i+1)] = true
+		}
+		out = append(out, sess)
+	}
+	return out, turns, nil
+}
+
+// parseLocomoTime reads "1:56 pm on 8 May, 2023".
+func parseLocomoTime(s string) (time.Time, error) {
+	return time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(s))
+}
+
+var evidenceID = regexp.MustCompile(`D\s*(\d+)\s*:\s*(\d+)`)
+
+// resolveEvidence parses evidence ids leniently (extra spaces, several ids
+// in one string, a missing "D") and returns the known turns and how many
+// named none.
+func resolveEvidence(ev []string, turns map[string]bool) ([]string, int) {
+	var out []string
+	bad := 0
+	for _, e := range ev {
+		e = strings.TrimSpace(e)
+		if !strings.Contains(e, "D") {
+			e = "D" + e
+		}
+		ms := evidenceID.FindAllStringSubmatch(e, -1)
+		if len(ms) == 0 {
+			bad++
+			continue
+		}
+		for _, m := range ms {
+			id := "D" + m[1] + ":" + m[2]
+			if turns[id] {
+				out = append(out, id)
+			} else {
+				bad++
+			}
+		}
+	}
+	return dedupe(out), bad
+}
+
+func loadAudit(path string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if path == "" {
+		return out, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read audit: %w", err)
+	}
+	var entries []auditEntry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, cairn.Invalidf("audit file %s is not a JSON array of corrections: %v", path, err)
+	}
+	for _, e := range entries {
+		if len(e.CorrectEvidence) > 0 {
+			out[e.QuestionID] = e.CorrectEvidence
+		}
+	}
+	return out, nil
+}

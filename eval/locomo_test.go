@@ -1,0 +1,74 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestResolveEvidence(t *testing.T) {
+	turns := map[string]bool{"D1:1": true, "D1:2": true, "D2:7": true}
+	tests := []struct {
+		in   []string
+		want []string
+		bad  int
+	}{
+		{[]string{"D1:1"}, []string{"D1:1"}, 0},
+		{[]string{" D1 : 2 "}, []string{"D1:2"}, 0},
+		{[]string{"1:2"}, []string{"D1:2"}, 0},
+		{[]string{"D1:1; D2:7"}, []string{"D1:1", "D2:7"}, 0},
+		{[]string{"D9:9", "nonsense", "D1:1", "D1:1"}, []string{"D1:1"}, 2},
+	}
+	for _, tt := range tests {
+		got, bad := resolveEvidence(tt.in, turns)
+		b1, _ := json.Marshal(got)
+		b2, _ := json.Marshal(tt.want)
+		if string(b1) != string(b2) || bad != tt.bad {
+			t.Errorf("resolveEvidence(%q) = %v, %d; want %v, %d", tt.in, got, bad, tt.want, tt.bad)
+		}
+	}
+}
+
+// TestLocomoEndToEnd runs a tiny hand-made sample through the whole path.
+func TestLocomoEndToEnd(t *testing.T) {
+	sample := []map[string]any{{
+		"sample_id": "conv-t",
+		"conversation": map[string]any{
+			"speaker_a": "Caroline", "speaker_b": "Melanie",
+			"session_1_date_time": "1:56 pm on 8 May, 2023",
+			"session_1": []map[string]string{
+				{"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to the LGBTQ support group yesterday."},
+				{"speaker": "Melanie", "dia_id": "D1:2", "text": "That sounds wonderful, how was it?"},
+			},
+			"session_2_date_time": "10:00 am on 20 May, 2023",
+			"session_2": []map[string]string{
+				{"speaker": "Melanie", "dia_id": "D2:1", "text": "I painted a sunrise over the lake last week."},
+				{"speaker": "Caroline", "dia_id": "D2:2", "text": "Pottery class is next on my list."},
+			},
+		},
+		"qa": []map[string]any{
+			{"question": "When did Caroline go to the support group?", "evidence": []string{"D1:1"}, "category": 2, "answer": "7 May 2023"},
+			{"question": "What did Melanie paint?", "evidence": []string{"D2:1"}, "category": 4, "answer": "a sunrise"},
+			{"question": "What is Caroline's pottery teacher called?", "evidence": []string{}, "category": 5},
+			{"question": "Unresolvable?", "evidence": []string{"D7:7"}, "category": 1, "answer": "x"},
+		},
+	}}
+	data, _ := json.Marshal(sample)
+	file := filepath.Join(t.TempDir(), "locomo.json")
+	os.WriteFile(file, data, 0o644)
+	rep, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 2 || rep.Skipped != 1 || rep.Unresolved != 1 {
+		t.Fatalf("report = %+v; want 2 questions scored, 1 skipped, 1 unresolved id", rep)
+	}
+	if rep.Metrics["turn_recall@1"] != 100 || rep.Metrics["mrr"] != 100 || rep.ByCategory["temporal"]["turn_recall@5"] != 100 {
+		t.Errorf("metrics = %v by category %v; both questions should find their turn first", rep.Metrics, rep.ByCategory)
+	}
+	if _, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir(), Mode: "hybrid"}); err == nil {
+		t.Error("hybrid mode without an embedder should be refused")
+	}
+}
