@@ -10,8 +10,11 @@ import (
 )
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] != "locomo" {
-		return usagef("eval needs a dataset: cairn eval locomo --data FILE")
+	if len(args) == 0 || args[0] != "locomo" && args[0] != "longmemeval" {
+		return usagef("eval needs a dataset: cairn eval locomo --data FILE, or cairn eval longmemeval --data FILE")
+	}
+	if args[0] == "longmemeval" {
+		return cmdEvalLME(ctx, e, args[1:])
 	}
 	fs := e.flags("eval locomo")
 	data := fs.String("data", "", "LoCoMo JSON file")
@@ -43,8 +46,46 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "locomo, %s mode: %d questions (%d skipped without evidence, %d evidence ids unresolved), %.1fs\n\n",
 		rep.Mode, rep.Questions, rep.Skipped, rep.Unresolved, rep.Seconds)
-	keys := []string{"turn_recall@1", "turn_recall@5", "turn_recall@10", "turn_recall@25", "turn_recall@50",
-		"session_recall_any@1", "session_recall_any@3", "session_recall_any@5", "ndcg@10", "mrr"}
+	return e.printReport(rep, []string{"turn_recall@1", "turn_recall@5", "turn_recall@10", "turn_recall@25", "turn_recall@50",
+		"session_recall_any@1", "session_recall_any@3", "session_recall_any@5", "ndcg@10", "mrr"})
+}
+
+func cmdEvalLME(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("eval longmemeval")
+	data := fs.String("data", "", "LongMemEval JSON file")
+	mode := fs.String("mode", "lexical", "lexical, vector or hybrid")
+	fs.BoolVar(&e.json, "json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional("eval longmemeval", pos); err != nil {
+		return err
+	}
+	if *data == "" {
+		return usagef("eval longmemeval needs --data FILE (a LongMemEval JSON file such as longmemeval_s.json)")
+	}
+	rep, err := eval.LongMemEval(ctx, eval.LongMemEvalOptions{Data: *data, Mode: *mode})
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(rep)
+	}
+	fmt.Fprintf(e.stdout, "longmemeval, %s mode: %d questions (abstention questions skipped), %.1fs\n\n", rep.Mode, rep.Questions, rep.Seconds)
+	var keys []string
+	for _, level := range []string{"session", "turn"} {
+		for _, m := range []string{"recall_all", "ndcg_any"} {
+			for _, k := range []int{5, 10} {
+				keys = append(keys, fmt.Sprintf("%s_%s@%d", level, m, k))
+			}
+		}
+	}
+	return e.printReport(rep, keys)
+}
+
+// printReport prints the chosen metrics overall and per category.
+func (e *env) printReport(rep *eval.Report, keys []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "\t")
 	for _, k := range keys {
