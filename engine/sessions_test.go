@@ -327,3 +327,23 @@ func TestSessionSecretsNeverStored(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRemovedTranscriptKeepsSessions(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		f := newSessionsFixture(t)
+		f.eng.opts.Corpora[0].DropRemoved = drop
+		f.sync()
+		if hits := f.search("metric units", &cairn.SessionFilter{Source: cairn.SourceOpenAIChat}); len(hits) == 0 {
+			t.Fatal("fixture session not found before the removal")
+		}
+		os.Remove(filepath.Join(f.roots[cairn.SourceOpenAIChat], "conversations.jsonl"))
+		stats := f.sync()
+		hits := f.search("metric units", &cairn.SessionFilter{Source: cairn.SourceOpenAIChat})
+		switch {
+		case !drop && (len(hits) == 0 || stats[cairn.SourceOpenAIChat].Removed != 0):
+			t.Errorf("keep (default): %d hits, %d removed; want the sessions kept", len(hits), stats[cairn.SourceOpenAIChat].Removed)
+		case drop && (len(hits) != 0 || stats[cairn.SourceOpenAIChat].Removed != 2):
+			t.Errorf("drop: %d hits, %d removed; want both sessions of the file gone", len(hits), stats[cairn.SourceOpenAIChat].Removed)
+		}
+	}
+}

@@ -160,3 +160,48 @@ func TestCLIConfigErrorNamesLine(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 naming %s:5 and the allowed keys", code, stderr, cfg)
 	}
 }
+
+func TestCLISessions(t *testing.T) {
+	c := newCLI(t)
+	out := c.ok("sync", "status", "--json")
+	if !strings.Contains(out, `"status":"idle"`) {
+		t.Errorf("status before any sync = %s", out)
+	}
+	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
+	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
+	out = c.ok("sync", "--json")
+	if !strings.Contains(out, `"sessions":{"sources":[{"source":"openai-chat"`) {
+		t.Errorf("sync JSON lacks the per-source session counts: %s", out)
+	}
+	var res struct {
+		Results []struct {
+			Snippet []map[string]any `json:"snippet"`
+			Session map[string]any   `json:"session"`
+		}
+	}
+	out = c.ok("search", "metric units", "--source", "openai-chat", "--started-from", "2026-05-01", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 || res.Results[0].Session["sessionId"] != "conv-001" || len(res.Results[0].Snippet) == 0 {
+		t.Errorf("session search JSON = %s (%v)", out, err)
+	}
+	out = c.ok("sync", "status", "--json")
+	if !strings.Contains(out, `"status":"completed"`) || !strings.Contains(out, `"lastSuccessfulSyncAt"`) {
+		t.Errorf("status after sync = %s", out)
+	}
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"search", "x", "--started-from", "yesterday"}, "ISO-8601"},
+		{[]string{"search", "x", "--chat-type", "dm"}, "allowed direct, group or channel"},
+		{[]string{"search", "x", "--source", "cursorx"}, "allowed claude-code"},
+		{[]string{"search", "x", "--started-from", "2026-05-05", "--started-to", "2026-05-01"}, "startedFrom"},
+		{[]string{"corpus", "add", "sessions", "--kind", "sessions", "--source", "nope"}, "unknown source"},
+		{[]string{"corpus", "add", "s2", "--kind", "sessions", "--source", "codex"}, `name "sessions"`},
+		{[]string{"corpus", "add", "x", "/tmp", "--root", "codex=/c"}, "need --kind sessions"},
+	} {
+		_, stderr, code := c.run(tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("cairn %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.stderr)
+		}
+	}
+}
