@@ -143,6 +143,7 @@ type SessionRecord struct {
 	Path             string // projection path (the document's path)
 	Info             SessionInfo
 	StartedAt        time.Time
+	StartedAtRaw     string // the start time as the source wrote it
 	Transcript       string // the source file it came from
 	ParentID         string
 	ProjectionHash   string

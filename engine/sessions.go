@@ -221,7 +221,7 @@ func record(corpus, transcriptPath string, s *cairn.Session, p transcript.Projec
 		started = s.StartedAt.UTC().Format(time.RFC3339Nano)
 	}
 	return cairn.SessionRecord{
-		Corpus: corpus, Path: p.Path, StartedAt: s.StartedAt, Transcript: transcriptPath, ParentID: s.ParentID,
+		Corpus: corpus, Path: p.Path, StartedAt: s.StartedAt, StartedAtRaw: s.StartedAtRaw, Transcript: transcriptPath, ParentID: s.ParentID,
 		ProjectionHash: p.Hash, ProjectorVersion: transcript.Version, Spans: string(spans),
 		Info: cairn.SessionInfo{SessionID: s.ID, Source: s.Source, Provider: s.Provider, ChatType: s.ChatType,
 			AccountID: s.AccountID, ConversationID: s.ConversationID, Cwd: s.Cwd, Title: s.Title, StartedAt: started},

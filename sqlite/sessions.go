@@ -24,7 +24,7 @@ func (s *Store) PutSession(ctx context.Context, r cairn.SessionRecord) error {
 		chat_type, account_id, conversation_id, cwd, title, parent_id, started_at, started_raw, transcript,
 		projection_hash, projector_version, spans) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Corpus, r.Path, i.Source, i.SessionID, i.Provider, i.ChatType, i.AccountID, i.ConversationID, i.Cwd,
-		i.Title, r.ParentID, r.StartedAt.UnixMilli(), i.StartedAt, r.Transcript, r.ProjectionHash,
+		i.Title, r.ParentID, r.StartedAt.UnixMilli(), r.StartedAtRaw, r.Transcript, r.ProjectionHash,
 		r.ProjectorVersion, r.Spans)
 	if err != nil {
 		return fmt.Errorf("store session %s: %w", r.Path, err)
@@ -54,10 +54,11 @@ func scanSession(sc interface{ Scan(...any) error }) (cairn.SessionRecord, error
 	var ms int64
 	i := &r.Info
 	err := sc.Scan(&r.Corpus, &r.Path, &i.Source, &i.SessionID, &i.Provider, &i.ChatType, &i.AccountID,
-		&i.ConversationID, &i.Cwd, &i.Title, &r.ParentID, &ms, &i.StartedAt, &r.Transcript, &r.ProjectionHash,
+		&i.ConversationID, &i.Cwd, &i.Title, &r.ParentID, &ms, &r.StartedAtRaw, &r.Transcript, &r.ProjectionHash,
 		&r.ProjectorVersion, &r.Spans)
 	if ms != 0 {
 		r.StartedAt = time.UnixMilli(ms).UTC()
+		i.StartedAt = r.StartedAt.Format(time.RFC3339Nano)
 	}
 	return r, err
 }
