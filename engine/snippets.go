@@ -17,31 +17,42 @@ import (
 // touches, else the chunk itself marked partial. The match is never
 // clipped: every choice contains the hit's chunk.
 func (e *Engine) expandSessionHits(ctx context.Context, hits []cairn.Hit) error {
+	type doc struct {
+		rec   cairn.SessionRecord
+		text  string
+		spans []transcript.Span
+	}
+	docs := map[string]*doc{} // several hits often share a session
 	for i := range hits {
 		h := &hits[i]
 		c, ok := e.corpus(h.Corpus)
 		if !ok || c.Kind != cairn.KindSessions {
 			continue
 		}
-		rel := strings.TrimPrefix(h.Path, Scheme+h.Corpus+"/")
-		rec, err := e.store.Session(ctx, h.Corpus, rel)
-		if errors.Is(err, cairn.ErrNotFound) {
-			continue // indexed before its record was written; show it as text
+		d, ok := docs[h.Path]
+		if !ok {
+			rel := strings.TrimPrefix(h.Path, Scheme+h.Corpus+"/")
+			rec, err := e.store.Session(ctx, h.Corpus, rel)
+			if errors.Is(err, cairn.ErrNotFound) {
+				continue // indexed before its record was written; show it as text
+			}
+			if err != nil {
+				return err
+			}
+			text, err := e.store.DocumentText(ctx, h.Corpus, rel)
+			if err != nil {
+				return err
+			}
+			d = &doc{rec: rec, text: text, spans: spansOf(rec, text)}
+			docs[h.Path] = d
 		}
-		if err != nil {
-			return err
-		}
-		text, err := e.store.DocumentText(ctx, h.Corpus, rel)
-		if err != nil {
-			return err
-		}
-		info := rec.Info
+		info := d.rec.Info
 		h.Session = &info
 		budget := c.MaxExpandedTokens
 		if budget <= 0 {
 			budget = cairn.DefaultMaxExpandedTokens
 		}
-		expand(h, text, spansOf(rec, text), budget)
+		expand(h, d.text, d.spans, budget)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/transcript"
 )
 
 // LoCoMo categories under the paper's names.
@@ -159,11 +160,15 @@ func retrieve(ctx context.Context, eng *engine.Engine, conv, question string, li
 		return nil, err
 	}
 	var out []string
+	cache := map[string][]transcript.Span{}
 	for _, h := range hits {
-		rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
-		spans, err := eng.SessionSpans(ctx, h.Corpus, rel)
-		if err != nil {
-			return nil, err
+		spans, ok := cache[h.Path]
+		if !ok {
+			rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
+			if spans, err = eng.SessionSpans(ctx, h.Corpus, rel); err != nil {
+				return nil, err
+			}
+			cache[h.Path] = spans
 		}
 		sess := h.Session.SessionID[strings.LastIndex(h.Session.SessionID, "-")+1:] // "D<n>"
 		for i, sp := range spans {

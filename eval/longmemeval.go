@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/transcript"
 )
 
 // LongMemEval cut-offs reported.
@@ -174,11 +175,15 @@ func lmeRetrieve(ctx context.Context, eng *engine.Engine, qid, question string, 
 		return nil, err
 	}
 	var out []string
+	cache := map[string][]transcript.Span{}
 	for _, h := range hits {
-		rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
-		spans, err := eng.SessionSpans(ctx, h.Corpus, rel)
-		if err != nil {
-			return nil, err
+		spans, ok := cache[h.Path]
+		if !ok {
+			rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
+			if spans, err = eng.SessionSpans(ctx, h.Corpus, rel); err != nil {
+				return nil, err
+			}
+			cache[h.Path] = spans
 		}
 		_, sid, _ := strings.Cut(h.Session.SessionID, "|")
 		for i, sp := range spans {
