@@ -109,6 +109,7 @@ type SessionInfo struct {
 	Cwd            string `json:"cwd,omitempty"`
 	Title          string `json:"title,omitempty"`
 	StartedAt      string `json:"startedAt"`
+	ParentID       string `json:"parentSessionId,omitempty"` // a sub-agent's parent session
 }
 
 // SnippetMessage is one message of a session hit's snippet. JSON names are

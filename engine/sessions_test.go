@@ -347,3 +347,18 @@ func TestRemovedTranscriptKeepsSessions(t *testing.T) {
 		}
 	}
 }
+
+func TestSubagentLinkedToParent(t *testing.T) {
+	f := newSessionsFixture(t)
+	f.sync()
+	hits := f.search("token TTL config", &cairn.SessionFilter{Source: cairn.SourceClaudeCode})
+	for _, h := range hits {
+		if strings.HasPrefix(h.Session.SessionID, "agent-") {
+			if h.Session.ParentID != "7f3c2a1e-4b5d-4c6e-8f90-1a2b3c4d5e6f" {
+				t.Errorf("sub-agent %s has parent %q", h.Session.SessionID, h.Session.ParentID)
+			}
+			return
+		}
+	}
+	t.Errorf("no sub-agent session among %d hits", len(hits))
+}

@@ -56,6 +56,7 @@ func scanSession(sc interface{ Scan(...any) error }) (cairn.SessionRecord, error
 	err := sc.Scan(&r.Corpus, &r.Path, &i.Source, &i.SessionID, &i.Provider, &i.ChatType, &i.AccountID,
 		&i.ConversationID, &i.Cwd, &i.Title, &r.ParentID, &ms, &r.StartedAtRaw, &r.Transcript, &r.ProjectionHash,
 		&r.ProjectorVersion, &r.Spans)
+	i.ParentID = r.ParentID
 	if ms != 0 {
 		r.StartedAt = time.UnixMilli(ms).UTC()
 		i.StartedAt = r.StartedAt.Format(time.RFC3339Nano)
