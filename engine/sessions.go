@@ -37,6 +37,12 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 	}
 	ss := &cairn.SessionSyncResult{}
 	seen := map[string]bool{}
+	type job struct {
+		reader ingest.SourceReader
+		file   string
+		stats  int // index into ss.Sources
+	}
+	var jobs []job
 	for _, src := range c.Sources {
 		st := cairn.SourceSyncStats{Source: src.ID}
 		reader, ok := ingest.Reader(src.ID)
@@ -53,18 +59,26 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 				continue
 			}
 			for _, f := range files {
-				if err := ctx.Err(); err != nil {
-					return cairn.CorpusSyncResult{Name: c.Name}, err
-				}
-				seen[f] = true
-				st.Files++
-				if err := e.syncTranscript(ctx, c, reader, f, states[f], force, &st); err != nil {
-					return cairn.CorpusSyncResult{Name: c.Name}, err
-				}
+				jobs = append(jobs, job{reader, f, len(ss.Sources)})
 			}
+			st.Files += len(files)
 		}
-		st.Failed = len(st.Failures)
 		ss.Sources = append(ss.Sources, st)
+	}
+	for i, j := range jobs {
+		if err := ctx.Err(); err != nil {
+			return cairn.CorpusSyncResult{Name: c.Name}, err
+		}
+		if progress != nil {
+			progress(cairn.ProgressEvent{Corpus: c.Name + " (transcripts)", Done: i, Total: len(jobs)})
+		}
+		seen[j.file] = true
+		if err := e.syncTranscript(ctx, c, j.reader, j.file, states[j.file], force, &ss.Sources[j.stats]); err != nil {
+			return cairn.CorpusSyncResult{Name: c.Name}, err
+		}
+	}
+	for i := range ss.Sources {
+		ss.Sources[i].Failed = len(ss.Sources[i].Failures)
 	}
 	if c.DropRemoved {
 		if err := e.dropVanished(ctx, c, states, seen, ss); err != nil {
