@@ -66,8 +66,9 @@ func redactOnce(text string, counts *Counts) (string, int) {
 	lowerOK := false
 	total := 0
 	var hits []hit
-	for i := range rules {
-		r := &rules[i]
+	rs := loadRules()
+	for i := range rs {
+		r := &rs[i]
 		hay := text
 		if r.fold {
 			if !lowerOK {

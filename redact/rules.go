@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // allKinds is every kind a rule can report; Kinds returns it sorted.
@@ -35,76 +36,90 @@ const (
 // rules run in order: specific shapes first, so a key assigned to a
 // variable is reported as its own kind and the assignment rules that run
 // last see a placeholder.
-var rules = []rule{
-	// A service-account JSON key: the private_key string value, escaped
-	// newlines included (also inside a JSON string, with escaped quotes).
-	reRule(kindGCP, []string{"private_key"}, false,
-		`\\*"private_key\\*"[ \t]*:[ \t]*\\*"(-----BEGIN[^"]*?-----END [A-Z0-9 ]*PRIVATE KEY-----(?:\\+n)*)`, 1, nil),
-	{
-		anchors: []string{"PRIVATE KEY"},
-		whole:   true,
-		find: reFind(kindPrivateKey, regexp.MustCompile(
-			`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
-				`(?:(?s:.*?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
-				`|(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=]{8,})*)`), 0, nil),
-	},
+// rules are compiled on first use, so programs that link this package but
+// never redact (a one-shot search) do not pay for compiling the patterns.
+var (
+	rulesOnce sync.Once
+	rules     []rule
+)
 
-	tok("anthropic-key", []string{"sk-ant-"}, `sk-ant-[A-Za-z0-9_-]{20,}`),
-	tok("openai-key", []string{"sk-"},
-		`sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}\b`),
-	tok("google-api-key", []string{"AIza"}, `AIza[0-9A-Za-z_-]{35}`),
-	tok("google-oauth-token", []string{"ya29.", "GOCSPX-"}, `ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{28}`),
-	tok("aws-access-key-id", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
-	tok("github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}`),
-	tok("gitlab-token", []string{"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glffct-", "glcbt-", "gloas-", "glimt-", "glagent-"}, `gl(?:pat|dt|ptt|rt|soat|ffct|cbt|oas|imt|agent)-[A-Za-z0-9_-]{20,}`),
-	tok("slack-token", []string{"xox", "xapp-"}, `xox[abposre]-[0-9A-Za-z-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
-	tok("slack-webhook", []string{"hooks.slack.com"}, `https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`),
-	tok("discord-webhook", []string{"/api/webhooks/"}, `https://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}`),
-	tok("stripe-key", []string{"_live_", "_test_", "whsec_"}, `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|pk_live_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}`),
-	tok("sendgrid-key", []string{"SG."}, `SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}`),
-	tok("twilio-api-key", []string{"SK"}, `SK[0-9a-fA-F]{32}\b`),
-	tok("npm-token", []string{"npm_"}, `npm_[A-Za-z0-9]{36}\b`),
-	reRule("npm-token", []string{"_authtoken"}, true, `:_authToken=([^\s"'\\]+)`, 1, plainValueOK),
-	tok("pypi-token", []string{"pypi-"}, `pypi-AgE[A-Za-z0-9_-]{50,}`),
-	tok("huggingface-token", []string{"hf_"}, `hf_[A-Za-z0-9]{34,}\b`),
-	tok("vault-token", []string{"hvs.", "hvb.", "hvr."}, `hv[sbr]\.[A-Za-z0-9_-]{24,}`),
-	tok("doppler-token", []string{"dp."}, `dp\.(?:st|sa|ct|pt|scim|audit)\.[A-Za-z0-9_.-]{40,}`),
-	tok("digitalocean-token", []string{"_v1_"}, `do[opr]_v1_[a-f0-9]{64}\b`),
-	tok("shopify-token", []string{"shp"}, `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
-	tok("databricks-token", []string{"dapi"}, `dapi[a-f0-9]{32}(?:-[0-9])?\b`),
-	tok("age-secret-key", []string{"AGE-SECRET-KEY-1"}, `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-	reRule("telegram-bot-token", []string{":AA"}, false, `(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})`, 1, tokenOK),
-	{
-		// Discord bot tokens have no fixed prefix; look only on lines that
-		// mention Discord or run a bot.
-		anchors: []string{"discord", ".run("},
-		fold:    true,
-		find: reFind("discord-bot-token", regexp.MustCompile(
-			boundary+`([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`), 1, tokenOK),
-	},
-	tok("jwt", []string{"eyJ"}, `eyJ[A-Za-z0-9_-]{10,}\.(?:eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`),
+func loadRules() []rule {
+	rulesOnce.Do(func() { rules = buildRules() })
+	return rules
+}
 
-	reRule("aws-secret-access-key", []string{"secret"}, true,
-		`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?[ \t]*[:=][ \t]*\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, tokenOK),
-	reRule("azure-storage-key", []string{"accountkey=", "sharedaccesskey="}, true,
-		`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, 1, tokenOK),
-	reRule("twilio-auth-token", []string{"twilio"}, true,
-		`(?i)twilio\w*token\\*["']?[ \t]*[:=][ \t]*\\*["']?([0-9a-f]{32})\b`, 1, nil),
-	reRule("twilio-auth-token", []string{"AC"}, false,
-		`\bAC[0-9a-fA-F]{32}\\*["']?[ \t]*[,:][ \t]*\\*["']?([0-9a-fA-F]{32})\b`, 1, nil),
+func buildRules() []rule {
+	return []rule{
+		// A service-account JSON key: the private_key string value, escaped
+		// newlines included (also inside a JSON string, with escaped quotes).
+		reRule(kindGCP, []string{"private_key"}, false,
+			`\\*"private_key\\*"[ \t]*:[ \t]*\\*"(-----BEGIN[^"]*?-----END [A-Z0-9 ]*PRIVATE KEY-----(?:\\+n)*)`, 1, nil),
+		{
+			anchors: []string{"PRIVATE KEY"},
+			whole:   true,
+			find: reFind(kindPrivateKey, regexp.MustCompile(
+				`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
+					`(?:(?s:.*?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`+
+					`|(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=]{8,})*)`), 0, nil),
+		},
 
-	reRule("bearer-token", []string{"bearer"}, true,
-		`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`, 1, bearerOK),
-	reRule("basic-auth", []string{"basic"}, true,
-		`(?i)\bbasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})`, 1, basicOK),
-	reRule("basic-auth", []string{"-u", "--user"}, false,
-		`(?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']*:([^\s"']+)`, 1, curlUserOK),
+		tok("anthropic-key", []string{"sk-ant-"}, `sk-ant-[A-Za-z0-9_-]{20,}`),
+		tok("openai-key", []string{"sk-"},
+			`sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}\b`),
+		tok("google-api-key", []string{"AIza"}, `AIza[0-9A-Za-z_-]{35}`),
+		tok("google-oauth-token", []string{"ya29.", "GOCSPX-"}, `ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{28}`),
+		tok("aws-access-key-id", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+		tok("github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}`),
+		tok("gitlab-token", []string{"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glffct-", "glcbt-", "gloas-", "glimt-", "glagent-"}, `gl(?:pat|dt|ptt|rt|soat|ffct|cbt|oas|imt|agent)-[A-Za-z0-9_-]{20,}`),
+		tok("slack-token", []string{"xox", "xapp-"}, `xox[abposre]-[0-9A-Za-z-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
+		tok("slack-webhook", []string{"hooks.slack.com"}, `https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`),
+		tok("discord-webhook", []string{"/api/webhooks/"}, `https://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}`),
+		tok("stripe-key", []string{"_live_", "_test_", "whsec_"}, `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|pk_live_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}`),
+		tok("sendgrid-key", []string{"SG."}, `SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}`),
+		tok("twilio-api-key", []string{"SK"}, `SK[0-9a-fA-F]{32}\b`),
+		tok("npm-token", []string{"npm_"}, `npm_[A-Za-z0-9]{36}\b`),
+		reRule("npm-token", []string{"_authtoken"}, true, `:_authToken=([^\s"'\\]+)`, 1, plainValueOK),
+		tok("pypi-token", []string{"pypi-"}, `pypi-AgE[A-Za-z0-9_-]{50,}`),
+		tok("huggingface-token", []string{"hf_"}, `hf_[A-Za-z0-9]{34,}\b`),
+		tok("vault-token", []string{"hvs.", "hvb.", "hvr."}, `hv[sbr]\.[A-Za-z0-9_-]{24,}`),
+		tok("doppler-token", []string{"dp."}, `dp\.(?:st|sa|ct|pt|scim|audit)\.[A-Za-z0-9_.-]{40,}`),
+		tok("digitalocean-token", []string{"_v1_"}, `do[opr]_v1_[a-f0-9]{64}\b`),
+		tok("shopify-token", []string{"shp"}, `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
+		tok("databricks-token", []string{"dapi"}, `dapi[a-f0-9]{32}(?:-[0-9])?\b`),
+		tok("age-secret-key", []string{"AGE-SECRET-KEY-1"}, `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+		reRule("telegram-bot-token", []string{":AA"}, false, `(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})`, 1, tokenOK),
+		{
+			// Discord bot tokens have no fixed prefix; look only on lines that
+			// mention Discord or run a bot.
+			anchors: []string{"discord", ".run("},
+			fold:    true,
+			find: reFind("discord-bot-token", regexp.MustCompile(
+				boundary+`([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`), 1, tokenOK),
+		},
+		tok("jwt", []string{"eyJ"}, `eyJ[A-Za-z0-9_-]{10,}\.(?:eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`),
 
-	{anchors: []string{"://"}, find: findURLPasswords},
-	reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
-		`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
+		reRule("aws-secret-access-key", []string{"secret"}, true,
+			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?[ \t]*[:=][ \t]*\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, tokenOK),
+		reRule("azure-storage-key", []string{"accountkey=", "sharedaccesskey="}, true,
+			`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, 1, tokenOK),
+		reRule("twilio-auth-token", []string{"twilio"}, true,
+			`(?i)twilio\w*token\\*["']?[ \t]*[:=][ \t]*\\*["']?([0-9a-f]{32})\b`, 1, nil),
+		reRule("twilio-auth-token", []string{"AC"}, false,
+			`\bAC[0-9a-fA-F]{32}\\*["']?[ \t]*[,:][ \t]*\\*["']?([0-9a-fA-F]{32})\b`, 1, nil),
 
-	{anchors: assignAnchors, fold: true, find: findAssignments},
+		reRule("bearer-token", []string{"bearer"}, true,
+			`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`, 1, bearerOK),
+		reRule("basic-auth", []string{"basic"}, true,
+			`(?i)\bbasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})`, 1, basicOK),
+		reRule("basic-auth", []string{"-u", "--user"}, false,
+			`(?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']*:([^\s"']+)`, 1, curlUserOK),
+
+		{anchors: []string{"://"}, find: findURLPasswords},
+		reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
+			`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
+
+		{anchors: assignAnchors, fold: true, find: findAssignments},
+	}
 }
 
 // boundary is what may precede a token: the start, a non-word byte, or a
