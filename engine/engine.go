@@ -160,10 +160,12 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	// Ask for more than needed: overlapping hits of one document (two
-	// chunks of one turn, once expanded) collapse below.
+	// With sessions, ask for more than needed: two chunks of one turn
+	// overlap once expanded, and collapse below. File chunks never overlap.
 	want := o.Limit
-	o.Limit = min(2*want, cairn.MaxSearchLimit)
+	if slices.ContainsFunc(sel, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions }) {
+		o.Limit = min(2*want, cairn.MaxSearchLimit)
+	}
 	hits, err := e.searcher.SearchPaths(ctx, query, &o, paths)
 	if err != nil {
 		return nil, err
