@@ -16,6 +16,7 @@ type Config struct {
 	Path    string // absolute path of the file
 	Exists  bool   // false when the file is missing (no corpora)
 	Corpora []Corpus
+	LLM     map[string]LLM // by purpose: "consolidate", "fast"
 }
 
 // Corpus is one [[corpus]] table as loaded: Paths are absolute, Glob is

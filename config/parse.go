@@ -20,7 +20,7 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude",
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables"
+	allowedTop   = "allowed: [[corpus]] tables, [llm.consolidate] and [llm.fast]"
 	allowedKinds = `allowed kinds: "files", "sessions"`
 )
 
@@ -41,7 +41,8 @@ var keyTypes = map[string]string{
 
 // rawFile and rawCorpus are what the TOML decoder fills.
 type rawFile struct {
-	Corpus []rawCorpus `toml:"corpus"`
+	Corpus []rawCorpus       `toml:"corpus"`
+	LLM    map[string]rawLLM `toml:"llm"`
 }
 
 type rawCorpus struct {
@@ -68,6 +69,7 @@ type tableLayout struct {
 // parse decodes and validates a configuration file's contents.
 func parse(file string, data []byte, r resolver) (*Config, error) {
 	var raw rawFile
+	var err error
 	derr := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&raw)
 	tables, serr := scan(file, data)
 	if err := firstError(file, derr, serr, tables); err != nil {
@@ -77,6 +79,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 		return nil, &LoadError{File: file, Line: 1, Msg: fmt.Sprintf("found %d [[corpus]] headers but decoded %d tables; %s", len(tables), len(raw.Corpus), allowedTop)}
 	}
 	cfg := &Config{Path: file, Exists: true}
+	if cfg.LLM, err = validateLLM(file, raw.LLM); err != nil {
+		return nil, err
+	}
 	seen := make(map[string]int) // lower-cased name -> header line
 	for i, rc := range raw.Corpus {
 		c, err := validate(file, rc, tables[i], seen, r)
@@ -175,6 +180,7 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 	var p unstable.Parser
 	p.Reset(data)
 	var tables []tableLayout
+	llm := "" // the [llm.<purpose>] table being read, if any
 	for p.NextExpression() {
 		expr := p.Expression()
 		line := p.Shape(expr.Raw).Start.Line
@@ -187,11 +193,22 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 			if !slices.Equal(key, []string{"corpus"}) {
 				return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown table [[%s]]; %s", strings.Join(key, "."), allowedTop)}
 			}
+			llm = ""
 			tables = append(tables, tableLayout{line: line, keys: make(map[string]int)})
 		case unstable.Table:
+			if len(key) == 2 && key[0] == "llm" && slices.Contains(llmPurposes, key[1]) {
+				llm = key[1]
+				continue
+			}
 			return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown table [%s]; %s", strings.Join(key, "."), allowedTop)}
 		case unstable.KeyValue:
 			line = keyLine(&p, expr)
+			if llm != "" {
+				if len(key) != 1 || !slices.Contains(llmKeys, key[0]) {
+					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [llm.%s]; allowed keys: %s", strings.Join(key, "."), llm, strings.Join(llmKeys, ", "))}
+				}
+				continue
+			}
 			if len(tables) == 0 && slices.Equal(key, []string{"corpus"}) {
 				return tables, &LoadError{File: file, Line: line, Msg: "corpus must be written as [[corpus]] tables; " + allowedTop}
 			}

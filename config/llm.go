@@ -1,0 +1,91 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+var (
+	llmPurposes = []string{cairn.PurposeConsolidate, cairn.PurposeFast}
+	llmKeys     = []string{"api", "base_url", "model", "api_key_env", "api_key_file", "timeout_seconds", "max_output_tokens"}
+	llmAPIs     = []string{"openai", "anthropic"}
+)
+
+type rawLLM struct {
+	API             string `toml:"api"`
+	BaseURL         string `toml:"base_url"`
+	Model           string `toml:"model"`
+	APIKeyEnv       string `toml:"api_key_env"`
+	APIKeyFile      string `toml:"api_key_file"`
+	TimeoutSeconds  int    `toml:"timeout_seconds"`
+	MaxOutputTokens int    `toml:"max_output_tokens"`
+}
+
+// LLM is one [llm.<purpose>] table: where a model is and how to reach it.
+type LLM struct {
+	API             string // "openai" (any OpenAI-compatible endpoint) or "anthropic"
+	BaseURL         string
+	Model           string
+	APIKeyEnv       string // environment variable holding the key
+	APIKeyFile      string // or a file holding it
+	TimeoutSeconds  int
+	MaxOutputTokens int
+}
+
+func validateLLM(file string, raw map[string]rawLLM) (map[string]LLM, error) {
+	var out map[string]LLM
+	for purpose, r := range raw {
+		fail := func(format string, args ...any) error {
+			return &LoadError{File: file, Line: 1, Msg: fmt.Sprintf("[llm.%s]: ", purpose) + fmt.Sprintf(format, args...)}
+		}
+		api := r.API
+		if api == "" {
+			api = "openai"
+		}
+		switch {
+		case !slices.Contains(llmAPIs, api):
+			return nil, fail("api %q; allowed: %s", r.API, strings.Join(llmAPIs, ", "))
+		case strings.TrimSpace(r.BaseURL) == "" || !strings.HasPrefix(r.BaseURL, "http://") && !strings.HasPrefix(r.BaseURL, "https://"):
+			return nil, fail("base_url %q; allowed: an http:// or https:// URL", r.BaseURL)
+		case strings.TrimSpace(r.Model) == "":
+			return nil, fail("model is missing; allowed: the model id the endpoint serves")
+		case r.APIKeyEnv != "" && r.APIKeyFile != "":
+			return nil, fail("api_key_env and api_key_file are both set; allowed: one of them")
+		case r.TimeoutSeconds < 0 || r.TimeoutSeconds > 3600:
+			return nil, fail("timeout_seconds %d; allowed: 1 to 3600", r.TimeoutSeconds)
+		case r.MaxOutputTokens < 0 || r.MaxOutputTokens > 200000:
+			return nil, fail("max_output_tokens %d; allowed: 1 to 200000", r.MaxOutputTokens)
+		}
+		if out == nil {
+			out = map[string]LLM{}
+		}
+		out[purpose] = LLM{API: api, BaseURL: strings.TrimRight(r.BaseURL, "/"), Model: r.Model, APIKeyEnv: r.APIKeyEnv,
+			APIKeyFile: r.APIKeyFile, TimeoutSeconds: r.TimeoutSeconds, MaxOutputTokens: r.MaxOutputTokens}
+	}
+	return out, nil
+}
+
+// Key resolves the model's API key on every use (so rotation needs no
+// restart): from the file, else the environment variable, else none.
+func (l LLM) Key(getenv func(string) string) (string, error) {
+	if l.APIKeyFile != "" {
+		data, err := os.ReadFile(l.APIKeyFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("read api_key_file: %w", err)
+		}
+		return strings.TrimSpace(string(data)), nil
+	}
+	if l.APIKeyEnv != "" {
+		return strings.TrimSpace(getenv(l.APIKeyEnv)), nil
+	}
+	return "", nil
+}

@@ -1,0 +1,45 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLLMTables(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	os.WriteFile(keyFile, []byte("sk-file\n"), 0o600)
+	text := "[llm.fast]\napi = \"openai\"\nbase_url = \"http://127.0.0.1:8080/v1/\"\nmodel = \"small\"\napi_key_env = \"FAST_KEY\"\n\n" +
+		"[llm.consolidate]\nbase_url = \"https://api.example.com/v1\"\nmodel = \"big\"\napi_key_file = \"" + keyFile + "\"\n"
+	path := filepath.Join(dir, "config.toml")
+	os.WriteFile(path, []byte(text), 0o600)
+	cfg, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, big := cfg.LLM["fast"], cfg.LLM["consolidate"]
+	if fast.BaseURL != "http://127.0.0.1:8080/v1" || fast.Model != "small" || big.API != "openai" {
+		t.Errorf("llm = %+v", cfg.LLM)
+	}
+	if k, _ := fast.Key(func(n string) string { return map[string]string{"FAST_KEY": " sk-env "}[n] }); k != "sk-env" {
+		t.Errorf("env key = %q", k)
+	}
+	if k, _ := big.Key(os.Getenv); k != "sk-file" {
+		t.Errorf("file key = %q", k)
+	}
+	for _, tt := range []struct{ text, want string }{
+		{"[llm.fast]\nbase_url = \"x\"\nmodel = \"m\"\n", "allowed: an http:// or https:// URL"},
+		{"[llm.fast]\nbase_url = \"http://h\"\n", "model is missing"},
+		{"[llm.fast]\napi = \"grpc\"\nbase_url = \"http://h\"\nmodel = \"m\"\n", "allowed: openai, anthropic"},
+		{"[llm.fast]\nbase_url = \"http://h\"\nmodel = \"m\"\ntemperature = 1\n", `unknown key "temperature" in [llm.fast]; allowed keys: api, base_url`},
+		{"[llm.slow]\nmodel = \"m\"\n", "unknown table [llm.slow]"},
+		{"[llm.fast]\nbase_url = \"http://h\"\nmodel = \"m\"\napi_key_env = \"A\"\napi_key_file = \"/f\"\n", "one of them"},
+	} {
+		os.WriteFile(path, []byte(tt.text), 0o600)
+		if _, err := Load(path, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}
