@@ -52,6 +52,9 @@ type LocomoOptions struct {
 	IncludeAdversarial bool
 	Dir                string // working data directory (a fresh temporary one when empty)
 	Limit              int    // hits asked per question (default 50)
+	// QA, when set, answers each question from the retrieved turns and
+	// judges the answer against the gold one (LoCoMo's J score).
+	QA cairn.LLM
 }
 
 // Report is the result of a run. JSON names are fixed.
@@ -64,6 +67,7 @@ type Report struct {
 	Seconds    float64            `json:"seconds"`
 	Skipped    int                `json:"skipped"`    // questions without resolvable evidence
 	Unresolved int                `json:"unresolved"` // evidence ids that name no turn
+	QA         *QAStats           `json:"qa,omitempty"`
 }
 
 // Locomo runs the LoCoMo evaluation.
@@ -106,8 +110,11 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	rep := &Report{Dataset: "locomo", Mode: o.Mode, ByCategory: map[string]Metrics{}}
 	byCat := map[string][]Scores{}
 	var all []Scores
+	if o.QA != nil {
+		rep.QA = &QAStats{}
+	}
 	for ci, sample := range samples {
-		sessions, turns, err := locomoSessions(sample)
+		sessions, turns, texts, err := locomoSessions(sample)
 		if err != nil {
 			return nil, err
 		}
@@ -133,6 +140,13 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 				return nil, fmt.Errorf("question %d of %s: %w", qi+1, sample.SampleID, err)
 			}
 			sc := Score(got, ids, sessionOfTurn)
+			if o.QA != nil {
+				j, err := answerAndJudge(ctx, o.QA, qa.Question, goldAnswer(qa.Answer), got, texts, rep.QA)
+				if err != nil {
+					return nil, fmt.Errorf("question %d of %s: %w", qi+1, sample.SampleID, err)
+				}
+				sc.J = &j
+			}
 			all = append(all, sc)
 			name := LocomoCategories[qa.Category]
 			byCat[name] = append(byCat[name], sc)
@@ -140,6 +154,9 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	}
 	rep.Questions = len(all)
 	rep.Metrics = Average(all)
+	if rep.QA != nil && rep.QA.Answered > 0 {
+		rep.QA.JScore = rep.Metrics["j_score"]
+	}
 	for name, s := range byCat {
 		rep.ByCategory[name] = Average(s)
 	}
@@ -186,7 +203,7 @@ var sessionField = regexp.MustCompile(`^session_(\d+)$`)
 // message per turn (both speakers as users with their names), and returns
 // the known turn ids. Session ids end in "-D<n>" and turn n of session s
 // is "D<s>:<n>" by position.
-func locomoSessions(s locomoSample) ([]cairn.Session, map[string]bool, error) {
+func locomoSessions(s locomoSample) ([]cairn.Session, map[string]bool, map[string]string, error) {
 	var nums []int
 	for k := range s.Conversation {
 		if m := sessionField.FindStringSubmatch(k); m != nil {
@@ -196,11 +213,12 @@ func locomoSessions(s locomoSample) ([]cairn.Session, map[string]bool, error) {
 	}
 	sort.Ints(nums)
 	turns := map[string]bool{}
+	texts := map[string]string{} // turn id → "(date) Speaker: text", for QA
 	var out []cairn.Session
 	for _, n := range nums {
 		var ts []locomoTurn
 		if err := json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &ts); err != nil {
-			return nil, nil, cairn.Invalidf("%s session_%d: %v", s.SampleID, n, err)
+			return nil, nil, nil, cairn.Invalidf("%s session_%d: %v", s.SampleID, n, err)
 		}
 		var when string
 		json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d_date_time", n)], &when)
@@ -216,11 +234,13 @@ func locomoSessions(s locomoSample) ([]cairn.Session, map[string]bool, error) {
 				text = "(no text)"
 			}
 			sess.Messages = append(sess.Messages, cairn.Message{ID: t.DiaID, Role: cairn.RoleUser, Speaker: t.Speaker, Text: text, Time: started})
-			turns[fmt.Sprintf("D%d:%d", n, i+1)] = true
+			id := fmt.Sprintf("D%d:%d", n, i+1)
+			turns[id] = true
+			texts[id] = fmt.Sprintf("(%s) %s: %s", when, t.Speaker, text)
 		}
 		out = append(out, sess)
 	}
-	return out, turns, nil
+	return out, turns, texts, nil
 }
 
 // parseLocomoTime reads "1:56 pm on 8 May, 2023".

@@ -3,9 +3,15 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/cairnmemory/cairn/llm/openai"
 )
 
 func TestResolveEvidence(t *testing.T) {
@@ -33,6 +39,76 @@ func TestResolveEvidence(t *testing.T) {
 
 // TestLocomoEndToEnd runs a tiny hand-made sample through the whole path.
 func TestLocomoEndToEnd(t *testing.T) {
+	file := writeTinyLocomo(t)
+	rep, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 2 || rep.Skipped != 1 || rep.Unresolved != 1 {
+		t.Fatalf("report = %+v; want 2 questions scored, 1 skipped, 1 unresolved id", rep)
+	}
+	if rep.Metrics["turn_recall@1"] != 100 || rep.Metrics["mrr"] != 100 || rep.ByCategory["temporal"]["turn_recall@5"] != 100 {
+		t.Errorf("metrics = %v by category %v; both questions should find their turn first", rep.Metrics, rep.ByCategory)
+	}
+	if _, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir(), Mode: "hybrid"}); err == nil {
+		t.Error("hybrid mode without an embedder should be refused")
+	}
+}
+
+// TestLocomoQA answers and judges through the real OpenAI-compatible client
+// against a fake endpoint that checks each request it receives.
+func TestLocomoQA(t *testing.T) {
+	var answers, judged int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string
+			Messages []struct{ Role, Content string }
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "fast-model" || len(req.Messages) != 2 {
+			t.Errorf("request %+v, %v", req, err)
+		}
+		sys, prompt := req.Messages[0].Content, req.Messages[1].Content
+		reply := ""
+		switch {
+		case strings.Contains(sys, "You answer a question"):
+			answers++
+			if !strings.Contains(prompt, "Question: ") || !strings.Contains(prompt, "Excerpts:\n[1] (") {
+				t.Errorf("answer prompt %q", prompt)
+			}
+			reply = "unknown"
+			if strings.Contains(prompt, "What did Melanie paint?") && strings.Contains(prompt, "Melanie: I painted a sunrise") {
+				reply = "a sunrise"
+			}
+		case strings.Contains(sys, "You grade an answer"):
+			judged++
+			if !strings.Contains(prompt, "Gold answer: ") {
+				t.Errorf("judge prompt %q", prompt)
+			}
+			reply = "WRONG"
+			if strings.Contains(prompt, "Gold answer: a sunrise\nGenerated answer: a sunrise") {
+				reply = "CORRECT"
+			}
+		default:
+			t.Errorf("unexpected system prompt %q", sys)
+		}
+		fmt.Fprintf(w, `{"choices":[{"message":{"content":%q}}],"usage":{"prompt_tokens":10,"completion_tokens":2}}`, reply)
+	}))
+	defer srv.Close()
+	file := writeTinyLocomo(t)
+	rep, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir(), QA: openai.New(srv.URL, "fast-model", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answers != 2 || judged != 2 || rep.QA.Answered != 2 || rep.QA.Correct != 1 || rep.QA.JScore != 50 || rep.Metrics["j_score"] != 50 {
+		t.Errorf("answers %d judged %d qa %+v metrics %v", answers, judged, rep.QA, rep.Metrics)
+	}
+	if rep.QA.TokensIn != 40 || rep.QA.TokensOut != 8 {
+		t.Errorf("tokens %+v", rep.QA)
+	}
+}
+
+func writeTinyLocomo(t *testing.T) string {
+	t.Helper()
 	sample := []map[string]any{{
 		"sample_id": "conv-t",
 		"conversation": map[string]any{
@@ -58,17 +134,5 @@ func TestLocomoEndToEnd(t *testing.T) {
 	data, _ := json.Marshal(sample)
 	file := filepath.Join(t.TempDir(), "locomo.json")
 	os.WriteFile(file, data, 0o644)
-	rep, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Questions != 2 || rep.Skipped != 1 || rep.Unresolved != 1 {
-		t.Fatalf("report = %+v; want 2 questions scored, 1 skipped, 1 unresolved id", rep)
-	}
-	if rep.Metrics["turn_recall@1"] != 100 || rep.Metrics["mrr"] != 100 || rep.ByCategory["temporal"]["turn_recall@5"] != 100 {
-		t.Errorf("metrics = %v by category %v; both questions should find their turn first", rep.Metrics, rep.ByCategory)
-	}
-	if _, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir(), Mode: "hybrid"}); err == nil {
-		t.Error("hybrid mode without an embedder should be refused")
-	}
+	return file
 }

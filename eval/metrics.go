@@ -17,6 +17,7 @@ type Scores struct {
 	SessionRecall map[int]float64
 	NDCG10        float64
 	MRR           float64
+	J             *float64 // 1 when the judged answer was correct; nil without QA
 }
 
 // Score computes the metrics of one question. turns are the retrieved turn
@@ -110,6 +111,9 @@ func Average(all []Scores) Metrics {
 		}
 		add("ndcg@10", s.NDCG10)
 		add("mrr", s.MRR)
+		if s.J != nil {
+			add("j_score", *s.J)
+		}
 	}
 	for k, v := range m {
 		m[k] = math.Round(v/float64(len(all))*1000) / 10

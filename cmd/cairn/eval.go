@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"text/tabwriter"
+	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/eval"
+	"github.com/cairnmemory/cairn/llm/openai"
 )
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
@@ -21,6 +25,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	audit := fs.String("audit", "", "audit corrections (JSON); evidence is scored against them where given")
 	mode := fs.String("mode", "lexical", "lexical, vector or hybrid")
 	adv := fs.Bool("include-adversarial", false, "also ask category 5 (adversarial) questions")
+	qa := fs.Bool("qa", false, "answer each question with the [llm.fast] model and judge it (J score)")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args[1:])
 	if err != nil {
@@ -37,7 +42,13 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--mode %q: allowed lexical, vector or hybrid", *mode)
 	}
-	rep, err := eval.Locomo(ctx, eval.LocomoOptions{Data: *data, Audit: *audit, Mode: *mode, IncludeAdversarial: *adv})
+	opts := eval.LocomoOptions{Data: *data, Audit: *audit, Mode: *mode, IncludeAdversarial: *adv}
+	if *qa {
+		if opts.QA, err = e.fastModel(); err != nil {
+			return err
+		}
+	}
+	rep, err := eval.Locomo(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -46,8 +57,41 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "locomo, %s mode: %d questions (%d skipped without evidence, %d evidence ids unresolved), %.1fs\n\n",
 		rep.Mode, rep.Questions, rep.Skipped, rep.Unresolved, rep.Seconds)
-	return e.printReport(rep, []string{"turn_recall@1", "turn_recall@5", "turn_recall@10", "turn_recall@25", "turn_recall@50",
-		"session_recall_any@1", "session_recall_any@3", "session_recall_any@5", "ndcg@10", "mrr"})
+	keys := []string{"turn_recall@1", "turn_recall@5", "turn_recall@10", "turn_recall@25", "turn_recall@50",
+		"session_recall_any@1", "session_recall_any@3", "session_recall_any@5", "ndcg@10", "mrr"}
+	if rep.QA != nil {
+		keys = append(keys, "j_score")
+		fmt.Fprintf(e.stdout, "QA: %d answered, %d judged correct (J %.1f), %d tokens in, %d out\n\n",
+			rep.QA.Answered, rep.QA.Correct, rep.QA.JScore, rep.QA.TokensIn, rep.QA.TokensOut)
+	}
+	return e.printReport(rep, keys)
+}
+
+// fastModel builds the [llm.fast] model client from the configuration.
+func (e *env) fastModel() (cairn.LLM, error) {
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	m, ok := cfg.LLM[cairn.PurposeFast]
+	if !ok {
+		return nil, usagef("--qa needs a model: add an [llm.fast] table (api, base_url, model, api_key_env) to %s", cfg.Path)
+	}
+	if m.API != "openai" {
+		return nil, usagef("[llm.fast] api %q is not supported yet: use an OpenAI-compatible endpoint (api = \"openai\")", m.API)
+	}
+	key, err := m.Key(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := openai.New(m.BaseURL, m.Model, key)
+	if m.TimeoutSeconds > 0 {
+		c.Timeout = time.Duration(m.TimeoutSeconds) * time.Second
+	}
+	if m.MaxOutputTokens > 0 {
+		c.MaxTokens = m.MaxOutputTokens
+	}
+	return c, nil
 }
 
 func cmdEvalLME(ctx context.Context, e *env, args []string) error {

@@ -32,7 +32,7 @@ Usage:
   cairn sync [--corpus NAME]... [--json]      index changed files
   cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--json] [--explain]
   cairn get PATH [--from N] [--lines M] [--json]
-  cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--json]
+  cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
   cairn eval longmemeval --data FILE [--mode lexical] [--json]
 
 Global flags (any position):
