@@ -1,0 +1,206 @@
+// Package openai embeds texts through an OpenAI-compatible /v1/embeddings
+// endpoint (OpenAI, Ollama, vLLM, TEI, llama.cpp server): batched, with a
+// timeout per request and exponential backoff on 429 and 5xx answers.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Defaults for an Embedder.
+const (
+	DefaultBatch   = 64
+	DefaultTimeout = 60 * time.Second
+	DefaultRetries = 3
+)
+
+// Embedder calls POST {BaseURL}/embeddings.
+type Embedder struct {
+	BaseURL        string
+	Model          string
+	APIKey         string // bearer token; empty for keyless local servers
+	Dimension      int    // expected; 0 learns it from the first answer
+	Batch          int    // texts per request
+	Timeout        time.Duration
+	Retries        int
+	Backoff        time.Duration // first wait, doubled each retry (default 500 ms)
+	QueryPrefix    string        // prepended to queries (e.g. "search_query: ")
+	DocumentPrefix string        // prepended to documents
+	HTTP           *http.Client
+}
+
+var _ cairn.Embedder = (*Embedder)(nil)
+
+// New returns an embedder with defaults filled.
+func New(baseURL, model, apiKey string) *Embedder {
+	return &Embedder{BaseURL: strings.TrimRight(baseURL, "/"), Model: model, APIKey: apiKey,
+		Batch: DefaultBatch, Timeout: DefaultTimeout, Retries: DefaultRetries, Backoff: 500 * time.Millisecond}
+}
+
+// Identity names the vectors this embedder makes. Vectors are normalized
+// here (the endpoint's normalization is not trusted).
+func (e *Embedder) Identity() cairn.EmbedderIdentity {
+	return cairn.EmbedderIdentity{Provider: "openai", Model: e.Model, Dimension: e.Dimension, Normalized: true,
+		QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}
+}
+
+type request struct {
+	Model string   `json:"model"`
+	Input []string `json:"input"`
+}
+
+type response struct {
+	Data []struct {
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"data"`
+}
+
+// Embed returns one unit vector per text, in order.
+func (e *Embedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
+	if e.BaseURL == "" || e.Model == "" {
+		return nil, fmt.Errorf("%w: no embedding endpoint or model configured ([embedder] base_url and model)", cairn.ErrUnavailable)
+	}
+	prefix := e.DocumentPrefix
+	if kind == cairn.EmbedQuery {
+		prefix = e.QueryPrefix
+	}
+	batch := e.Batch
+	if batch <= 0 {
+		batch = DefaultBatch
+	}
+	out := make([][]float32, 0, len(texts))
+	for i := 0; i < len(texts); i += batch {
+		in := make([]string, 0, batch)
+		for _, t := range texts[i:min(i+batch, len(texts))] {
+			in = append(in, prefix+t)
+		}
+		vecs, err := e.withRetries(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+func (e *Embedder) withRetries(ctx context.Context, in []string) ([][]float32, error) {
+	wait := e.Backoff
+	if wait <= 0 {
+		wait = 500 * time.Millisecond
+	}
+	for attempt := 0; ; attempt++ {
+		vecs, err := e.post(ctx, in)
+		if err == nil || !errors.Is(err, cairn.ErrBusy) || attempt >= e.Retries {
+			return vecs, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func (e *Embedder) post(ctx context.Context, in []string) ([][]float32, error) {
+	data, err := json.Marshal(request{Model: e.Model, Input: in})
+	if err != nil {
+		return nil, fmt.Errorf("encode embedding request: %w", err)
+	}
+	timeout := e.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.BaseURL+"/embeddings", bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", cairn.ErrUnavailable, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if e.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+e.APIKey)
+	}
+	hc := e.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: %s timed out after %s", cairn.ErrBusy, e.BaseURL, timeout)
+		}
+		return nil, fmt.Errorf("%w: %v", cairn.ErrUnavailable, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%w: read embeddings: %v", cairn.ErrBusy, err)
+	}
+	switch {
+	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
+		return nil, fmt.Errorf("%w: %s answered %d (check the API key)", cairn.ErrUnavailable, e.BaseURL, res.StatusCode)
+	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500:
+		return nil, fmt.Errorf("%w: %s answered %d", cairn.ErrBusy, e.BaseURL, res.StatusCode)
+	case res.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("%w: %s answered %d", cairn.ErrUnavailable, e.BaseURL, res.StatusCode)
+	}
+	return e.decode(raw, len(in))
+}
+
+// decode checks the answer: one vector per input, each index once, all of
+// the expected dimension; vectors come back normalized to unit length.
+func (e *Embedder) decode(raw []byte, n int) ([][]float32, error) {
+	var r response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%w: unreadable embeddings response: %.200s", cairn.ErrInvalid, raw)
+	}
+	if len(r.Data) != n {
+		return nil, fmt.Errorf("%w: %d embeddings for %d inputs", cairn.ErrInvalid, len(r.Data), n)
+	}
+	sort.Slice(r.Data, func(i, j int) bool { return r.Data[i].Index < r.Data[j].Index })
+	out := make([][]float32, n)
+	for i, d := range r.Data {
+		if d.Index != i {
+			return nil, fmt.Errorf("%w: embedding indexes are not 0..%d", cairn.ErrInvalid, n-1)
+		}
+		if e.Dimension == 0 {
+			e.Dimension = len(d.Embedding)
+		}
+		if len(d.Embedding) != e.Dimension || e.Dimension == 0 {
+			return nil, fmt.Errorf("%w: embedding %d has %d dimensions, want %d", cairn.ErrInvalid, i, len(d.Embedding), e.Dimension)
+		}
+		out[i] = normalize(d.Embedding)
+	}
+	return out, nil
+}
+
+func normalize(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
