@@ -10,4 +10,8 @@ require (
 	golang.org/x/term v0.48.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/yalue/onnxruntime_go v1.27.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)
