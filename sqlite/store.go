@@ -271,7 +271,7 @@ func (s *Store) checkFeature(ctx context.Context, tx *sql.Tx) error {
 	}
 	if stored != "" {
 		for _, q := range []string{
-			`DELETE FROM chunks_fts`, `DELETE FROM chunks`, `DELETE FROM documents`, `DELETE FROM content`,
+			`DELETE FROM chunks_fts`, `DELETE FROM chunks`, `DELETE FROM documents`, `DELETE FROM content`, `DELETE FROM vectors`,
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("reset index for feature version %s: %w", s.FeatureVersion, err)
@@ -362,4 +362,10 @@ var migrations = []string{
 		error TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY(corpus, path)
 	);`,
+	`CREATE TABLE vectors(
+		chunk_id INTEGER PRIMARY KEY,
+		identity TEXT NOT NULL,
+		vec BLOB NOT NULL
+	);
+	CREATE INDEX vectors_identity ON vectors(identity);`,
 }

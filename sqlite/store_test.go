@@ -216,3 +216,37 @@ func TestLexicalCap(t *testing.T) {
 		t.Errorf("filter to an empty corpus = %v", got)
 	}
 }
+
+func TestVectors(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	d := doc("n", "a.md", "alpha\nbeta\n")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{d}}); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := s.PendingChunks(ctx, "id-1", 10)
+	if err != nil || len(pending) != 2 || pending[0].Text != "alpha\n" {
+		t.Fatalf("pending = %+v, %v", pending, err)
+	}
+	if err := s.PutVectors(ctx, "id-1", []int64{pending[0].ID}, [][]float32{{0.6, -0.8}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.CountPending(ctx, "id-1"); n != 1 {
+		t.Errorf("pending after one vector = %d, want 1", n)
+	}
+	if n, _ := s.CountPending(ctx, "id-2"); n != 2 {
+		t.Errorf("another identity sees %d pending, want 2: vector spaces never mix", n)
+	}
+	var got []float32
+	s.EachVector(ctx, "id-1", func(id int64, v []float32) error { got = v; return nil })
+	if len(got) != 2 || got[0] != 0.6 || got[1] != -0.8 {
+		t.Errorf("vector round trip = %v", got)
+	}
+	s.Apply(ctx, &cairn.Batch{Corpus: "n", Remove: []string{"a.md"}})
+	s.GC(ctx)
+	n := 0
+	s.EachVector(ctx, "id-1", func(int64, []float32) error { n++; return nil })
+	if n != 0 {
+		t.Errorf("%d vectors left after their chunk was collected", n)
+	}
+}

@@ -193,6 +193,7 @@ func (s *Store) GC(ctx context.Context) (int, error) {
 	for _, h := range orphans {
 		for _, q := range []string{
 			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE hash=?)`,
+			`DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE hash=?)`,
 			`DELETE FROM chunks WHERE hash=?`,
 			`DELETE FROM content WHERE hash=?`,
 		} {

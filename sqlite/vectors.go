@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// PendingChunk is a chunk that has no vector for the current embedder.
+type PendingChunk struct {
+	ID   int64
+	Text string
+}
+
+// PendingChunks returns up to limit indexed, non-noise chunks that have no
+// vector made by identity, oldest first.
+func (s *Store) PendingChunks(ctx context.Context, identity string, limit int) ([]PendingChunk, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT c.id, substr(ct.doc, c.pos + 1, c.len) FROM chunks c
+		JOIN content ct ON ct.hash = c.hash
+		LEFT JOIN vectors v ON v.chunk_id = c.id AND v.identity = ?
+		WHERE c.noise = 0 AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?`, identity, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list chunks to embed: %w", err)
+	}
+	defer rows.Close()
+	var out []PendingChunk
+	for rows.Next() {
+		var p PendingChunk
+		var text []byte
+		if err := rows.Scan(&p.ID, &text); err != nil {
+			return nil, fmt.Errorf("list chunks to embed: %w", err)
+		}
+		p.Text = string(text)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// CountPending counts chunks without a vector made by identity.
+func (s *Store) CountPending(ctx context.Context, identity string) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id AND v.identity = ?
+		WHERE c.noise = 0 AND v.chunk_id IS NULL`, identity).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count chunks to embed: %w", err)
+	}
+	return n, nil
+}
+
+// PutVectors stores vectors (one transaction), replacing any older vector
+// of the same chunk, whatever made it.
+func (s *Store) PutVectors(ctx context.Context, identity string, ids []int64, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return fmt.Errorf("store vectors: %d ids for %d vectors", len(ids), len(vecs))
+	}
+	w, err := s.writer()
+	if err != nil {
+		return err
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors(chunk_id, identity, vec) VALUES(?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	for i, id := range ids {
+		if _, err := st.ExecContext(ctx, id, identity, EncodeVector(vecs[i])); err != nil {
+			return fmt.Errorf("store vector of chunk %d: %w", id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store vectors: %w", err)
+	}
+	s.gen.Add(1)
+	return nil
+}
+
+// EachVector calls fn with every vector made by identity.
+func (s *Store) EachVector(ctx context.Context, identity string, fn func(chunkID int64, v []float32) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT chunk_id, vec FROM vectors WHERE identity = ?`, identity)
+	if err != nil {
+		return fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		if err := fn(id, DecodeVector(blob)); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// ChunkDocs calls fn with every indexed chunk and a document holding it.
+func (s *Store) ChunkDocs(ctx context.Context, fn func(chunkID int64, corpus, path string)) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT c.id, d.corpus, d.path FROM chunks c JOIN documents d ON d.hash = c.hash WHERE c.noise = 0`)
+	if err != nil {
+		return fmt.Errorf("map chunks to documents: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var corpus, path string
+		if err := rows.Scan(&id, &corpus, &path); err != nil {
+			return fmt.Errorf("map chunks to documents: %w", err)
+		}
+		fn(id, corpus, path)
+	}
+	return rows.Err()
+}
+
+// Chunks returns candidates for chunk ids (all their documents), for the
+// vector lane of a search.
+func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, error) {
+	var out []cairn.Candidate
+	for _, id := range ids {
+		rows, err := s.r.QueryContext(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+			substr(ct.doc, c.pos + 1, c.len) FROM chunks c JOIN documents d ON d.hash = c.hash
+			JOIN content ct ON ct.hash = c.hash WHERE c.id = ?`, id)
+		if err != nil {
+			return nil, fmt.Errorf("read chunk %d: %w", id, err)
+		}
+		for rows.Next() {
+			var c cairn.Candidate
+			var text []byte
+			if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read chunk %d: %w", id, err)
+			}
+			c.Text = string(text)
+			out = append(out, c)
+		}
+		rows.Close()
+	}
+	return out, nil
+}
+
+// EncodeVector writes float32 little endian.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector reads float32 little endian.
+func DecodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
