@@ -39,7 +39,18 @@ type SearchOptions struct {
 	Explain  bool     // fill Hit.Explain
 	// Sessions narrows the search to session hits matching the filter.
 	Sessions *SessionFilter
+	// Mode picks the lanes: "hybrid" (BM25 and vectors fused by reciprocal
+	// rank; the default when an embedder is configured), "lexical" (the
+	// default without one) or "vector".
+	Mode string
 }
+
+// Search modes.
+const (
+	ModeHybrid  = "hybrid"
+	ModeLexical = "lexical"
+	ModeVector  = "vector"
+)
 
 // SetDefaults fills zero fields with defaults.
 func (o *SearchOptions) SetDefaults() {
@@ -55,6 +66,11 @@ func (o *SearchOptions) Validate() error {
 	}
 	if o.MinScore < 0 || o.MinScore > 1 {
 		return Invalidf("min-score %g out of range: allowed 0 to 1", o.MinScore)
+	}
+	switch o.Mode {
+	case "", ModeHybrid, ModeLexical, ModeVector:
+	default:
+		return Invalidf("mode %q: allowed hybrid, lexical or vector", o.Mode)
 	}
 	return nil
 }

@@ -41,6 +41,10 @@ type CorpusSyncResult struct {
 type SyncResult struct {
 	Corpora []CorpusSyncResult `json:"corpora"`
 	Seconds float64            `json:"seconds"`
+	// Embedded counts the chunks this sync embedded; PendingEmbeddings the
+	// chunks still without a vector (an unavailable embedder pauses).
+	Embedded          int `json:"embedded,omitempty"`
+	PendingEmbeddings int `json:"pendingEmbeddings,omitempty"`
 }
 
 // Since returns seconds elapsed, rounded to milliseconds.

@@ -44,6 +44,9 @@ type Options struct {
 	BatchSize   int            // files per write transaction, default DefaultBatchSize
 	Workers     int            // read+chunk workers, default GOMAXPROCS
 	Chunker     cairn.Chunker  // default chunk.New()
+	// Embedder, when set, embeds chunks after each sync and enables the
+	// vector and hybrid search modes (hybrid becomes the default).
+	Embedder cairn.Embedder
 	// Location is the zone session timestamps are shown in (default UTC).
 	Location *time.Location
 	// AgentName names the assistant in session projections (default: the
@@ -77,6 +80,7 @@ type Engine struct {
 	store    *sqlite.Store
 	searcher *search.Searcher
 	syncMu   sync.Mutex
+	vec      vectors
 }
 
 // Open opens (creating if needed) the index in opts.Dir.
@@ -166,7 +170,21 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if slices.ContainsFunc(sel, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions }) {
 		o.Limit = min(2*want, cairn.MaxSearchLimit)
 	}
-	hits, err := e.searcher.SearchPaths(ctx, query, &o, paths)
+	if o.Mode == "" {
+		o.Mode = cairn.ModeLexical
+		if e.opts.Embedder != nil {
+			o.Mode = cairn.ModeHybrid
+		}
+	}
+	var hits []cairn.Hit
+	switch {
+	case o.Mode == cairn.ModeLexical:
+		hits, err = e.searcher.SearchPaths(ctx, query, &o, paths)
+	case e.opts.Embedder == nil:
+		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
+	default:
+		hits, err = e.searchLanes(ctx, query, &o, paths)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -77,6 +77,12 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 	if syncErr == nil {
 		syncErr = e.maybeOptimize(ctx, res)
 	}
+	if e.opts.Embedder != nil && syncErr == nil {
+		res.Embedded, res.PendingEmbeddings, syncErr = e.embedPending(ctx, o.Progress)
+	}
+	if e.opts.Embedder != nil {
+		e.afterSync(res.PendingEmbeddings)
+	}
 	res.Seconds = cairn.Since(start)
 	return res, syncErr
 }

@@ -1,0 +1,69 @@
+package onnx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// DefaultLibrary is the shared library loaded when Options.Library is empty;
+// the dynamic loader looks it up on its usual search path.
+const DefaultLibrary = "libonnxruntime.so"
+
+const libraryHint = "set [embedder] library or CAIRN_ONNXRUNTIME_LIB to the path of libonnxruntime.so"
+
+// The ONNX Runtime environment is process-wide: it is created once, by the
+// first New that succeeds in loading the library, and never destroyed. A
+// failed load is not remembered, so a later New may try another path.
+var env struct {
+	sync.Mutex
+	lib string // absolute path (or bare name) of the loaded library; "" before
+}
+
+// initRuntime loads the ONNX Runtime library and creates the environment,
+// once per process. Asking for a different library afterwards is an error:
+// one process can hold only one runtime.
+func initRuntime(lib string) error {
+	if lib == "" {
+		lib = DefaultLibrary
+	}
+	if strings.ContainsRune(lib, os.PathSeparator) {
+		abs, err := filepath.Abs(lib)
+		if err != nil {
+			return libraryError(lib, err)
+		}
+		lib = abs
+		if _, err := os.Stat(lib); err != nil {
+			return libraryError(lib, err)
+		}
+	}
+	env.Lock()
+	defer env.Unlock()
+	if env.lib != "" {
+		if env.lib != lib {
+			return cairn.Invalidf("load onnx runtime %s: the runtime from %s is already loaded in this process", lib, env.lib)
+		}
+		return nil
+	}
+	if ort.IsInitialized() { // set up by other code in this process
+		env.lib = lib
+		return nil
+	}
+	ort.SetSharedLibraryPath(lib)
+	if err := ort.InitializeEnvironment(); err != nil {
+		return libraryError(lib, err)
+	}
+	env.lib = lib
+	return nil
+}
+
+func libraryError(lib string, err error) error {
+	return &cairn.Error{Op: "load onnx runtime", Path: lib,
+		Err: fmt.Errorf("%w: %v", cairn.ErrUnavailable, err), Hint: libraryHint}
+}

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/search"
+)
+
+// rrfK is the reciprocal-rank-fusion constant (spec C11).
+const rrfK = 60
+
+// laneSize is how many candidates each lane brings: ceil(1.5 × limit), at
+// least 10 (spec C11).
+func laneSize(limit int) int { return max(10, int(math.Ceil(1.5*float64(limit)))) }
+
+// searchLanes answers vector and hybrid searches. Hybrid falls back to the
+// lexical lane alone, and says so in every hit's explanation, while the
+// vectors are incomplete.
+func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, paths []string) ([]cairn.Hit, error) {
+	n := laneSize(o.Limit)
+	vecCands, _, verr := e.vectorLane(ctx, query, o.Corpora, paths, n)
+	if verr != nil && (o.Mode == cairn.ModeVector || !errors.Is(verr, errNoVectors)) {
+		return nil, verr
+	}
+	if o.Mode == cairn.ModeVector {
+		return e.vectorHits(query, vecCands, o), nil
+	}
+	lo := *o
+	lo.Limit, lo.MinScore, lo.Explain = n, 0, true
+	lex, err := e.searcher.SearchPaths(ctx, query, &lo, paths)
+	if err != nil && !(errors.Is(err, cairn.ErrInvalid) && len(vecCands) > 0) {
+		return nil, err // a query of only stop words still has a vector lane
+	}
+	if verr != nil {
+		for i := range lex {
+			lex[i].Explain = append(lex[i].Explain, "vector lane off: "+verr.Error())
+		}
+		hits := lex[:0]
+		for _, h := range lex {
+			if h.Score >= o.MinScore {
+				hits = append(hits, h)
+			}
+		}
+		return trimExplain(hits[:min(len(hits), o.Limit)], o.Explain), nil
+	}
+	return fuse(lex, e.vectorHits(query, vecCands, &lo), o), nil
+}
+
+// vectorHits turns vector candidates into hits scored by cosine.
+func (e *Engine) vectorHits(query string, cands []cairn.Candidate, o *cairn.SearchOptions) []cairn.Hit {
+	var words []string
+	if q, err := search.Parse(query); err == nil {
+		for _, t := range q.Terms {
+			words = append(words, t.Words...)
+		}
+	}
+	var out []cairn.Hit
+	for i, c := range cands {
+		cos := -c.BM25
+		if cos < o.MinScore || len(out) == o.Limit {
+			continue
+		}
+		h := cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
+			Snippet: search.Snippet(c.Text, words), Corpus: c.Corpus, Score: cos}
+		if o.Explain {
+			h.Explain = []string{fmt.Sprintf("vec(%.4f):rank %d", cos, i+1)}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+type fused struct {
+	hit   cairn.Hit
+	score float64
+	parts []string
+}
+
+// fuse merges the lanes by reciprocal rank (k = 60), keeps the best chunk
+// of each document, and normalizes the fused score to 0..1 (1 = first in
+// both lanes).
+func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions) []cairn.Hit {
+	byKey := map[string]*fused{}
+	var order []string
+	add := func(lane string, hits []cairn.Hit) {
+		for i, h := range hits {
+			key := fmt.Sprintf("%s#%d", h.Path, h.StartLine)
+			f, ok := byKey[key]
+			if !ok {
+				f = &fused{hit: h}
+				byKey[key] = f
+				order = append(order, key)
+			}
+			c := 1 / float64(rrfK+i+1)
+			f.score += c
+			f.parts = append(f.parts, fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", lane, h.Score, i+1, c))
+		}
+	}
+	add("bm25", lex)
+	add("vec", vec)
+	best := map[string]*fused{} // one chunk per document
+	for _, k := range order {
+		f := byKey[k]
+		if b, ok := best[f.hit.Path]; !ok || f.score > b.score {
+			best[f.hit.Path] = f
+		}
+	}
+	all := make([]*fused, 0, len(best))
+	for _, f := range best {
+		all = append(all, f)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].hit.Path < all[j].hit.Path
+	})
+	maxScore := 2 / float64(rrfK+1)
+	var out []cairn.Hit
+	for _, f := range all {
+		h := f.hit
+		h.Score = f.score / maxScore
+		if h.Score < o.MinScore || len(out) == o.Limit {
+			continue
+		}
+		h.Explain = nil
+		if o.Explain {
+			h.Explain = append(f.parts, fmt.Sprintf("fused:%.4f", h.Score))
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func trimExplain(hits []cairn.Hit, keep bool) []cairn.Hit {
+	if !keep {
+		for i := range hits {
+			hits[i].Explain = nil
+		}
+	}
+	return hits
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// conceptEmbedder is a hand-written fake: words map to concept buckets
+// through a synonym table, so paraphrases that share no word land close.
+type conceptEmbedder struct {
+	model string
+	down  atomic.Bool
+	calls atomic.Int32
+}
+
+var concepts = map[string]int{
+	"support": 0, "group": 0, "meetup": 0, "lgbtq": 0, "community": 0,
+	"garden": 1, "compost": 1, "soil": 1, "tomatoes": 1,
+	"budget": 2, "quarterly": 2, "finance": 2, "spending": 2,
+}
+
+func (f *conceptEmbedder) Identity() cairn.EmbedderIdentity {
+	return cairn.EmbedderIdentity{Provider: "fake", Model: f.model, Dimension: 16, Normalized: true}
+}
+
+func (f *conceptEmbedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
+	f.calls.Add(1)
+	if f.down.Load() {
+		return nil, errors.New("fake embedder: " + cairn.ErrUnavailable.Error())
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 16)
+		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			b, ok := concepts[w]
+			if !ok {
+				h := fnv.New32a()
+				h.Write([]byte(w))
+				b = 3 + int(h.Sum32()%13)
+			}
+			v[b]++
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(n) + 1e-9)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func TestHybridSearch(t *testing.T) {
+	emb := &conceptEmbedder{model: "v1"}
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+		"b.md": "# Garden\n\nThe tomatoes need compost and better soil.\n",
+		"c.md": "# Money\n\nQuarterly budget review with the finance team.\n",
+	}, Options{Embedder: emb})
+	res, err := f.eng.Sync(context.Background(), nil)
+	if err != nil || res.Embedded == 0 || res.PendingEmbeddings != 0 {
+		t.Fatalf("sync = %+v, %v; want every chunk embedded", res, err)
+	}
+	search := func(q, mode string) []cairn.Hit {
+		t.Helper()
+		hits, err := f.eng.Search(context.Background(), q, &cairn.SearchOptions{Mode: mode, Explain: true})
+		if err != nil {
+			t.Fatalf("search %q %s: %v", q, mode, err)
+		}
+		return hits
+	}
+	// A paraphrase sharing no word with the note: the vector lane finds it.
+	if hits := search("LGBTQ meetup", cairn.ModeLexical); len(hits) != 0 {
+		t.Fatalf("lexical found %v; the fixture should share no word", hits)
+	}
+	for _, mode := range []string{cairn.ModeVector, cairn.ModeHybrid, ""} {
+		hits := search("LGBTQ meetup", mode)
+		if len(hits) == 0 || hits[0].Path != "cairn://notes/a.md" {
+			t.Fatalf("%q: hits %+v; want a.md first", mode, hits)
+		}
+		if mode != cairn.ModeVector && !strings.Contains(strings.Join(hits[0].Explain, " "), "fused:") {
+			t.Errorf("%q explain = %v", mode, hits[0].Explain)
+		}
+	}
+	// Both lanes agree on an exact word: fused score 1.
+	if hits := search("compost", cairn.ModeHybrid); len(hits) == 0 || hits[0].Path != "cairn://notes/b.md" || hits[0].Score < 0.99 {
+		t.Errorf("compost: %+v", hits)
+	}
+	// One best chunk per document in hybrid mode.
+	seen := map[string]bool{}
+	for _, h := range search("budget finance garden support", cairn.ModeHybrid) {
+		if seen[h.Path] {
+			t.Errorf("document %s twice", h.Path)
+		}
+		seen[h.Path] = true
+	}
+	if _, err := f.eng.Search(context.Background(), "x", &cairn.SearchOptions{Mode: "fuzzy"}); !errors.Is(err, cairn.ErrInvalid) {
+		t.Errorf("bad mode: %v", err)
+	}
+}
+
+func TestEmbedderUnavailablePausesAndResumes(t *testing.T) {
+	emb := &conceptEmbedder{model: "v1"}
+	emb.down.Store(true)
+	f := newFixture(t, map[string]string{"a.md": "# A\n\nsupport group notes\n"}, Options{Embedder: emb})
+	res, err := f.eng.Sync(context.Background(), nil)
+	if err == nil || res.PendingEmbeddings == 0 {
+		t.Fatalf("sync with the embedder down = %+v, %v; want an error and pending work", res, err)
+	}
+	// Lexical results still come; hybrid says its vector lane is off.
+	hits, err := f.eng.Search(context.Background(), "support", &cairn.SearchOptions{Mode: cairn.ModeHybrid, Explain: true})
+	if err != nil || len(hits) != 1 || !strings.Contains(strings.Join(hits[0].Explain, " "), "vector lane off") {
+		t.Fatalf("hybrid while pending = %+v, %v", hits, err)
+	}
+	if _, err := f.eng.Search(context.Background(), "support", &cairn.SearchOptions{Mode: cairn.ModeVector}); err == nil {
+		t.Error("vector mode answered without vectors")
+	}
+	emb.down.Store(false)
+	res, err = f.eng.Sync(context.Background(), nil)
+	if err != nil || res.Embedded == 0 || res.PendingEmbeddings != 0 {
+		t.Fatalf("resumed sync = %+v, %v", res, err)
+	}
+	if hits := f.searchMode("LGBTQ meetup", cairn.ModeVector); len(hits) != 1 {
+		t.Errorf("after resuming: %v", hits)
+	}
+}
+
+func TestEmbedderChangeReembeds(t *testing.T) {
+	dir := t.TempDir()
+	f := newFixture(t, map[string]string{"a.md": "# A\n\nsupport group notes\n"}, Options{Dir: dir, Embedder: &conceptEmbedder{model: "v1"}})
+	f.sync()
+	f.eng.Close(context.Background())
+	eng, err := Open(context.Background(), Options{Dir: dir, Corpora: f.eng.Corpora(), Embedder: &conceptEmbedder{model: "v2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(context.Background())
+	if _, err := eng.Search(context.Background(), "meetup", &cairn.SearchOptions{Mode: cairn.ModeVector}); err == nil {
+		t.Error("vector search answered with another model's vectors")
+	}
+	res, err := eng.Sync(context.Background(), nil)
+	if err != nil || res.Embedded != 1 {
+		t.Fatalf("re-embed after a model change = %+v, %v", res, err)
+	}
+}
+
+func (f *fixture) searchMode(q, mode string) []cairn.Hit {
+	f.t.Helper()
+	hits, err := f.eng.Search(context.Background(), q, &cairn.SearchOptions{Mode: mode})
+	if err != nil {
+		f.t.Fatalf("search %q: %v", q, err)
+	}
+	return hits
+}

@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/vector"
+)
+
+// embedBatch is how many chunks are embedded and stored per round.
+const embedBatch = 64
+
+// vectors is the in-memory vector lane: the index of the current
+// embedder's vectors and which documents hold each chunk. It loads from
+// SQLite on first use and follows every embedding round and sync.
+type vectors struct {
+	mu      sync.RWMutex
+	loaded  bool
+	index   *vector.Index
+	docs    map[int64][]docRef // chunk id → documents holding it
+	pending int                // chunks without a vector; -1: unknown
+}
+
+type docRef struct{ corpus, path string }
+
+func (e *Engine) identity() string { return e.opts.Embedder.Identity().Key() }
+
+// embedPending embeds every chunk that has no vector for the current
+// embedder, in rounds, storing each round before the next. An unavailable
+// or busy embedder stops the work; what was stored stays, and the next
+// sync resumes. It returns how many chunks were embedded.
+func (e *Engine) embedPending(ctx context.Context, progress func(cairn.ProgressEvent)) (int, int, error) {
+	id := e.identity()
+	total, err := e.store.CountPending(ctx, id)
+	if err != nil {
+		return 0, 0, err
+	}
+	done := 0
+	for done < total {
+		if progress != nil {
+			progress(cairn.ProgressEvent{Corpus: "embeddings", Done: done, Total: total})
+		}
+		batch, err := e.store.PendingChunks(ctx, id, embedBatch)
+		if err != nil || len(batch) == 0 {
+			return done, total - done, err
+		}
+		texts := make([]string, len(batch))
+		ids := make([]int64, len(batch))
+		for i, c := range batch {
+			texts[i], ids[i] = c.Text, c.ID
+		}
+		vecs, err := e.opts.Embedder.Embed(ctx, cairn.EmbedDocument, texts)
+		if err != nil {
+			return done, total - done, fmt.Errorf("embed chunks (%d of %d done, the rest resume on the next sync): %w", done, total, err)
+		}
+		if err := e.store.PutVectors(ctx, id, ids, vecs); err != nil {
+			return done, total - done, err
+		}
+		e.vec.mu.Lock()
+		if e.vec.loaded {
+			for i, k := range ids {
+				if err := e.vec.index.Add(k, vecs[i]); err != nil {
+					e.vec.loaded = false // reload from the store on next use
+					break
+				}
+			}
+		}
+		e.vec.mu.Unlock()
+		done += len(batch)
+	}
+	if progress != nil {
+		progress(cairn.ProgressEvent{Corpus: "embeddings", Done: done, Total: total})
+	}
+	return done, 0, nil
+}
+
+// afterSync drops the in-memory lane so the next vector search reloads it
+// (chunks came and went), and records how many chunks still need vectors.
+func (e *Engine) afterSync(pending int) {
+	e.vec.mu.Lock()
+	e.vec.loaded, e.vec.index, e.vec.docs, e.vec.pending = false, nil, nil, pending
+	e.vec.mu.Unlock()
+}
+
+// loadVectors fills the lane from the store when needed.
+func (e *Engine) loadVectors(ctx context.Context) error {
+	e.vec.mu.RLock()
+	ok := e.vec.loaded
+	e.vec.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	e.vec.mu.Lock()
+	defer e.vec.mu.Unlock()
+	if e.vec.loaded {
+		return nil
+	}
+	idn := e.opts.Embedder.Identity()
+	id := idn.Key()
+	var ix *vector.Index
+	err := e.store.EachVector(ctx, id, func(k int64, v []float32) error {
+		if ix == nil {
+			ix = vector.New(len(v))
+		}
+		return ix.Add(k, v)
+	})
+	if err != nil {
+		return err
+	}
+	if ix == nil {
+		dim := idn.Dimension
+		if dim <= 0 {
+			dim = 1
+		}
+		ix = vector.New(dim)
+	}
+	docs := map[int64][]docRef{}
+	if err := e.store.ChunkDocs(ctx, func(c int64, corpus, path string) {
+		docs[c] = append(docs[c], docRef{corpus, path})
+	}); err != nil {
+		return err
+	}
+	pending, err := e.store.CountPending(ctx, id)
+	if err != nil {
+		return err
+	}
+	e.vec.index, e.vec.docs, e.vec.pending, e.vec.loaded = ix, docs, pending, true
+	return nil
+}
+
+// errNoVectors says the vector lane cannot answer yet.
+var errNoVectors = errors.New("vectors are not complete")
+
+// vectorLane returns up to n chunk candidates by cosine similarity, only
+// from the allowed corpora and paths (filters apply before top-k).
+func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string, paths []string, n int) ([]cairn.Candidate, []float32, error) {
+	if err := e.loadVectors(ctx); err != nil {
+		return nil, nil, err
+	}
+	e.vec.mu.RLock()
+	pending, ix, docs := e.vec.pending, e.vec.index, e.vec.docs
+	e.vec.mu.RUnlock()
+	if pending > 0 {
+		return nil, nil, fmt.Errorf("%w: %d chunks are waiting for vectors (run cairn sync)", errNoVectors, pending)
+	}
+	qv, err := e.opts.Embedder.Embed(ctx, cairn.EmbedQuery, []string{query})
+	if err != nil {
+		return nil, nil, fmt.Errorf("embed query: %w", err)
+	}
+	allowC := map[string]bool{}
+	for _, c := range corpora {
+		allowC[c] = true
+	}
+	var allowP map[string]bool
+	if paths != nil {
+		allowP = map[string]bool{}
+		for _, p := range paths {
+			allowP[p] = true
+		}
+	}
+	ok := func(d docRef) bool { return allowC[d.corpus] && (allowP == nil || allowP[d.path]) }
+	res := ix.Search(qv[0], n, &vector.SearchOptions{Filter: func(k int64) bool {
+		for _, d := range docs[k] {
+			if ok(d) {
+				return true
+			}
+		}
+		return false
+	}})
+	ids := make([]int64, len(res))
+	score := map[int64]float32{}
+	for i, r := range res {
+		ids[i], score[r.Key] = r.Key, r.Score
+	}
+	cands, err := e.store.Chunks(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if ok(docRef{c.Corpus, c.Path}) {
+			c.BM25 = -float64(score[c.ChunkID]) // carried for ordering; see fuse
+			out = append(out, c)
+		}
+	}
+	return out, qv[0], nil
+}

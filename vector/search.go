@@ -1,0 +1,170 @@
+package vector
+
+import "slices"
+
+// Defaults for SearchOptions.Candidates: max(DefaultCandidates,
+// DefaultCandidatesPerResult*k).
+const (
+	DefaultCandidates          = 400
+	DefaultCandidatesPerResult = 20
+)
+
+// SearchOptions tunes Search. A nil *SearchOptions means the defaults.
+type SearchOptions struct {
+	// Candidates is how many items, nearest by Hamming distance between
+	// sign-bit codes, are rescored with exact dot products. Zero or less
+	// means max(DefaultCandidates, DefaultCandidatesPerResult*k).
+	Candidates int
+	// Filter, when set, is called with each item's key before ranking; only
+	// items for which it returns true compete for the top k. It runs under
+	// the index's read lock and must not call Add or Remove.
+	Filter func(key int64) bool
+	// Exact scores every item with a full float32 dot product instead of
+	// the two-stage search.
+	Exact bool
+}
+
+// SetDefaults fills zero fields for a search of the top k.
+func (o *SearchOptions) SetDefaults(k int) {
+	if o.Candidates <= 0 {
+		o.Candidates = max(DefaultCandidates, DefaultCandidatesPerResult*k)
+	}
+}
+
+// Result is one hit: the item's key and its dot product with the query.
+type Result struct {
+	Key   int64
+	Score float32
+}
+
+// Search returns up to k items with the largest dot product with q, sorted
+// by score descending and then key ascending. It ranks every item (that
+// passes opts.Filter) by Hamming distance between sign-bit codes, rescores
+// the nearest opts.Candidates exactly, and keeps the best k; see the package
+// doc for why. It returns nil when k < 1, the index is empty, or len(q) is
+// not Dim().
+func (ix *Index) Search(q []float32, k int, opts *SearchOptions) []Result {
+	var o SearchOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Exact {
+		return ix.Exact(q, k, o.Filter)
+	}
+	o.SetDefaults(k)
+	if len(q) != ix.dim || k < 1 {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := len(ix.keys)
+	if n == 0 {
+		return nil
+	}
+	s := ix.scratch(n, k)
+	defer ix.pool.Put(s)
+	signCode(s.qcode, q)
+	top := topK{h: s.heap[:0], k: k}
+	for _, slot := range ix.candidates(s, o.Candidates, o.Filter) {
+		top.push(Result{Key: ix.keys[slot], Score: dot(q, ix.vector(slot))})
+	}
+	s.heap = top.h
+	return top.sorted()
+}
+
+// Exact returns the same ranking as Search with a full float32 scan: every
+// item that passes filter (nil passes all) is scored exactly. It is the
+// reference for recall and a fallback for callers that need exactness.
+func (ix *Index) Exact(q []float32, k int, filter func(int64) bool) []Result {
+	if len(q) != ix.dim || k < 1 {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := len(ix.keys)
+	if n == 0 {
+		return nil
+	}
+	s := ix.scratch(0, k)
+	defer ix.pool.Put(s)
+	top := topK{h: s.heap[:0], k: k}
+	for slot, key := range ix.keys {
+		if filter != nil && !filter(key) {
+			continue
+		}
+		top.push(Result{Key: key, Score: dot(q, ix.vector(int32(slot)))})
+	}
+	s.heap = top.h
+	return top.sorted()
+}
+
+// topK keeps the k best results seen in a heap whose root is the worst of
+// them, so a new result costs one comparison unless it gets in.
+type topK struct {
+	h []Result
+	k int
+}
+
+// worse reports whether a ranks below b: lower score, or equal score and
+// larger key.
+func worse(a, b Result) bool {
+	return a.Score < b.Score || (a.Score == b.Score && a.Key > b.Key)
+}
+
+func (t *topK) push(r Result) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, r)
+		t.up(len(t.h) - 1)
+		return
+	}
+	if !worse(t.h[0], r) {
+		return
+	}
+	t.h[0] = r
+	t.down(0)
+}
+
+func (t *topK) up(i int) {
+	h := t.h
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (t *topK) down(i int) {
+	h := t.h
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && worse(h[c+1], h[c]) {
+			c++
+		}
+		if !worse(h[c], h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// sorted returns the kept results in a new slice, best first.
+func (t *topK) sorted() []Result {
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b Result) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
