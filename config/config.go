@@ -17,6 +17,8 @@ type Config struct {
 	Exists  bool   // false when the file is missing (no corpora)
 	Corpora []Corpus
 	LLM     map[string]LLM // by purpose: "consolidate", "fast"
+	// Embedder is the [embedder] table; nil when absent or provider "none".
+	Embedder *Embedder
 }
 
 // Corpus is one [[corpus]] table as loaded: Paths are absolute, Glob is

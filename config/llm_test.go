@@ -43,3 +43,36 @@ func TestLLMTables(t *testing.T) {
 		}
 	}
 }
+
+func TestEmbedderTable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	for _, tt := range []struct{ text, want string }{
+		{"[embedder]\nprovider = \"openai\"\nmodel = \"nomic\"\nbase_url = \"http://127.0.0.1:11434/v1\"\n", ""},
+		{"[embedder]\nprovider = \"onnx\"\nmodel = \"models/use-lite\"\nlibrary = \"/lib/libonnxruntime.so.1\"\n", ""},
+		{"[embedder]\nprovider = \"none\"\n", ""},
+		{"[embedder]\nprovider = \"bert\"\nmodel = \"m\"\n", "allowed: onnx, openai, none"},
+		{"[embedder]\nprovider = \"openai\"\nmodel = \"m\"\n", "base_url"},
+		{"[embedder]\nprovider = \"onnx\"\n", "model is missing"},
+		{"[embedder]\nprovider = \"onnx\"\nmodel = \"m\"\ndevice = \"gpu\"\n", `unknown key "device" in [embedder]`},
+	} {
+		os.WriteFile(path, []byte(tt.text), 0o600)
+		cfg, err := Load(path, nil)
+		if tt.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%q: error %v, want %q", tt.text, err, tt.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tt.text, err)
+			continue
+		}
+		if strings.Contains(tt.text, "onnx") && (cfg.Embedder == nil || cfg.Embedder.Model != filepath.Join(dir, "models/use-lite")) {
+			t.Errorf("onnx model path not resolved against the config folder: %+v", cfg.Embedder)
+		}
+		if strings.Contains(tt.text, "none") && cfg.Embedder != nil {
+			t.Errorf("provider none gave %+v", cfg.Embedder)
+		}
+	}
+}

@@ -20,7 +20,7 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude",
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables, [llm.consolidate] and [llm.fast]"
+	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate] and [llm.fast]"
 	allowedKinds = `allowed kinds: "files", "sessions"`
 )
 
@@ -41,8 +41,9 @@ var keyTypes = map[string]string{
 
 // rawFile and rawCorpus are what the TOML decoder fills.
 type rawFile struct {
-	Corpus []rawCorpus       `toml:"corpus"`
-	LLM    map[string]rawLLM `toml:"llm"`
+	Corpus   []rawCorpus       `toml:"corpus"`
+	LLM      map[string]rawLLM `toml:"llm"`
+	Embedder *rawEmbedder      `toml:"embedder"`
 }
 
 type rawCorpus struct {
@@ -80,6 +81,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 	}
 	cfg := &Config{Path: file, Exists: true}
 	if cfg.LLM, err = validateLLM(file, raw.LLM); err != nil {
+		return nil, err
+	}
+	if cfg.Embedder, err = validateEmbedder(file, raw.Embedder, r); err != nil {
 		return nil, err
 	}
 	seen := make(map[string]int) // lower-cased name -> header line
@@ -200,9 +204,19 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 				llm = key[1]
 				continue
 			}
+			if len(key) == 1 && key[0] == "embedder" {
+				llm = "embedder"
+				continue
+			}
 			return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown table [%s]; %s", strings.Join(key, "."), allowedTop)}
 		case unstable.KeyValue:
 			line = keyLine(&p, expr)
+			if llm == "embedder" {
+				if len(key) != 1 || !slices.Contains(embedderKeys, key[0]) {
+					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [embedder]; allowed keys: %s", strings.Join(key, "."), strings.Join(embedderKeys, ", "))}
+				}
+				continue
+			}
 			if llm != "" {
 				if len(key) != 1 || !slices.Contains(llmKeys, key[0]) {
 					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [llm.%s]; allowed keys: %s", strings.Join(key, "."), llm, strings.Join(llmKeys, ", "))}

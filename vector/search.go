@@ -13,7 +13,8 @@ const (
 type SearchOptions struct {
 	// Candidates is how many items, nearest by Hamming distance between
 	// sign-bit codes, are rescored with exact dot products. Zero or less
-	// means max(DefaultCandidates, DefaultCandidatesPerResult*k).
+	// means max(DefaultCandidates, DefaultCandidatesPerResult*k); fewer
+	// than k means k.
 	Candidates int
 	// Filter, when set, is called with each item's key before ranking; only
 	// items for which it returns true compete for the top k. It runs under
@@ -24,11 +25,13 @@ type SearchOptions struct {
 	Exact bool
 }
 
-// SetDefaults fills zero fields for a search of the top k.
+// SetDefaults fills zero fields for a search of the top k and raises
+// Candidates to at least k.
 func (o *SearchOptions) SetDefaults(k int) {
 	if o.Candidates <= 0 {
 		o.Candidates = max(DefaultCandidates, DefaultCandidatesPerResult*k)
 	}
+	o.Candidates = max(o.Candidates, k)
 }
 
 // Result is one hit: the item's key and its dot product with the query.

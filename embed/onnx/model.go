@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -91,6 +92,9 @@ func readManifest(dir string) (Manifest, error) {
 func resolve(m Manifest, ins, outs []ort.InputOutputInfo) (spec, error) {
 	s := spec{style: m.InputStyle, normalize: m.Normalize == nil || *m.Normalize,
 		queryPrefix: m.QueryPrefix, docPrefix: m.DocumentPrefix, vocab: m.VocabSize}
+	if len(outs) == 0 {
+		return s, cairn.Invalidf("model has no outputs")
+	}
 	names := make([]string, len(ins))
 	for i, in := range ins {
 		names[i] = in.Name
@@ -174,7 +178,7 @@ func pickDenseOutput(outs []ort.InputOutputInfo, pooling string) (string, string
 		{"token_embeddings", PoolMean}, {"pooler_output", PoolNone},
 	} {
 		if findOutput(outs, c.name) != nil {
-			return c.name, cmpOr(pooling, c.pooling)
+			return c.name, cmp.Or(pooling, c.pooling)
 		}
 	}
 	return outs[0].Name, pooling
@@ -224,13 +228,6 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // modelID names the model by its directory and a hash of its weights:
