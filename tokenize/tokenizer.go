@@ -2,7 +2,6 @@ package tokenize
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -139,7 +138,6 @@ func (t *Tokenizer) Count(text string) int {
 }
 
 func (t *Tokenizer) encode(ids []int, text string, sc *scratch) []int {
-	start := len(ids)
 	for _, p := range t.post {
 		ids = append(ids, p.before...)
 	}
@@ -153,7 +151,6 @@ func (t *Tokenizer) encode(ids []int, text string, sc *scratch) []int {
 	for i := len(t.post) - 1; i >= 0; i-- {
 		ids = append(ids, t.post[i].after...)
 	}
-	_ = start
 	return ids
 }
 
@@ -207,5 +204,3 @@ func decode(kind string, raw json.RawMessage, v any) error {
 	}
 	return nil
 }
-
-var errNoToken = errors.New("token not in vocabulary")

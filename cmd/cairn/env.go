@@ -81,7 +81,12 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local, AgentName: e.agentName()})
+	emb, err := e.embedder(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
+		AgentName: e.agentName(), Embedder: emb})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -30,7 +30,7 @@ Usage:
   cairn corpus add NAME PATH [--glob G]       add a files corpus to config.toml
   cairn corpus list [--json]                  list configured corpora
   cairn sync [--corpus NAME]... [--json]      index changed files
-  cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--json] [--explain]
+  cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--mode hybrid|lexical|vector] [--json] [--explain]
   cairn get PATH [--from N] [--lines M] [--json]
   cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
   cairn eval longmemeval --data FILE [--mode lexical] [--json]

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,5 +206,57 @@ func TestCLISessions(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tt.stderr) {
 			t.Errorf("cairn %v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.stderr)
 		}
+	}
+}
+
+// TestCLIVectorSearch configures an OpenAI-compatible embedder served by a
+// fake that checks each request, syncs, and searches by meaning.
+func TestCLIVectorSearch(t *testing.T) {
+	groups := map[string]int{"support": 0, "group": 0, "meetup": 0, "lgbtq": 0, "garden": 1, "compost": 1}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "concepts" || r.URL.Path != "/v1/embeddings" {
+			t.Errorf("embedding request %s %+v %v", r.URL.Path, req, err)
+		}
+		var data []string
+		for i, in := range req.Input {
+			v := []float64{0, 0, 0.01}
+			for _, w := range strings.Fields(strings.ToLower(in)) {
+				if g, ok := groups[strings.Trim(w, ".#")]; ok {
+					v[g]++
+				}
+			}
+			b, _ := json.Marshal(v)
+			data = append(data, fmt.Sprintf(`{"index":%d,"embedding":%s}`, i, b))
+		}
+		fmt.Fprintf(w, `{"data":[%s]}`, strings.Join(data, ","))
+	}))
+	defer srv.Close()
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "a.md"), []byte("# Week\n\nCaroline went to the support group.\n"), 0o644)
+	os.WriteFile(filepath.Join(notes, "b.md"), []byte("# Garden\n\nMore compost this spring.\n"), 0o644)
+	c.ok("corpus", "add", "notes", notes)
+	cfg := filepath.Join(c.home, "config.toml")
+	f, _ := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, "\n[embedder]\nprovider = \"openai\"\nmodel = \"concepts\"\nbase_url = %q\n", srv.URL+"/v1")
+	f.Close()
+	if out := c.ok("sync"); !strings.Contains(out, "embedded 2 chunks, 0 waiting") {
+		t.Errorf("sync output: %s", out)
+	}
+	out := c.ok("search", "LGBTQ meetup", "--mode", "vector", "--json")
+	var res struct{ Results []struct{ Path string } }
+	json.Unmarshal([]byte(out), &res)
+	if len(res.Results) == 0 || res.Results[0].Path != "cairn://notes/a.md" {
+		t.Errorf("vector search: %s", out)
+	}
+	if out := c.ok("search", "LGBTQ meetup", "--explain"); !strings.Contains(out, "fused:") {
+		t.Errorf("hybrid is the default with an embedder: %s", out)
+	}
+	if _, stderr, code := c.run("search", "x", "--mode", "fuzzy"); code != 2 || !strings.Contains(stderr, "allowed hybrid, lexical or vector") {
+		t.Errorf("bad mode: %d %s", code, stderr)
 	}
 }

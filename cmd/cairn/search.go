@@ -18,6 +18,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	limit := fs.Int("limit", cairn.DefaultSearchLimit, "maximum hits")
 	minScore := fs.Float64("min-score", 0, "minimum normalized score, 0 to 1")
 	explain := fs.Bool("explain", false, "show how each score was made")
+	mode := fs.String("mode", "", "hybrid, lexical or vector (default hybrid with an embedder, else lexical)")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	var f sessionFlags
 	f.bind(fs)
@@ -32,7 +33,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := &cairn.SearchOptions{Corpora: corpora, Limit: *limit, MinScore: *minScore, Explain: *explain, Sessions: filter}
+	opts := &cairn.SearchOptions{Corpora: corpora, Limit: *limit, MinScore: *minScore, Explain: *explain, Sessions: filter, Mode: *mode}
 	if err := opts.Validate(); err != nil {
 		return err
 	}

@@ -60,6 +60,9 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 			printSources(e, c.Sessions.Sources)
 		}
 	}
+	if res.Embedded > 0 || res.PendingEmbeddings > 0 {
+		fmt.Fprintf(e.stdout, "embedded %d chunks, %d waiting for vectors\n", res.Embedded, res.PendingEmbeddings)
+	}
 	fmt.Fprintf(e.stdout, "done in %.3fs\n", res.Seconds)
 	return nil
 }

@@ -28,13 +28,13 @@ type Tokenizer interface {
 // Options configure New. ModelDir and a tokenizer (Tokenizer, or
 // LoadTokenizer to make one from the directory's tokenizer.json) are required.
 type Options struct {
-	ModelDir      string                                  // model.onnx, tokenizer.json, optional cairn-model.json
-	Library       string                                  // path of libonnxruntime.so; "" searches DefaultLibrary
-	Tokenizer     Tokenizer                               // used as is when set
-	LoadTokenizer func(path string) (Tokenizer, error)    // called with ModelDir/tokenizer.json when Tokenizer is nil
-	Workers       int                                     // sessions run in parallel, one intra-op thread each; default 2
-	Batch         int                                     // texts per model run; default 32
-	MaxTokens     int                                     // tokens kept per text; 0: the manifest's, else the style's default
+	ModelDir      string                               // model.onnx, tokenizer.json, optional cairn-model.json
+	Library       string                               // path of libonnxruntime.so; "" searches DefaultLibrary
+	Tokenizer     Tokenizer                            // used as is when set
+	LoadTokenizer func(path string) (Tokenizer, error) // called with ModelDir/tokenizer.json when Tokenizer is nil
+	Workers       int                                  // sessions run in parallel, one intra-op thread each; default 2
+	Batch         int                                  // texts per model run; default 32
+	MaxTokens     int                                  // tokens kept per text; 0: the manifest's, else the style's default
 }
 
 // SetDefaults fills zero fields with the defaults.

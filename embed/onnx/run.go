@@ -39,7 +39,7 @@ func (sp *spec) run(s *ort.DynamicAdvancedSession, toks [][]int64) ([][]float32,
 	}
 	outputs := []ort.Value{nil}
 	if err := s.Run(inputs, outputs); err != nil {
-		return nil, fmt.Errorf("run onnx model: %w", err)
+		return nil, fmt.Errorf("%w: run onnx model: %v", cairn.ErrInvalid, err)
 	}
 	defer outputs[0].Destroy()
 	t, ok := outputs[0].(*ort.Tensor[float32])
