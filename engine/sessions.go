@@ -367,7 +367,17 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 	if _, err := e.store.GC(ctx); err != nil {
 		return nil, err
 	}
-	return &r, e.maybeOptimize(ctx, &cairn.SyncResult{Corpora: []cairn.CorpusSyncResult{r}})
+	if err := e.maybeOptimize(ctx, &cairn.SyncResult{Corpora: []cairn.CorpusSyncResult{r}}); err != nil {
+		return nil, err
+	}
+	if e.opts.Embedder != nil {
+		_, pending, err := e.embedPending(ctx, nil)
+		e.afterSync(pending)
+		if err != nil {
+			return &r, err
+		}
+	}
+	return &r, nil
 }
 
 // SessionSpans returns the message spans of a projected session: the

@@ -52,6 +52,8 @@ type LocomoOptions struct {
 	IncludeAdversarial bool
 	Dir                string // working data directory (a fresh temporary one when empty)
 	Limit              int    // hits asked per question (default 50)
+	// Embedder serves the vector and hybrid modes.
+	Embedder cairn.Embedder
 	// QA, when set, answers each question from the retrieved turns and
 	// judges the answer against the gold one (LoCoMo's J score).
 	QA cairn.LLM
@@ -76,8 +78,8 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	if o.Mode == "" {
 		o.Mode = "lexical"
 	}
-	if o.Mode != "lexical" {
-		return nil, cairn.Invalidf("mode %q needs an embedding model, which Cairn does not have yet: use --mode lexical", o.Mode)
+	if o.Mode != cairn.ModeLexical && o.Embedder == nil {
+		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
 	}
 	if o.Limit == 0 {
 		o.Limit = 50
@@ -102,7 +104,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 		defer os.RemoveAll(dir)
 	}
 	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
-		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}})
+		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}, Embedder: o.Embedder})
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 				rep.Skipped++
 				continue
 			}
-			got, err := retrieve(ctx, eng, sample.SampleID, qa.Question, o.Limit)
+			got, err := retrieve(ctx, eng, sample.SampleID, qa.Question, o.Mode, o.Limit)
 			if err != nil {
 				return nil, fmt.Errorf("question %d of %s: %w", qi+1, sample.SampleID, err)
 			}
@@ -168,8 +170,8 @@ func sessionOfTurn(id string) string { s, _, _ := strings.Cut(id, ":"); return s
 
 // retrieve asks the question within one conversation and returns the turn
 // ids the hits cover, in rank order.
-func retrieve(ctx context.Context, eng *engine.Engine, conv, question string, limit int) ([]string, error) {
-	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Sessions: &cairn.SessionFilter{ConversationID: conv}})
+func retrieve(ctx context.Context, eng *engine.Engine, conv, question, mode string, limit int) ([]string, error) {
+	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Mode: mode, Sessions: &cairn.SessionFilter{ConversationID: conv}})
 	if err != nil {
 		if strings.Contains(err.Error(), "only common words") || strings.Contains(err.Error(), "no words") {
 			return nil, nil // nothing searchable: no hits

@@ -36,10 +36,11 @@ type lmeTurn struct {
 
 // LongMemEvalOptions tune a LongMemEval run.
 type LongMemEvalOptions struct {
-	Data  string
-	Mode  string
-	Dir   string
-	Limit int // hits asked per question (default 50)
+	Data     string
+	Mode     string
+	Embedder cairn.Embedder // serves the vector and hybrid modes
+	Dir      string
+	Limit    int // hits asked per question (default 50)
 }
 
 // LongMemEval runs the retrieval part of LongMemEval: per question, its
@@ -54,8 +55,8 @@ func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 	if o.Mode == "" {
 		o.Mode = "lexical"
 	}
-	if o.Mode != "lexical" {
-		return nil, cairn.Invalidf("mode %q needs an embedding model, which Cairn does not have yet: use --mode lexical", o.Mode)
+	if o.Mode != cairn.ModeLexical && o.Embedder == nil {
+		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
 	}
 	if o.Limit == 0 {
 		o.Limit = 50
@@ -76,7 +77,7 @@ func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 		defer os.RemoveAll(dir)
 	}
 	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
-		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}})
+		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}, Embedder: o.Embedder})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 		if _, err := eng.ImportSessions(ctx, "sessions", "longmemeval:"+q.QuestionID, sessions); err != nil {
 			return nil, err
 		}
-		turns, err := lmeRetrieve(ctx, eng, q.QuestionID, q.Question, o.Limit)
+		turns, err := lmeRetrieve(ctx, eng, q.QuestionID, q.Question, o.Mode, o.Limit)
 		if err != nil {
 			return nil, fmt.Errorf("question %s: %w", q.QuestionID, err)
 		}
@@ -166,8 +167,8 @@ func sessionOfLME(turn string) string { return turn[:strings.LastIndex(turn, ":"
 
 // lmeRetrieve returns the turn ids ("<haystack session id>:<n>") the hits
 // cover, in rank order.
-func lmeRetrieve(ctx context.Context, eng *engine.Engine, qid, question string, limit int) ([]string, error) {
-	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Sessions: &cairn.SessionFilter{ConversationID: qid}})
+func lmeRetrieve(ctx context.Context, eng *engine.Engine, qid, question, mode string, limit int) ([]string, error) {
+	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Mode: mode, Sessions: &cairn.SessionFilter{ConversationID: qid}})
 	if err != nil {
 		if strings.Contains(err.Error(), "only common words") || strings.Contains(err.Error(), "no words") {
 			return nil, nil

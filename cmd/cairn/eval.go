@@ -43,6 +43,11 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return usagef("--mode %q: allowed lexical, vector or hybrid", *mode)
 	}
 	opts := eval.LocomoOptions{Data: *data, Audit: *audit, Mode: *mode, IncludeAdversarial: *adv}
+	if *mode != "lexical" {
+		if opts.Embedder, err = e.configuredEmbedder(); err != nil {
+			return err
+		}
+	}
 	if *qa {
 		if opts.QA, err = e.fastModel(); err != nil {
 			return err
@@ -65,6 +70,20 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			rep.QA.Answered, rep.QA.Correct, rep.QA.JScore, rep.QA.TokensIn, rep.QA.TokensOut)
 	}
 	return e.printReport(rep, keys)
+}
+
+// configuredEmbedder builds the [embedder] of the configuration, which
+// vector and hybrid evaluation need.
+func (e *env) configuredEmbedder() (cairn.Embedder, error) {
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := e.embedder(cfg)
+	if err == nil && emb == nil {
+		err = usagef("vector and hybrid modes need an embedder: add an [embedder] table to %s", cfg.Path)
+	}
+	return emb, err
 }
 
 // fastModel builds the [llm.fast] model client from the configuration.
@@ -109,7 +128,13 @@ func cmdEvalLME(ctx context.Context, e *env, args []string) error {
 	if *data == "" {
 		return usagef("eval longmemeval needs --data FILE (a LongMemEval JSON file such as longmemeval_s.json)")
 	}
-	rep, err := eval.LongMemEval(ctx, eval.LongMemEvalOptions{Data: *data, Mode: *mode})
+	lo := eval.LongMemEvalOptions{Data: *data, Mode: *mode}
+	if *mode != "lexical" {
+		if lo.Embedder, err = e.configuredEmbedder(); err != nil {
+			return err
+		}
+	}
+	rep, err := eval.LongMemEval(ctx, lo)
 	if err != nil {
 		return err
 	}
