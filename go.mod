@@ -7,11 +7,9 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/pelletier/go-toml/v2 v2.4.3
+	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/term v0.48.0
+	golang.org/x/text v0.44.0
 )
 
-require (
-	github.com/yalue/onnxruntime_go v1.27.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
-)
+require golang.org/x/sys v0.50.0 // indirect

@@ -265,9 +265,9 @@ func (m metaspace) split(dst, src []word) []word {
 			continue
 		}
 		start := 0
-		for {
+		for start+1 < len(s) {
 			i := strings.Index(s[start+1:], m.repl)
-			if start+1 > len(s) || i < 0 {
+			if i < 0 {
 				break
 			}
 			end := start + 1 + i
@@ -302,7 +302,8 @@ func parseSplit(raw json.RawMessage) (preTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.Pattern.Regex != nil && *v.Pattern.Regex == gpt2Pattern {
+	if v.Pattern.Regex != nil && *v.Pattern.Regex == gpt2Pattern && b == isolated && !v.Invert {
+		// Go's regexp has no lookahead; this pattern is written by hand.
 		return byteLevel{useRegex: true, noMap: true}, nil
 	}
 	lit, re, err := v.Pattern.compile("pre_tokenizer Split")

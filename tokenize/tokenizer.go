@@ -30,6 +30,7 @@ type scratch struct {
 	tmp   []word
 	ids   []int
 	uni   []uniNode
+	path  []uniTok
 	syms  []bpeSymbol
 }
 
@@ -138,8 +139,9 @@ func (t *Tokenizer) Count(text string) int {
 }
 
 func (t *Tokenizer) encode(ids []int, text string, sc *scratch) []int {
-	for _, p := range t.post {
-		ids = append(ids, p.before...)
+	// Later processors wrap the output of earlier ones.
+	for i := len(t.post) - 1; i >= 0; i-- {
+		ids = append(ids, t.post[i].before...)
 	}
 	if t.added == nil {
 		ids = t.encodeSegment(ids, text, true, sc)
@@ -148,8 +150,8 @@ func (t *Tokenizer) encode(ids []int, text string, sc *scratch) []int {
 			return t.encodeSegment(ids, seg, first, sc)
 		})
 	}
-	for i := len(t.post) - 1; i >= 0; i-- {
-		ids = append(ids, t.post[i].after...)
+	for _, p := range t.post {
+		ids = append(ids, p.after...)
 	}
 	return ids
 }
