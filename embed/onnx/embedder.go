@@ -3,7 +3,6 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -111,10 +110,7 @@ func New(o Options) (*Embedder, error) {
 }
 
 func modelError(dir string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		err = fmt.Errorf("%w: %v", cairn.ErrUnavailable, err)
-	}
-	return &cairn.Error{Op: "load onnx model", Path: dir, Err: err,
+	return &cairn.Error{Op: "load onnx model", Path: dir, Err: fmt.Errorf("%w: %v", cairn.ErrUnavailable, err),
 		Hint: "point [embedder] model_dir at a directory holding " + ModelFile + " and " + TokenizerFile}
 }
 

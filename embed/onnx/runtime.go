@@ -28,8 +28,13 @@ var env struct {
 
 // initRuntime loads the ONNX Runtime library and creates the environment,
 // once per process. Asking for a different library afterwards is an error:
-// one process can hold only one runtime.
+// one process can hold only one runtime. An empty lib takes the loaded one.
 func initRuntime(lib string) error {
+	env.Lock()
+	defer env.Unlock()
+	if lib == "" && env.lib != "" {
+		return nil // any runtime will do: use the loaded one
+	}
 	if lib == "" {
 		lib = DefaultLibrary
 	}
@@ -43,8 +48,6 @@ func initRuntime(lib string) error {
 			return libraryError(lib, err)
 		}
 	}
-	env.Lock()
-	defer env.Unlock()
 	if env.lib != "" {
 		if env.lib != lib {
 			return cairn.Invalidf("load onnx runtime %s: the runtime from %s is already loaded in this process", lib, env.lib)
