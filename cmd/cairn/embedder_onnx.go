@@ -1,11 +1,22 @@
 package main
 
 import (
+	"os"
+
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/tokenize"
 )
 
-// onnxEmbedder builds the in-process ONNX embedder.
+// onnxEmbedder builds the in-process ONNX embedder: the model directory of
+// [embedder] model, ONNX Runtime from [embedder] library or
+// CAIRN_ONNXRUNTIME_LIB, the directory's tokenizer.json.
 func onnxEmbedder(ec *config.Embedder) (cairn.Embedder, error) {
-	return nil, cairn.Invalidf("[embedder] provider \"onnx\" is not available in this build yet: use provider = \"openai\" with an OpenAI-compatible endpoint")
+	lib := ec.Library
+	if lib == "" {
+		lib = os.Getenv("CAIRN_ONNXRUNTIME_LIB")
+	}
+	return onnx.New(onnx.Options{ModelDir: ec.Model, Library: lib,
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
 }
