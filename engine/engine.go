@@ -8,6 +8,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -45,7 +46,8 @@ type Options struct {
 	Workers     int            // read+chunk workers, default GOMAXPROCS
 	Chunker     cairn.Chunker  // default chunk.New()
 	// Embedder, when set, embeds chunks after each sync and enables the
-	// vector and hybrid search modes (hybrid becomes the default).
+	// vector and hybrid search modes (hybrid becomes the default). The
+	// engine closes it on Close when it has a Close method.
 	Embedder cairn.Embedder
 	// Location is the zone session timestamps are shown in (default UTC).
 	Location *time.Location
@@ -221,5 +223,9 @@ func validFilter(f *cairn.SessionFilter) error {
 func (e *Engine) Close(ctx context.Context) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
-	return e.store.Close()
+	err := e.store.Close()
+	if c, ok := e.opts.Embedder.(interface{ Close() error }); ok {
+		err = errors.Join(err, c.Close())
+	}
+	return err
 }
