@@ -31,10 +31,14 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		return e.vectorHits(query, vecCands, o), nil
 	}
 	lo := *o
-	lo.Limit, lo.MinScore, lo.Explain = n, 0, true
-	lex, err := e.searcher.SearchPaths(ctx, query, &lo, paths)
-	if err != nil && !(errors.Is(err, cairn.ErrInvalid) && len(vecCands) > 0) {
-		return nil, err // a query of only stop words still has a vector lane
+	lo.Limit, lo.MinScore, lo.Explain = min(n, cairn.MaxSearchLimit), 0, true
+	var lex []cairn.Hit
+	if _, perr := search.Parse(query); perr == nil || len(vecCands) == 0 {
+		// A query of only stop words has no lexical lane but still a vector one.
+		var err error
+		if lex, err = e.searcher.SearchPaths(ctx, query, &lo, paths); err != nil {
+			return nil, err
+		}
 	}
 	if verr != nil {
 		for i := range lex {
@@ -48,7 +52,17 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		}
 		return trimExplain(hits[:min(len(hits), o.Limit)], o.Explain), nil
 	}
-	return fuse(lex, e.vectorHits(query, vecCands, &lo), o), nil
+	return fuse(lex, e.vectorHits(query, vecCands, &lo), o, e.docKey), nil
+}
+
+// docKey is the unit hybrid search keeps one chunk of: the document for
+// files; for sessions, whose documents are whole conversations, the chunk
+// itself (hits that overlap once expanded to turns are dropped later).
+func (e *Engine) docKey(h cairn.Hit) string {
+	if c, ok := e.corpus(h.Corpus); ok && c.Kind == cairn.KindSessions {
+		return fmt.Sprintf("%s#%d", h.Path, h.StartLine)
+	}
+	return h.Path
 }
 
 // vectorHits turns vector candidates into hits scored by cosine.
@@ -82,9 +96,9 @@ type fused struct {
 }
 
 // fuse merges the lanes by reciprocal rank (k = 60), keeps the best chunk
-// of each document, and normalizes the fused score to 0..1 (1 = first in
+// of each docKey unit, and normalizes the fused score to 0..1 (1 = first in
 // both lanes).
-func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions) []cairn.Hit {
+func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string) []cairn.Hit {
 	byKey := map[string]*fused{}
 	var order []string
 	add := func(lane string, hits []cairn.Hit) {
@@ -106,8 +120,8 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions) []cairn.Hit {
 	best := map[string]*fused{} // one chunk per document
 	for _, k := range order {
 		f := byKey[k]
-		if b, ok := best[f.hit.Path]; !ok || f.score > b.score {
-			best[f.hit.Path] = f
+		if b, ok := best[docKey(f.hit)]; !ok || f.score > b.score {
+			best[docKey(f.hit)] = f
 		}
 	}
 	all := make([]*fused, 0, len(best))

@@ -61,7 +61,13 @@ var benchSets sync.Map // "n/dim" -> func() (*Index, [][]float32)
 func benchSet(n, dim int) (*Index, [][]float32) {
 	f, _ := benchSets.LoadOrStore(fmt.Sprintf("%d/%d", n, dim), sync.OnceValues(func() (*Index, [][]float32) {
 		g := newClustered(uint64(n), dim, 1000, 1)
-		ix, _ := g.build(n)
+		ix := New(dim)
+		ix.Grow(n)
+		for i := range n {
+			if err := ix.Add(int64(i), g.next()); err != nil {
+				panic(err)
+			}
+		}
 		return ix, queries(g, 100)
 	}))
 	return f.(func() (*Index, [][]float32))()
