@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/tokenize"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/rank/stats.txt")
@@ -20,12 +22,40 @@ var update = flag.Bool("update", false, "rewrite testdata/rank/stats.txt")
 // that moves these numbers must update testdata/rank/stats.txt on purpose
 // (go test -tags sqlite_fts5 ./engine -run TestRankStats -update).
 func TestRankStats(t *testing.T) {
+	rankStats(t, nil, cairn.ModeLexical, "testdata/rank/stats.txt")
+}
+
+// TestRankStatsHybrid runs the same questions in hybrid mode with the real
+// USE-lite encoder (from the workplace's shared/ folder).
+func TestRankStatsHybrid(t *testing.T) {
+	shared := os.Getenv("CAIRN_SHARED")
+	if shared == "" {
+		if _, err := os.Stat("../../shared/models/use-lite/model.onnx"); err == nil {
+			shared = "../../shared"
+		}
+	}
+	if shared == "" {
+		if os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
+			t.Fatal("shared/ not found and CAIRN_REQUIRE_SHARED=1")
+		}
+		t.Skip("shared/ with models/use-lite not found")
+	}
+	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rankStats(t, emb, cairn.ModeHybrid, "testdata/rank/stats-hybrid.txt")
+}
+
+func rankStats(t *testing.T, emb cairn.Embedder, mode, golden string) {
 	notes, err := filepath.Abs("testdata/rank/notes")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := Open(ctx, Options{Dir: t.TempDir(), Corpora: []cairn.Corpus{{Name: "rank", Kind: cairn.KindFiles, Paths: []string{notes}}}})
+	eng, err := Open(ctx, Options{Dir: t.TempDir(), Embedder: emb, Corpora: []cairn.Corpus{{Name: "rank", Kind: cairn.KindFiles, Paths: []string{notes}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +78,7 @@ func TestRankStats(t *testing.T) {
 			continue
 		}
 		query, want, _ := strings.Cut(line, "\t")
-		hits, err := eng.Search(ctx, query, &cairn.SearchOptions{Limit: 10})
+		hits, err := eng.Search(ctx, query, &cairn.SearchOptions{Limit: 10, Mode: mode})
 		if err != nil {
 			t.Fatalf("search %q: %v", query, err)
 		}
@@ -70,7 +100,6 @@ func TestRankStats(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "\nqueries %d  recall@1 %.3f  recall@3 %.3f  recall@5 %.3f  MRR %.3f\n",
 		n, float64(at1)/float64(n), float64(at3)/float64(n), float64(at5)/float64(n), mrr/float64(n))
-	const golden = "testdata/rank/stats.txt"
 	if *update {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
