@@ -87,3 +87,12 @@ func isReserved(name string) bool {
 func reservedRule() string {
 	return fmt.Sprintf("reserved names: %s", joinNames(cairn.ReservedCorpusNames))
 }
+
+// ModelsDir is where pulled models go: $CAIRN_HOME/models, else
+// $XDG_CACHE_HOME/cairn/models (default ~/.cache/cairn/models).
+func ModelsDir(getenv func(string) string, home string) string {
+	if h := getenv("CAIRN_HOME"); h != "" {
+		return filepath.Join(h, "models")
+	}
+	return filepath.Join(xdgDir(getenv, "XDG_CACHE_HOME", filepath.Join(home, ".cache")), "cairn", "models")
+}

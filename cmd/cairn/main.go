@@ -32,6 +32,8 @@ Usage:
   cairn sync [--corpus NAME]... [--json]      index changed files
   cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--mode hybrid|lexical|vector] [--json] [--explain]
   cairn get PATH [--from N] [--lines M] [--json]
+  cairn models pull NAME [--hub URL] [--json]   fetch an ONNX embedding model (resumable, sha256-checked)
+  cairn models list [--json]
   cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
   cairn eval longmemeval --data FILE [--mode lexical] [--json]
 
@@ -91,6 +93,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdGet(ctx, env, rest)
 	case "eval":
 		return cmdEval(ctx, env, rest)
+	case "models":
+		return cmdModels(ctx, env, rest)
 	default:
 		return usagef("unknown command %q: run cairn help for the list", cmd)
 	}

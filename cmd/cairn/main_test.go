@@ -260,3 +260,19 @@ func TestCLIVectorSearch(t *testing.T) {
 		t.Errorf("bad mode: %d %s", code, stderr)
 	}
 }
+
+func TestCLIModels(t *testing.T) {
+	c := newCLI(t)
+	if out := c.ok("models", "list", "--json"); !strings.Contains(out, `"models":[]`) {
+		t.Errorf("empty list: %s", out)
+	}
+	if _, stderr, code := c.run("models", "pull", "not-a-name"); code != 2 || !strings.Contains(stderr, "owner/model") {
+		t.Errorf("bad name: exit %d %q", code, stderr)
+	}
+	dead := httptest.NewServer(http.NotFoundHandler())
+	url := dead.URL
+	dead.Close()
+	if _, stderr, code := c.run("models", "pull", "acme/mini", "--hub", url); code != 1 || !strings.Contains(stderr, "by hand") {
+		t.Errorf("offline pull: exit %d %q", code, stderr)
+	}
+}

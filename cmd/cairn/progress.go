@@ -43,3 +43,8 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// progressEvent reports bytes as a progress event (in KiB, so the counts stay readable).
+func progressEvent(name string, done, total int64) cairn.ProgressEvent {
+	return cairn.ProgressEvent{Corpus: name, Done: int(done >> 10), Total: int(total >> 10)}
+}
