@@ -1,0 +1,85 @@
+// Command hybridbench measures hybrid search with the in-process USE-lite
+// encoder: it generates the benchmark corpus, syncs it (timing the
+// embedding), then runs the query list in hybrid, vector and lexical modes
+// and reports latency percentiles.
+//
+//	go run -tags sqlite_fts5 ./bench/cmd/hybridbench -notes 50000 -shared ../shared
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/bench/corpus"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/tokenize"
+)
+
+func main() {
+	notes := flag.Int("notes", 50000, "notes in the corpus")
+	queries := flag.Int("queries", 500, "queries per mode")
+	shared := flag.String("shared", "../shared", "folder holding models/use-lite and lib/onnxruntime")
+	flag.Parse()
+	if err := run(*notes, *queries, *shared); err != nil {
+		fmt.Fprintln(os.Stderr, "hybridbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(notes, nq int, shared string) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "hybridbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	dir := filepath.Join(work, "notes")
+	if _, _, err := corpus.Generate(dir, corpus.Options{Notes: notes, Seed: 1}); err != nil {
+		return err
+	}
+	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+	if err != nil {
+		return err
+	}
+	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Embedder: emb,
+		Corpora: []cairn.Corpus{{Name: "bench", Kind: cairn.KindFiles, Paths: []string{dir}}}})
+	if err != nil {
+		return err
+	}
+	defer eng.Close(ctx)
+	t0 := time.Now()
+	res, err := eng.Sync(ctx, nil)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(t0).Seconds()
+	fmt.Printf("%d notes, %d chunks: sync with embedding %.1fs (%d chunks embedded, %.0f chunks/s overall)\n",
+		notes, res.Corpora[0].Chunks, secs, res.Embedded, float64(res.Embedded)/secs)
+	qs := corpus.Queries(nq, 1)
+	for _, mode := range []string{cairn.ModeHybrid, cairn.ModeVector, cairn.ModeLexical} {
+		for _, q := range qs[:min(50, len(qs))] { // warm-up
+			eng.Search(ctx, q, &cairn.SearchOptions{Mode: mode})
+		}
+		var lat []time.Duration
+		for _, q := range qs {
+			t := time.Now()
+			if _, err := eng.Search(ctx, q, &cairn.SearchOptions{Mode: mode}); err != nil {
+				continue // stop-word-only queries in lexical mode
+			}
+			lat = append(lat, time.Since(t))
+		}
+		slices.Sort(lat)
+		pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+		fmt.Printf("%-8s n=%d p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms\n", mode, len(lat), pct(0.5), pct(0.95), pct(0.99), pct(1))
+	}
+	return nil
+}
