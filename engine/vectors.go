@@ -162,14 +162,20 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 		}
 	}
 	ok := func(d docRef) bool { return allowC[d.corpus] && (allowP == nil || allowP[d.path]) }
-	res := ix.Search(qv[0], n, &vector.SearchOptions{Filter: func(k int64) bool {
-		for _, d := range docs[k] {
-			if ok(d) {
-				return true
+	var filter func(int64) bool
+	if allowP != nil || len(corpora) < e.searchableCorpora() {
+		// Filters apply before top-k. Searching every corpus needs none:
+		// documents of removed corpora are dropped below and pruned at sync.
+		filter = func(k int64) bool {
+			for _, d := range docs[k] {
+				if ok(d) {
+					return true
+				}
 			}
+			return false
 		}
-		return false
-	}})
+	}
+	res := ix.Search(qv[0], n, &vector.SearchOptions{Filter: filter})
 	ids := make([]int64, len(res))
 	score := map[int64]float32{}
 	for i, r := range res {
@@ -187,4 +193,15 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 		}
 	}
 	return out, qv[0], nil
+}
+
+// searchableCorpora counts the configured corpora a search can select.
+func (e *Engine) searchableCorpora() int {
+	n := 0
+	for _, c := range e.opts.Corpora {
+		if c.Kind != cairn.KindSkills {
+			n++
+		}
+	}
+	return n
 }

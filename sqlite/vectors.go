@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -120,27 +121,39 @@ func (s *Store) ChunkDocs(ctx context.Context, fn func(chunkID int64, corpus, pa
 }
 
 // Chunks returns candidates for chunk ids (all their documents), for the
-// vector lane of a search.
+// vector lane of a search, in the order of ids.
 func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(ids)
+	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+		substr(ct.doc, c.pos + 1, c.len) FROM chunks c JOIN documents d ON d.hash = c.hash
+		JOIN content ct ON ct.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	byID := map[int64][]cairn.Candidate{}
+	for rows.Next() {
+		var c cairn.Candidate
+		var text []byte
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
+			return nil, fmt.Errorf("read chunks: %w", err)
+		}
+		c.Text = string(text)
+		byID[c.ChunkID] = append(byID[c.ChunkID], c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
 	var out []cairn.Candidate
 	for _, id := range ids {
-		rows, err := s.r.QueryContext(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-			substr(ct.doc, c.pos + 1, c.len) FROM chunks c JOIN documents d ON d.hash = c.hash
-			JOIN content ct ON ct.hash = c.hash WHERE c.id = ?`, id)
-		if err != nil {
-			return nil, fmt.Errorf("read chunk %d: %w", id, err)
-		}
-		for rows.Next() {
-			var c cairn.Candidate
-			var text []byte
-			if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read chunk %d: %w", id, err)
-			}
-			c.Text = string(text)
-			out = append(out, c)
-		}
-		rows.Close()
+		out = append(out, byID[id]...)
 	}
 	return out, nil
 }
