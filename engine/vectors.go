@@ -205,3 +205,18 @@ func (e *Engine) searchableCorpora() int {
 	}
 	return n
 }
+
+// PendingEmbeddings reports how many chunks still wait for a vector from
+// the configured embedder (0 without one). While it is above zero, hybrid
+// search answers from the lexical lane alone.
+func (e *Engine) PendingEmbeddings(ctx context.Context) (int, error) {
+	if e.opts.Embedder == nil {
+		return 0, nil
+	}
+	if err := e.loadVectors(ctx); err != nil {
+		return 0, err
+	}
+	e.vec.mu.RLock()
+	defer e.vec.mu.RUnlock()
+	return e.vec.pending, nil
+}
