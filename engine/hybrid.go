@@ -23,22 +23,38 @@ func laneSize(limit int) int { return max(10, int(math.Ceil(1.5*float64(limit)))
 // vectors are incomplete.
 func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, paths []string) ([]cairn.Hit, error) {
 	n := laneSize(o.Limit)
-	vecCands, _, verr := e.vectorLane(ctx, query, o.Corpora, paths, n)
-	if verr != nil && (o.Mode == cairn.ModeVector || !errors.Is(verr, errNoVectors)) {
-		return nil, verr
-	}
 	if o.Mode == cairn.ModeVector {
+		vecCands, _, err := e.vectorLane(ctx, query, o.Corpora, paths, n)
+		if err != nil {
+			return nil, err
+		}
 		return e.vectorHits(query, vecCands, o), nil
 	}
+	// The lanes run side by side: hybrid costs the slower lane, not both.
+	var vecCands []cairn.Candidate
+	var verr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		vecCands, _, verr = e.vectorLane(ctx, query, o.Corpora, paths, n)
+	}()
 	lo := *o
 	lo.Limit, lo.MinScore, lo.Explain = min(n, cairn.MaxSearchLimit), 0, true
 	var lex []cairn.Hit
-	if _, perr := search.Parse(query); perr == nil || len(vecCands) == 0 {
-		// A query of only stop words has no lexical lane but still a vector one.
-		var err error
-		if lex, err = e.searcher.SearchPaths(ctx, query, &lo, paths); err != nil {
-			return nil, err
-		}
+	_, perr := search.Parse(query)
+	var lerr error
+	if perr == nil {
+		lex, lerr = e.searcher.SearchPaths(ctx, query, &lo, paths)
+	}
+	<-done
+	if verr != nil && !errors.Is(verr, errNoVectors) {
+		return nil, verr
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	if perr != nil && (verr != nil || len(vecCands) == 0) {
+		return nil, perr // nothing searchable in either lane
 	}
 	if verr != nil {
 		for i := range lex {
