@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -247,6 +248,10 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 	}
 	for i := version; i < SchemaVersion; i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			if strings.Contains(err.Error(), "no such module: fts5") {
+				return &cairn.Error{Op: "open store", Path: s.Path, Err: fmt.Errorf("%w: this binary was built without SQLite FTS5", cairn.ErrUnavailable),
+					Hint: "build and test with -tags sqlite_fts5, as the README says"}
+			}
 			return fmt.Errorf("migrate store to version %d: %w", i+1, err)
 		}
 	}
