@@ -4,20 +4,17 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/httpjson"
 )
 
 // Defaults for an Embedder.
@@ -98,22 +95,17 @@ func (e *Embedder) Embed(ctx context.Context, kind string, texts []string) ([][]
 }
 
 func (e *Embedder) withRetries(ctx context.Context, in []string) ([][]float32, error) {
-	wait := e.Backoff
-	if wait <= 0 {
-		wait = 500 * time.Millisecond
+	backoff := e.Backoff
+	if backoff <= 0 {
+		backoff = 500 * time.Millisecond
 	}
-	for attempt := 0; ; attempt++ {
-		vecs, err := e.post(ctx, in)
-		if err == nil || !errors.Is(err, cairn.ErrBusy) || attempt >= e.Retries {
-			return vecs, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait *= 2
-	}
+	var out [][]float32
+	err := httpjson.Retry(ctx, e.Retries, backoff, func() error {
+		var err error
+		out, err = e.post(ctx, in)
+		return err
+	})
+	return out, err
 }
 
 func (e *Embedder) post(ctx context.Context, in []string) ([][]float32, error) {
@@ -125,40 +117,9 @@ func (e *Embedder) post(ctx context.Context, in []string) ([][]float32, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.BaseURL+"/embeddings", bytes.NewReader(data))
+	raw, err := httpjson.Post(ctx, e.HTTP, e.BaseURL+"/embeddings", e.APIKey, data, timeout, 256<<20)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", cairn.ErrUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if e.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+e.APIKey)
-	}
-	hc := e.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: %s timed out after %s", cairn.ErrBusy, e.BaseURL, timeout)
-		}
-		return nil, fmt.Errorf("%w: %v", cairn.ErrUnavailable, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: read embeddings: %v", cairn.ErrBusy, err)
-	}
-	switch {
-	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("%w: %s answered %d (check the API key)", cairn.ErrUnavailable, e.BaseURL, res.StatusCode)
-	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500:
-		return nil, fmt.Errorf("%w: %s answered %d", cairn.ErrBusy, e.BaseURL, res.StatusCode)
-	case res.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("%w: %s answered %d", cairn.ErrUnavailable, e.BaseURL, res.StatusCode)
+		return nil, err
 	}
 	return e.decode(raw, len(in))
 }

@@ -9,18 +9,15 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/httpjson"
 )
 
 // Defaults for a Client.
@@ -92,19 +89,17 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 	if err != nil {
 		return nil, fmt.Errorf("encode chat request: %w", err)
 	}
-	wait := c.Backoff
-	for attempt := 0; ; attempt++ {
-		resp, err := c.post(ctx, data)
-		if err == nil || !errors.Is(err, cairn.ErrBusy) || attempt >= c.Retries {
-			return resp, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait *= 2
+	backoff := c.Backoff
+	if backoff <= 0 {
+		backoff = 500 * time.Millisecond
 	}
+	var out *cairn.LLMResponse
+	err = httpjson.Retry(ctx, c.Retries, backoff, func() error {
+		var err error
+		out, err = c.post(ctx, data)
+		return err
+	})
+	return out, err
 }
 
 func (c *Client) post(ctx context.Context, data []byte) (*cairn.LLMResponse, error) {
@@ -112,40 +107,9 @@ func (c *Client) post(ctx context.Context, data []byte) (*cairn.LLMResponse, err
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/chat/completions", bytes.NewReader(data))
+	raw, err := httpjson.Post(ctx, c.HTTP, c.BaseURL+"/chat/completions", c.APIKey, data, timeout, 8<<20)
 	if err != nil {
-		return nil, fmt.Errorf("%w: build request: %v", cairn.ErrUnavailable, err)
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	if c.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(hreq)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w: %s timed out after %s", cairn.ErrBusy, c.BaseURL, timeout)
-		}
-		return nil, fmt.Errorf("%w: %v", cairn.ErrUnavailable, err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: read response: %v", cairn.ErrBusy, err)
-	}
-	switch {
-	case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("%w: %s answered %d (check the API key)", cairn.ErrUnavailable, c.BaseURL, res.StatusCode)
-	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500:
-		return nil, fmt.Errorf("%w: %s answered %d", cairn.ErrBusy, c.BaseURL, res.StatusCode)
-	case res.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("%w: %s answered %d", cairn.ErrUnavailable, c.BaseURL, res.StatusCode)
+		return nil, err
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil || len(cr.Choices) == 0 {
