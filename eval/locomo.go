@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/engine"
-	"github.com/cairnmemory/cairn/transcript"
 )
 
 // LoCoMo categories under the paper's names.
@@ -75,14 +73,8 @@ type Report struct {
 // Locomo runs the LoCoMo evaluation.
 func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	start := time.Now()
-	if o.Mode == "" {
-		o.Mode = "lexical"
-	}
-	if o.Mode != cairn.ModeLexical && o.Embedder == nil {
-		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
-	}
-	if o.Limit == 0 {
-		o.Limit = 50
+	if err := checkMode(&o.Mode, &o.Limit, o.Embedder); err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(o.Data)
 	if err != nil {
@@ -96,19 +88,11 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := o.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "cairn-eval"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
-		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}, Embedder: o.Embedder})
+	eng, closeEng, err := openEval(ctx, o.Dir, o.Embedder)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close(ctx)
+	defer closeEng()
 	rep := &Report{Dataset: "locomo", Mode: o.Mode, ByCategory: map[string]Metrics{}}
 	byCat := map[string][]Scores{}
 	var all []Scores
@@ -137,7 +121,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 				rep.Skipped++
 				continue
 			}
-			got, err := retrieve(ctx, eng, sample.SampleID, qa.Question, o.Mode, o.Limit)
+			got, err := retrieveTurns(ctx, eng, sample.SampleID, qa.Question, o.Mode, o.Limit, locomoSession)
 			if err != nil {
 				return nil, fmt.Errorf("question %d of %s: %w", qi+1, sample.SampleID, err)
 			}
@@ -167,37 +151,6 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 }
 
 func sessionOfTurn(id string) string { s, _, _ := strings.Cut(id, ":"); return s }
-
-// retrieve asks the question within one conversation and returns the turn
-// ids the hits cover, in rank order.
-func retrieve(ctx context.Context, eng *engine.Engine, conv, question, mode string, limit int) ([]string, error) {
-	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Mode: mode, Sessions: &cairn.SessionFilter{ConversationID: conv}})
-	if err != nil {
-		if strings.Contains(err.Error(), "only common words") || strings.Contains(err.Error(), "no words") {
-			return nil, nil // nothing searchable: no hits
-		}
-		return nil, err
-	}
-	var out []string
-	cache := map[string][]transcript.Span{}
-	for _, h := range hits {
-		spans, ok := cache[h.Path]
-		if !ok {
-			rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
-			if spans, err = eng.SessionSpans(ctx, h.Corpus, rel); err != nil {
-				return nil, err
-			}
-			cache[h.Path] = spans
-		}
-		sess := h.Session.SessionID[strings.LastIndex(h.Session.SessionID, "-")+1:] // "D<n>"
-		for i, sp := range spans {
-			if sp.StartLine <= h.EndLine && sp.EndLine >= h.StartLine {
-				out = append(out, fmt.Sprintf("%s:%d", sess, i+1))
-			}
-		}
-	}
-	return out, nil
-}
 
 var sessionField = regexp.MustCompile(`^session_(\d+)$`)
 
@@ -300,3 +253,6 @@ func loadAudit(path string) (map[string][]string, error) {
 	}
 	return out, nil
 }
+
+// locomoSession names a LoCoMo session "D<n>" from its id "<sample>-D<n>".
+func locomoSession(id string) string { return id[strings.LastIndex(id, "-")+1:] }

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/engine"
-	"github.com/cairnmemory/cairn/transcript"
 )
 
 // LongMemEval cut-offs reported.
@@ -52,14 +50,8 @@ type LongMemEvalOptions struct {
 // skipped.
 func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 	start := time.Now()
-	if o.Mode == "" {
-		o.Mode = "lexical"
-	}
-	if o.Mode != cairn.ModeLexical && o.Embedder == nil {
-		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
-	}
-	if o.Limit == 0 {
-		o.Limit = 50
+	if err := checkMode(&o.Mode, &o.Limit, o.Embedder); err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(o.Data)
 	if err != nil {
@@ -69,19 +61,11 @@ func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 	if err := json.Unmarshal(data, &entries); err != nil {
 		return nil, cairn.Invalidf("longmemeval data %s is not a JSON array of questions: %v", o.Data, err)
 	}
-	dir := o.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "cairn-eval"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
-		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}, Embedder: o.Embedder})
+	eng, closeEng, err := openEval(ctx, o.Dir, o.Embedder)
 	if err != nil {
 		return nil, err
 	}
-	defer eng.Close(ctx)
+	defer closeEng()
 	rep := &Report{Dataset: "longmemeval", Mode: o.Mode, ByCategory: map[string]Metrics{}}
 	var all []map[string]float64
 	byType := map[string][]map[string]float64{}
@@ -93,7 +77,7 @@ func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 		if _, err := eng.ImportSessions(ctx, "sessions", "longmemeval:"+q.QuestionID, sessions); err != nil {
 			return nil, err
 		}
-		turns, err := lmeRetrieve(ctx, eng, q.QuestionID, q.Question, o.Mode, o.Limit)
+		turns, err := retrieveTurns(ctx, eng, q.QuestionID, q.Question, o.Mode, o.Limit, lmeSession)
 		if err != nil {
 			return nil, fmt.Errorf("question %s: %w", q.QuestionID, err)
 		}
@@ -165,37 +149,6 @@ func lmeSessions(q lmeEntry) ([]cairn.Session, []string) {
 
 func sessionOfLME(turn string) string { return turn[:strings.LastIndex(turn, ":")] }
 
-// lmeRetrieve returns the turn ids ("<haystack session id>:<n>") the hits
-// cover, in rank order.
-func lmeRetrieve(ctx context.Context, eng *engine.Engine, qid, question, mode string, limit int) ([]string, error) {
-	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Mode: mode, Sessions: &cairn.SessionFilter{ConversationID: qid}})
-	if err != nil {
-		if strings.Contains(err.Error(), "only common words") || strings.Contains(err.Error(), "no words") {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var out []string
-	cache := map[string][]transcript.Span{}
-	for _, h := range hits {
-		spans, ok := cache[h.Path]
-		if !ok {
-			rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
-			if spans, err = eng.SessionSpans(ctx, h.Corpus, rel); err != nil {
-				return nil, err
-			}
-			cache[h.Path] = spans
-		}
-		_, sid, _ := strings.Cut(h.Session.SessionID, "|")
-		for i, sp := range spans {
-			if sp.StartLine <= h.EndLine && sp.EndLine >= h.StartLine {
-				out = append(out, fmt.Sprintf("%s:%d", sid, i+1))
-			}
-		}
-	}
-	return out, nil
-}
-
 // recallAt returns recall_any@k and recall_all@k of ranked against want.
 func recallAt(ranked, want []string, k int) (float64, float64) {
 	top := ranked[:min(k, len(ranked))]
@@ -247,3 +200,6 @@ func averageMaps(ms []map[string]float64) Metrics {
 	}
 	return out
 }
+
+// lmeSession names a haystack session from its id "<question>|<session>".
+func lmeSession(id string) string { _, sid, _ := strings.Cut(id, "|"); return sid }
