@@ -12,4 +12,7 @@ require (
 	golang.org/x/text v0.44.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
