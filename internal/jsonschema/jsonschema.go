@@ -30,21 +30,21 @@ import (
 
 // Schema is a compiled schema. It is immutable and safe for concurrent use.
 type Schema struct {
-	types       []string // empty: any type
-	properties  map[string]*Schema
-	required    []string
-	additional  *Schema // nil: any additional property; see noAdditional
+	types        []string // empty: any type
+	properties   map[string]*Schema
+	required     []string
+	additional   *Schema // nil: any additional property; see noAdditional
 	noAdditional bool
-	items       *Schema
-	minItems    int
-	maxItems    int // -1: no bound
-	enum        []any
-	constant    []any // zero or one value
-	minimum     *float64
-	maximum     *float64
-	minLength   int
-	maxLength   int // -1: no bound
-	anyOf       []*Schema
+	items        *Schema
+	minItems     int
+	maxItems     int // -1: no bound
+	enum         []any
+	constant     []any // zero or one value
+	minimum      *float64
+	maximum      *float64
+	minLength    int
+	maxLength    int // -1: no bound
+	anyOf        []*Schema
 }
 
 var typeNames = []string{"object", "array", "string", "integer", "number", "boolean", "null"}
