@@ -3,40 +3,90 @@
 // net/http.
 //
 // Why not the official SDK: it adds about 30 MB to the binary (measured by
-// the project) for one endpoint Cairn uses; this client is a few hundred
-// lines and its tests assert the exact request body against httptest
-// servers.
+// the project) for the one endpoint Cairn uses. This client is a few
+// hundred lines, and its tests assert the exact request body against
+// httptest servers for every answer and failure Cairn must tell apart.
+//
+// Structured output: a request with a Schema is sent with
+// response_format {"type": "json_schema", "json_schema": {"name", "schema",
+// "strict": true}}. Strict mode wants every object to list all its
+// properties in required and to set additionalProperties false; nullable
+// fields are written as "type": ["string", "null"]. A server that answers
+// 400 naming response_format or json_schema (no schema support, or a
+// schema its strict mode refuses) is asked again in JSON mode
+// ({"type": "json_object"}) with the schema in the system prompt, and if
+// it refuses that too, with the schema in the prompt alone. The client
+// remembers the step down for its later calls. Whatever the mode, the
+// answer is parsed and validated here (see internal/jsonschema); an answer
+// that does not parse, is cut at max_tokens, or violates the schema is a
+// *cairn.InvalidOutputError with the raw text.
+//
+// The client also adapts to two refusals of reasoning models: max_tokens
+// ("use max_completion_tokens instead") and temperature 0.
+//
+// Failures: see llm/internal/wire for what is unavailable and what is busy.
 package openai
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/httpjson"
+	"github.com/cairnmemory/cairn/internal/jsonschema"
+	"github.com/cairnmemory/cairn/llm/internal/wire"
 )
 
 // Defaults for a Client.
 const (
 	DefaultTimeout   = 60 * time.Second
 	DefaultMaxTokens = 1024
-	DefaultRetries   = 2
+	DefaultRetries   = wire.DefaultRetries
+	DefaultBackoff   = wire.DefaultBackoff
+	// DefaultMaxRetryWait is the longest Retry-After the client waits for;
+	// a longer one returns busy at once.
+	DefaultMaxRetryWait = wire.DefaultMaxWait
 )
 
-// Client calls POST {BaseURL}/chat/completions.
+// SchemaMode is how a request's Schema is asked for.
+type SchemaMode int32
+
+const (
+	// SchemaStrict: response_format json_schema with strict true (the default).
+	SchemaStrict SchemaMode = iota
+	// SchemaJSONMode: response_format json_object, the schema in the system prompt.
+	SchemaJSONMode
+	// SchemaInPrompt: no response_format, the schema in the system prompt.
+	SchemaInPrompt
+)
+
+// Client calls POST {BaseURL}/chat/completions. Set its fields before the
+// first call; it is then safe for concurrent use.
 type Client struct {
-	BaseURL   string // e.g. https://api.openai.com/v1
-	Model     string
-	APIKey    string // sent as a bearer token; empty for keyless local servers
-	Timeout   time.Duration
-	MaxTokens int
-	Retries   int           // extra attempts on 429 and 5xx
-	Backoff   time.Duration // first wait between attempts, doubled each time (default 500 ms)
-	HTTP      *http.Client
+	BaseURL string // e.g. https://api.openai.com/v1
+	Model   string
+	APIKey  string // sent as a bearer token; empty for keyless local servers
+	// KeySource, when set, is asked for the key on every call instead of
+	// APIKey (so a rotated key file needs no restart); its error is
+	// returned as is and should wrap cairn.ErrUnavailable.
+	KeySource    func() (string, error)
+	Timeout      time.Duration // per attempt
+	MaxTokens    int           // when the request sets none
+	Retries      int           // extra attempts on 429, 5xx and dropped connections
+	Backoff      time.Duration // first wait between attempts, doubled each time
+	MaxRetryWait time.Duration // the longest Retry-After honored
+	SchemaMode   SchemaMode    // the first way a Schema is asked for
+	HTTP         *http.Client
+
+	// Learned from 400 answers, shared by later calls.
+	stepDown      atomic.Int32 // added to SchemaMode
+	maxCompletion atomic.Bool  // send max_completion_tokens, not max_tokens
+	noTemperature atomic.Bool  // the model allows only its default temperature
 }
 
 var _ cairn.LLM = (*Client)(nil)
@@ -44,7 +94,8 @@ var _ cairn.LLM = (*Client)(nil)
 // New returns a client with defaults filled.
 func New(baseURL, model, apiKey string) *Client {
 	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Model: model, APIKey: apiKey,
-		Timeout: DefaultTimeout, MaxTokens: DefaultMaxTokens, Retries: DefaultRetries, Backoff: 500 * time.Millisecond}
+		Timeout: DefaultTimeout, MaxTokens: DefaultMaxTokens, Retries: DefaultRetries,
+		Backoff: DefaultBackoff, MaxRetryWait: DefaultMaxRetryWait}
 }
 
 type chatMessage struct {
@@ -53,17 +104,32 @@ type chatMessage struct {
 }
 
 type chatRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	MaxTokens   int           `json:"max_tokens,omitempty"`
-	Temperature float64       `json:"temperature"`
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+}
+
+type responseFormat struct {
+	Type       string      `json:"type"` // json_schema or json_object
+	JSONSchema *jsonSchema `json:"json_schema,omitempty"`
+}
+
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type chatResponse struct {
 	Choices []struct {
 		Message struct {
-			Content string `json:"content"`
+			Content *string `json:"content"`
+			Refusal *string `json:"refusal"`
 		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -71,49 +137,143 @@ type chatResponse struct {
 	} `json:"usage"`
 }
 
-// Complete sends one chat completion (temperature 0), retrying 429 and 5xx
-// answers with exponential backoff.
+// Complete sends one chat completion (temperature 0) and returns the
+// answer; with a Schema, the validated JSON text. Busy answers are retried
+// with backoff (see Retries); errors wrap cairn.ErrUnavailable,
+// cairn.ErrBusy or cairn.ErrInvalid, or the context's error.
 func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {
 	if c.BaseURL == "" || c.Model == "" {
-		return nil, fmt.Errorf("%w: no endpoint or model configured (set [llm.fast] base_url and model)", cairn.ErrUnavailable)
+		return nil, fmt.Errorf("%w: no chat endpoint or model configured (set base_url and model in an [llm.<purpose>] table)", cairn.ErrUnavailable)
 	}
-	body := chatRequest{Model: c.Model, MaxTokens: req.MaxTokens}
-	if body.MaxTokens == 0 {
-		body.MaxTokens = c.MaxTokens
+	schema, name, err := wire.Schema(req)
+	if err != nil {
+		return nil, err
 	}
-	if req.System != "" {
-		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: req.System})
+	key := c.APIKey
+	if c.KeySource != nil {
+		if key, err = c.KeySource(); err != nil {
+			return nil, err
+		}
+	}
+	// Each 400 the client can adapt to is met at most once per call.
+	for range 4 {
+		mode := min(c.SchemaMode+SchemaMode(c.stepDown.Load()), SchemaInPrompt)
+		res, err := c.send(ctx, c.request(req, mode, name), key, req, schema)
+		if err == nil {
+			return res, nil
+		}
+		var he *wire.HTTPError
+		if !errors.As(err, &he) || he.Status != http.StatusBadRequest && he.Status != http.StatusUnprocessableEntity || !c.adapt(he.Message, len(req.Schema) > 0, mode) {
+			return nil, fmt.Errorf("complete chat: %w", err)
+		}
+	}
+	return nil, fmt.Errorf("complete chat: %w: %s refused every form of the request", cairn.ErrUnavailable, c.BaseURL)
+}
+
+// adapt learns from a 400 message what to change; false when nothing.
+func (c *Client) adapt(msg string, hasSchema bool, mode SchemaMode) bool {
+	m := strings.ToLower(msg)
+	switch {
+	case hasSchema && mode < SchemaInPrompt && (strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") || strings.Contains(m, "json_object")):
+		c.stepDown.Store(int32(mode - c.SchemaMode + 1))
+	case strings.Contains(m, "max_completion_tokens") && !c.maxCompletion.Load():
+		c.maxCompletion.Store(true)
+	case strings.Contains(m, "temperature") && !c.noTemperature.Load():
+		c.noTemperature.Store(true)
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *Client) request(req *cairn.LLMRequest, mode SchemaMode, name string) *chatRequest {
+	body := &chatRequest{Model: c.Model}
+	n := req.MaxTokens
+	if n == 0 {
+		n = c.MaxTokens
+	}
+	if c.maxCompletion.Load() {
+		body.MaxCompletionTokens = n
+	} else {
+		body.MaxTokens = n
+	}
+	if !c.noTemperature.Load() {
+		body.Temperature = new(float64)
+	}
+	system := req.System
+	if len(req.Schema) > 0 {
+		switch mode {
+		case SchemaStrict:
+			body.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: name, Schema: req.Schema, Strict: true}}
+		case SchemaJSONMode:
+			body.ResponseFormat = &responseFormat{Type: "json_object"}
+			system = wire.InPrompt(system, req.Schema)
+		default:
+			system = wire.InPrompt(system, req.Schema)
+		}
+	}
+	if system != "" {
+		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: system})
 	}
 	body.Messages = append(body.Messages, chatMessage{Role: "user", Content: req.Prompt})
+	return body
+}
+
+func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *cairn.LLMRequest, schema *jsonschema.Schema) (*cairn.LLMResponse, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode chat request: %w", err)
 	}
-	backoff := c.Backoff
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
-	}
-	var out *cairn.LLMResponse
-	err = httpjson.Retry(ctx, c.Retries, backoff, func() error {
-		var err error
-		out, err = c.post(ctx, data)
-		return err
-	})
-	return out, err
-}
-
-func (c *Client) post(ctx context.Context, data []byte) (*cairn.LLMResponse, error) {
 	timeout := c.Timeout
-	if timeout == 0 {
+	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	raw, err := httpjson.Post(ctx, c.HTTP, c.BaseURL+"/chat/completions", c.APIKey, data, timeout, 8<<20)
+	var raw []byte
+	err = wire.Retry(ctx, wire.Policy{Retries: c.Retries, Backoff: c.Backoff, MaxWait: c.MaxRetryWait}, func() error {
+		var err error
+		raw, err = wire.Post(ctx, c.HTTP, c.BaseURL+"/chat/completions", wire.Header("Authorization", bearer(key)), data, timeout, 32<<20)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	return read(raw, req, schema, max(body.MaxTokens, body.MaxCompletionTokens))
+}
+
+func bearer(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "Bearer " + key
+}
+
+// read turns a 200 body into the answer, checking it against schema.
+func read(raw []byte, req *cairn.LLMRequest, schema *jsonschema.Schema, limit int) (*cairn.LLMResponse, error) {
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil || len(cr.Choices) == 0 {
-		return nil, fmt.Errorf("%w: unreadable chat response (%d bytes): %.200s", cairn.ErrInvalid, len(raw), raw)
+		return nil, &cairn.InvalidOutputError{Reason: fmt.Sprintf("unreadable chat response (%d bytes)", len(raw)), Raw: string(raw)}
 	}
-	return &cairn.LLMResponse{Text: cr.Choices[0].Message.Content, TokensIn: cr.Usage.PromptTokens, TokensOut: cr.Usage.CompletionTokens}, nil
+	ch := cr.Choices[0]
+	res := &cairn.LLMResponse{TokensIn: cr.Usage.PromptTokens, TokensOut: cr.Usage.CompletionTokens}
+	if ch.Message.Content != nil {
+		res.Text = *ch.Message.Content
+	}
+	if len(req.Schema) == 0 {
+		return res, nil
+	}
+	spent := func(err error) error { return &wire.Spent{Err: err, TokensIn: res.TokensIn, TokensOut: res.TokensOut} }
+	switch {
+	case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
+		return nil, spent(&cairn.InvalidOutputError{Reason: "model refused: " + *ch.Message.Refusal, Raw: res.Text})
+	case ch.FinishReason == "length":
+		return nil, spent(wire.Truncated(res.Text, limit))
+	case ch.FinishReason == "content_filter":
+		return nil, spent(&cairn.InvalidOutputError{Reason: "answer stopped by the content filter", Raw: res.Text})
+	}
+	text, err := wire.Answer(res.Text, schema)
+	if err != nil {
+		return nil, spent(err)
+	}
+	res.Text = text
+	return res, nil
 }
