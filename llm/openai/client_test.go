@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/llm/internal/llmtest"
 )
 
 func TestCompleteSendsTheExactRequest(t *testing.T) {
@@ -44,67 +44,18 @@ func TestCompleteSendsTheExactRequest(t *testing.T) {
 
 const schema = `{"additionalProperties":false,"properties":{"n":{"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}` // keys sorted, as the fake records them
 
-// step is one scripted answer of the fake server.
-type step struct {
-	status int
-	header map[string]string
-	body   string
-	hang   bool // answer nothing until the client gives up
-}
-
-// fake is a chat server that answers from a script (the last step
-// repeats) and keeps every request body it received.
-type fake struct {
-	mu     sync.Mutex
-	steps  []step
-	bodies []string
-	srv    *httptest.Server
-}
-
-func newFake(t *testing.T, steps ...step) *fake {
-	f := &fake{steps: steps}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			t.Errorf("request body: %v", err)
-		}
-		data, _ := json.Marshal(body) // keys sorted
-		f.mu.Lock()
-		s := f.steps[min(len(f.bodies), len(f.steps)-1)]
-		f.bodies = append(f.bodies, string(data))
-		f.mu.Unlock()
-		if s.hang {
-			<-r.Context().Done()
-			return
-		}
-		for k, v := range s.header {
-			w.Header().Set(k, v)
-		}
-		if s.status != 0 {
-			w.WriteHeader(s.status)
-		}
-		w.Write([]byte(s.body))
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fake) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.bodies...)
-}
-
 // answer is a chat response whose message content is content.
-func answer(content, finish string) step {
+func answer(content, finish string) llmtest.Step {
 	data, _ := json.Marshal(map[string]any{
 		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": finish}},
 		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 7},
 	})
-	return step{body: string(data)}
+	return llmtest.Step{Body: string(data)}
 }
 
-func status(code int, body string) step { return step{status: code, body: body} }
+type step = llmtest.Step
+
+var status = llmtest.Status
 
 // Request bodies as the fake records them (keys sorted).
 const (
@@ -120,10 +71,7 @@ var (
 		`"model":"m","temperature":0}`
 )
 
-func jsonEscape(s string) string {
-	data, _ := json.Marshal(s)
-	return string(data[1 : len(data)-1])
-}
+var jsonEscape = llmtest.JSONEscape
 
 func TestCompleteWithSchema(t *testing.T) {
 	rejected := `{"error":{"message":"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.","type":"invalid_request_error"}}`
@@ -137,11 +85,11 @@ func TestCompleteWithSchema(t *testing.T) {
 		retryMax time.Duration
 	}{
 		{name: "success", steps: []step{answer(` {"n": 3} `, "stop")}, text: `{"n": 3}`, bodies: []string{strictBody}},
-		{name: "429 then success", steps: []step{{status: 429, header: map[string]string{"Retry-After": "0"}}, answer(`{"n":1}`, "stop")},
+		{name: "429 then success", steps: []step{{Status: 429, Header: map[string]string{"Retry-After": "0"}}, answer(`{"n":1}`, "stop")},
 			text: `{"n":1}`, bodies: []string{strictBody, strictBody}},
-		{name: "429 with retry-after-ms then success", steps: []step{{status: 429, header: map[string]string{"Retry-After-Ms": "1"}}, answer(`{"n":1}`, "stop")},
+		{name: "429 with retry-after-ms then success", steps: []step{{Status: 429, Header: map[string]string{"Retry-After-Ms": "1"}}, answer(`{"n":1}`, "stop")},
 			text: `{"n":1}`, bodies: []string{strictBody, strictBody}},
-		{name: "429 asking for a longer wait than allowed is busy at once", steps: []step{{status: 429, header: map[string]string{"Retry-After": "120"}}},
+		{name: "429 asking for a longer wait than allowed is busy at once", steps: []step{{Status: 429, Header: map[string]string{"Retry-After": "120"}}},
 			want: cairn.ErrBusy, bodies: []string{strictBody}, wantMsg: "answered 429", retryMax: time.Second},
 		{name: "5xx until retries run out", steps: []step{status(503, `{"error":{"message":"upstream down"}}`)},
 			want: cairn.ErrBusy, bodies: []string{strictBody, strictBody, strictBody}, wantMsg: "answered 503: upstream down"},
@@ -152,7 +100,7 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "403 is unavailable", steps: []step{status(403, ``)}, want: cairn.ErrUnavailable, bodies: []string{strictBody}},
 		{name: "404 unknown model is unavailable", steps: []step{status(404, `{"error":"model \"m\" not found, try pulling it first"}`)},
 			want: cairn.ErrUnavailable, bodies: []string{strictBody}, wantMsg: `model "m" not found`},
-		{name: "timeout is busy and not retried", steps: []step{{hang: true}}, want: cairn.ErrBusy, bodies: []string{strictBody}, wantMsg: "no answer within 50ms"},
+		{name: "timeout is busy and not retried", steps: []step{{Hang: true}}, want: cairn.ErrBusy, bodies: []string{strictBody}, wantMsg: "no answer within 50ms"},
 		{name: "answer cut at max_tokens", steps: []step{answer(`{"n": `, "length")}, want: cairn.ErrInvalid, text: `{"n": `,
 			bodies: []string{strictBody}, wantMsg: "cut at the output limit (max_tokens 300)"},
 		{name: "truncated JSON", steps: []step{answer(`{"n": 3`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 3`,
@@ -160,9 +108,9 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "schema-violating JSON", steps: []step{answer(`{"n": 0, "extra": true}`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 0, "extra": true}`,
 			bodies: []string{strictBody}, wantMsg: `at /: property "extra" is not allowed; allowed: n; at /n: 0 is less than the minimum 1`},
 		{name: "prose around JSON", steps: []step{answer(`Here it is: {"n": 3}`, "stop")}, want: cairn.ErrInvalid, text: `Here it is: {"n": 3}`, bodies: []string{strictBody}},
-		{name: "refusal", steps: []step{{body: `{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`}},
+		{name: "refusal", steps: []step{{Body: `{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`}},
 			want: cairn.ErrInvalid, bodies: []string{strictBody}, wantMsg: "model refused: I can't help"},
-		{name: "unreadable response", steps: []step{{body: `{"choices":[{"mess`}}, want: cairn.ErrInvalid, text: `{"choices":[{"mess`, bodies: []string{strictBody}},
+		{name: "unreadable response", steps: []step{{Body: `{"choices":[{"mess`}}, want: cairn.ErrInvalid, text: `{"choices":[{"mess`, bodies: []string{strictBody}},
 		{name: "json_schema rejected: JSON mode", steps: []step{status(400, rejected), answer("```json\n{\"n\": 2}\n```", "stop")},
 			text: `{"n": 2}`, bodies: []string{strictBody, jsonModeBody}},
 		{name: "json_schema and json_object rejected: schema in the prompt", steps: []step{status(400, rejected),
@@ -179,15 +127,15 @@ func TestCompleteWithSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFake(t, tt.steps...)
-			c := New(f.srv.URL, "m", "k")
+			f := llmtest.New(t, tt.steps...)
+			c := New(f.URL, "m", "k")
 			c.Backoff, c.Timeout = time.Millisecond, 50*time.Millisecond
 			if tt.retryMax > 0 {
 				c.MaxRetryWait = tt.retryMax
 			}
 			res, err := c.Complete(context.Background(), &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300,
 				Purpose: cairn.PurposeFast, Schema: json.RawMessage(schema), SchemaName: "count"})
-			got := f.requests()
+			got := f.Bodies()
 			if len(got) != len(tt.bodies) {
 				t.Fatalf("%d requests, want %d: %q", len(got), len(tt.bodies), got)
 			}
@@ -215,40 +163,40 @@ func TestCompleteWithSchema(t *testing.T) {
 
 // A step down is remembered: the next call goes straight to JSON mode.
 func TestStepDownIsRemembered(t *testing.T) {
-	f := newFake(t, status(400, `{"error":{"message":"json_schema is not supported"}}`), answer(`{"n":1}`, "stop"))
-	c := New(f.srv.URL, "m", "")
+	f := llmtest.New(t, status(400, `{"error":{"message":"json_schema is not supported"}}`), answer(`{"n":1}`, "stop"))
+	c := New(f.URL, "m", "")
 	req := &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300, Schema: json.RawMessage(schema), SchemaName: "count"}
 	for range 2 {
 		if _, err := c.Complete(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := f.requests(); len(got) != 3 || got[2] != jsonModeBody {
+	if got := f.Bodies(); len(got) != 3 || got[2] != jsonModeBody {
 		t.Fatalf("requests %q", got)
 	}
 	// SchemaJSONMode starts there.
-	f = newFake(t, answer(`{"n":1}`, "stop"))
-	c = New(f.srv.URL, "m", "")
+	f = llmtest.New(t, answer(`{"n":1}`, "stop"))
+	c = New(f.URL, "m", "")
 	c.SchemaMode = SchemaJSONMode
 	if _, err := c.Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.requests(); len(got) != 1 || got[0] != jsonModeBody {
+	if got := f.Bodies(); len(got) != 1 || got[0] != jsonModeBody {
 		t.Fatalf("requests %q", got)
 	}
 }
 
 func TestCompleteWithoutSchemaKeepsAnyText(t *testing.T) {
-	f := newFake(t, answer(`yes, because`, "length"))
-	res, err := New(f.srv.URL, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", MaxTokens: 4})
+	f := llmtest.New(t, answer(`yes, because`, "length"))
+	res, err := New(f.URL, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", MaxTokens: 4})
 	if err != nil || res.Text != "yes, because" {
 		t.Fatalf("Complete = %+v, %v", res, err)
 	}
 }
 
 func TestSpentTokensOnInvalidAnswers(t *testing.T) {
-	f := newFake(t, answer(`{"n": 0}`, "stop"))
-	_, err := New(f.srv.URL, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", Schema: json.RawMessage(schema)})
+	f := llmtest.New(t, answer(`{"n": 0}`, "stop"))
+	_, err := New(f.URL, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", Schema: json.RawMessage(schema)})
 	var spent interface{ Tokens() (int, int) }
 	if !errors.As(err, &spent) {
 		t.Fatalf("error %v carries no tokens", err)
@@ -287,8 +235,8 @@ func TestUnavailable(t *testing.T) {
 }
 
 func TestBadSchemaIsTheCallersError(t *testing.T) {
-	f := newFake(t, answer(`{}`, "stop"))
-	c := New(f.srv.URL, "m", "")
+	f := llmtest.New(t, answer(`{}`, "stop"))
+	c := New(f.URL, "m", "")
 	for _, req := range []*cairn.LLMRequest{
 		{Prompt: "p", Schema: json.RawMessage(`{"type":"object","patternProperties":{}}`)},
 		{Prompt: "p", Schema: json.RawMessage(schema), SchemaName: "has space"},
@@ -297,21 +245,21 @@ func TestBadSchemaIsTheCallersError(t *testing.T) {
 			t.Errorf("error %v, want invalid", err)
 		}
 	}
-	if n := len(f.requests()); n != 0 {
+	if n := len(f.Bodies()); n != 0 {
 		t.Errorf("%d requests sent", n)
 	}
 }
 
 func TestCallerCancelIsNeitherBusyNorUnavailable(t *testing.T) {
-	f := newFake(t, step{hang: true})
+	f := llmtest.New(t, step{Hang: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for len(f.requests()) == 0 {
+		for len(f.Bodies()) == 0 {
 			time.Sleep(time.Millisecond)
 		}
 		cancel()
 	}()
-	_, err := New(f.srv.URL, "m", "").Complete(ctx, &cairn.LLMRequest{Prompt: "p"})
+	_, err := New(f.URL, "m", "").Complete(ctx, &cairn.LLMRequest{Prompt: "p"})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, cairn.ErrBusy) || errors.Is(err, cairn.ErrUnavailable) {
 		t.Fatalf("error %v", err)
 	}
