@@ -58,6 +58,12 @@ type LexicalQuery struct {
 	Match   string   // FTS5 expression built by package search
 	Corpora []string // empty: every corpus
 	Limit   int
+	// IDF weighs each phrase of Match, in the order the phrases appear in
+	// it: a chunk scores Σ IDF[i]·tf'(i), the BM25 sum with the term
+	// frequency factor tf' the store computes (k1 = 1.2, b = 0.75). Missing
+	// weights are 1. Callers count terms once and cache them; the store
+	// never walks a whole doclist to score.
+	IDF []float64
 	// Paths, when non-nil, restricts hits to these document paths (of the
 	// given corpora): the sessions a session filter selected.
 	Paths []string
@@ -65,6 +71,29 @@ type LexicalQuery struct {
 	// Scoring costs about a microsecond per match, so an unselective query
 	// over a large index scores only the newest MaxCandidates matches.
 	MaxCandidates int
+}
+
+// LexicalResult is the answer to a LexicalQuery.
+type LexicalResult struct {
+	Candidates []Candidate // best first, at most Limit
+	Scanned    int         // matching chunks scored
+	Capped     bool        // more chunks matched than MaxCandidates
+	Low        int64       // lowest chunk id scored (0: none)
+}
+
+// MatchCount is how many chunks an expression matches, counted newest first
+// up to a cap.
+type MatchCount struct {
+	N   int   // matches counted, at most the cap
+	Low int64 // id of the last (oldest) match counted; 0 when none
+}
+
+// IndexSpan describes the chunk ids of the full-text index: how many rows
+// and their range. Counts capped at a limit are extrapolated over it.
+type IndexSpan struct {
+	Rows  int64
+	MinID int64
+	MaxID int64
 }
 
 // Candidate is one chunk the lexical index matched, with its document.
@@ -95,9 +124,12 @@ type Store interface {
 	// GC deletes content, chunks and index rows no document references.
 	GC(ctx context.Context) (int, error)
 	// Lexical runs a full-text query.
-	Lexical(ctx context.Context, q LexicalQuery) ([]Candidate, error)
-	// MatchCount counts chunks matching an FTS5 expression, stopping at max.
-	MatchCount(ctx context.Context, match string, max int) (int, error)
+	Lexical(ctx context.Context, q LexicalQuery) (*LexicalResult, error)
+	// MatchCount counts chunks matching an FTS5 expression, newest first,
+	// stopping at max.
+	MatchCount(ctx context.Context, match string, max int) (MatchCount, error)
+	// Span reports the row count and id range of the full-text index.
+	Span(ctx context.Context) (IndexSpan, error)
 	// DocumentText returns the indexed text of one document or ErrNotFound.
 	DocumentText(ctx context.Context, corpus, path string) (string, error)
 	// PruneCorpora deletes the documents of every corpus not in keep and

@@ -19,19 +19,28 @@ type Term struct {
 
 // Expr renders the term as an FTS5 expression.
 func (t Term) Expr() string {
+	ph := t.Phrases()
+	if len(ph) == 1 {
+		return ph[0]
+	}
+	return "(" + strings.Join(ph, " OR ") + ")"
+}
+
+// Phrases returns the FTS5 phrases of the term's expression, in order: one,
+// or for an identifier its joined form and its parts as a phrase. Scoring
+// weighs each phrase by its own inverse document frequency.
+func (t Term) Phrases() []string {
 	switch {
 	case t.Prefix:
-		return quote(strings.Join(t.Words, " ")) + "*"
+		return []string{quote(strings.Join(t.Words, " ")) + "*"}
 	case t.Phrase || len(t.Words) == 1 && !isCamel(t.Text):
-		return quote(strings.Join(t.Words, " "))
+		return []string{quote(strings.Join(t.Words, " "))}
 	default:
-		// identifier: the joined form or the parts in sequence
 		parts := t.Words
 		if len(parts) == 1 {
 			parts = camelParts(t.Text)
 		}
-		joined := strings.Join(parts, "")
-		return "(" + quote(joined) + " OR " + quote(strings.Join(parts, " ")) + ")"
+		return []string{quote(strings.Join(parts, "")), quote(strings.Join(parts, " "))}
 	}
 }
 

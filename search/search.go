@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -27,8 +28,9 @@ const PhraseMaxCandidates = 500
 
 // Index is the part of the store a Searcher reads.
 type Index interface {
-	Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Candidate, error)
-	MatchCount(ctx context.Context, match string, max int) (int, error)
+	Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error)
+	MatchCount(ctx context.Context, match string, max int) (cairn.MatchCount, error)
+	Span(ctx context.Context) (cairn.IndexSpan, error)
 }
 
 // Searcher answers lexical queries over an Index.
@@ -41,8 +43,9 @@ type Searcher struct {
 	PhraseMaxCandidates int
 
 	mu     sync.Mutex
-	gen    int64          // index generation the counts belong to
-	counts map[string]int // expression → matching chunks (up to the common cap)
+	gen    int64 // index generation the counts belong to
+	span   *cairn.IndexSpan
+	counts map[string]int // phrase → matching chunks, estimated above the common cap
 }
 
 // maxCandidates returns the scoring cap for exprs (0: none).
@@ -69,6 +72,12 @@ func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOpt
 
 // SearchPaths is Search restricted to the documents at paths (of
 // opts.Corpora) when paths is not nil.
+//
+// Scores are BM25 as FTS5 defines it (k1 = 1.2, b = 0.75, column weights
+// title 2, body 1, identifiers 1), with each phrase's inverse document
+// frequency computed here from counts cached per index generation: the
+// store scores only the chunks a query scans. Counts above the common cap
+// are extrapolated from how far back in the index the cap was reached.
 func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.SearchOptions, paths []string) ([]cairn.Hit, error) {
 	o := cairn.SearchOptions{}
 	if opts != nil {
@@ -82,27 +91,42 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	if err != nil {
 		return nil, err
 	}
-	terms := make([]counted, len(q.Terms))
-	for i, t := range q.Terms {
-		terms[i].expr = t.Expr()
-		if terms[i].n, err = s.count(ctx, terms[i].expr); err != nil {
-			return nil, err
-		}
-	}
 	budget := s.maxCandidates(q)
 	plan := map[int64]string{}
+	terms := make([]counted, len(q.Terms))
+	for i, t := range q.Terms {
+		terms[i].expr, terms[i].phrases = t.Expr(), t.Phrases()
+	}
+	if len(terms) == 1 && len(terms[0].phrases) == 1 {
+		return s.onePhrase(ctx, q, terms[0].expr, &o, paths, budget)
+	}
+	for i := range terms {
+		for _, p := range terms[i].phrases {
+			n, err := s.count(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			terms[i].counts = append(terms[i].counts, n)
+			terms[i].n += n
+		}
+	}
+	span, err := s.indexSpan(ctx)
+	if err != nil {
+		return nil, err
+	}
 	// All words: it matches at most as many chunks as its rarest term.
 	var cands []cairn.Candidate
-	if rarest := slices.MinFunc(terms, byCount).n; rarest > 0 {
+	if slices.MinFunc(terms, byCount).n > 0 {
 		and := make([]string, len(terms))
 		for i, t := range terms {
 			and[i] = t.expr
 		}
-		cands, err = s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora, Paths: paths,
-			Limit: o.Limit, MaxCandidates: capIfOver(budget, rarest)})
+		res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora, Paths: paths,
+			Limit: o.Limit, MaxCandidates: budget, IDF: idfs(span, terms)})
 		if err != nil {
 			return nil, err
 		}
+		cands = res.Candidates
 		for _, c := range cands {
 			plan[c.ChunkID] = "all-words"
 		}
@@ -110,29 +134,88 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	if len(terms) > 1 && len(cands) < o.Limit {
 		kept, total := s.anyWords(terms, budget)
 		if total > 0 {
-			more, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(kept, " OR "), Corpora: o.Corpora, Paths: paths,
-				Limit: o.Limit + len(cands), MaxCandidates: capIfOver(budget, total)})
+			or := make([]string, len(kept))
+			for i, t := range kept {
+				or[i] = t.expr
+			}
+			res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(or, " OR "), Corpora: o.Corpora, Paths: paths,
+				Limit: o.Limit + len(cands), MaxCandidates: budget, IDF: idfs(span, kept)})
 			if err != nil {
 				return nil, err
 			}
-			cands = merge(cands, more, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(terms)))
+			cands = merge(cands, res.Candidates, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(terms)))
 		}
 	}
 	return s.hits(q, cands, plan, &o), nil
 }
 
-// capIfOver returns the scoring cap when a query may match more chunks than
-// it (at least n), else 0: no cap, which also saves finding the cap's floor.
-func capIfOver(budget, n int) int {
-	if budget > 0 && n >= budget {
-		return budget
+// onePhrase answers a query of one phrase. Its inverse document frequency
+// only scales the scores, so the scan runs first and, unfiltered, counts
+// the phrase itself (up to the cap; extrapolated beyond it).
+func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn.SearchOptions, paths []string, budget int) ([]cairn.Hit, error) {
+	res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: expr, Corpora: o.Corpora, Paths: paths,
+		Limit: o.Limit, MaxCandidates: budget, IDF: []float64{1}})
+	if err != nil {
+		return nil, err
 	}
-	return 0
+	span, err := s.indexSpan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	if cached, ok := s.cached(expr); ok {
+		n = cached
+	} else if len(o.Corpora) == 0 && paths == nil {
+		n = estimate(span, cairn.MatchCount{N: res.Scanned, Low: res.Low}, res.Capped)
+	} else if n, err = s.count(ctx, expr); err != nil {
+		return nil, err
+	}
+	w := idf(span.Rows, n)
+	plan := map[int64]string{}
+	for i := range res.Candidates {
+		res.Candidates[i].BM25 *= w
+		plan[res.Candidates[i].ChunkID] = "all-words"
+	}
+	return s.hits(q, res.Candidates, plan, o), nil
+}
+
+// idf is FTS5's inverse document frequency of a phrase in n of rows chunks.
+func idf(rows int64, n int) float64 {
+	v := math.Log((float64(rows) - float64(n) + 0.5) / (float64(n) + 0.5))
+	if v <= 0 {
+		return 1e-6
+	}
+	return v
+}
+
+// idfs lists the weights of the terms' phrases in expression order.
+func idfs(span cairn.IndexSpan, terms []counted) []float64 {
+	var out []float64
+	for _, t := range terms {
+		for _, n := range t.counts {
+			out = append(out, idf(span.Rows, n))
+		}
+	}
+	return out
+}
+
+// estimate turns a count taken newest first into a total: exact when the
+// cap was not reached, else extrapolated by how much of the id range the
+// capped count covered (at least the count, at most every row).
+func estimate(span cairn.IndexSpan, m cairn.MatchCount, capped bool) int {
+	if !capped || m.Low <= 0 || span.MaxID < m.Low {
+		return m.N
+	}
+	covered := float64(span.MaxID - m.Low + 1)
+	n := int(float64(m.N) * float64(span.MaxID-span.MinID+1) / covered)
+	return max(m.N, min(n, int(span.Rows)))
 }
 
 type counted struct {
-	expr string
-	n    int // matching chunks, counted up to the common cap
+	expr    string
+	phrases []string
+	counts  []int // per phrase
+	n       int   // matching chunks: the sum over phrases, an upper bound
 }
 
 func byCount(a, b counted) int { return a.n - b.n }
@@ -141,12 +224,12 @@ func byCount(a, b counted) int { return a.n - b.n }
 // their postings add up to at most the scoring budget, so every chunk that
 // matches a kept term is scored and the rarest (most informative) terms are
 // the ones kept. The rarest matching term is always kept; terms at the
-// common cap are never added to others. It returns the expressions and an
-// upper bound of the chunks they match.
-func (s *Searcher) anyWords(terms []counted, budget int) ([]string, int) {
+// common cap are never added to others. It returns the terms and an upper
+// bound of the chunks they match.
+func (s *Searcher) anyWords(terms []counted, budget int) ([]counted, int) {
 	cs := slices.Clone(terms)
 	slices.SortStableFunc(cs, byCount)
-	var kept []string
+	var kept []counted
 	total := 0
 	for _, c := range cs {
 		if c.n == 0 {
@@ -155,7 +238,7 @@ func (s *Searcher) anyWords(terms []counted, budget int) ([]string, int) {
 		if len(kept) > 0 && (budget > 0 && total+c.n > budget || c.n >= s.commonCap()) {
 			break
 		}
-		kept = append(kept, c.expr)
+		kept = append(kept, c)
 		total += c.n
 	}
 	return kept, total
@@ -168,31 +251,82 @@ func (s *Searcher) commonCap() int {
 	return s.CommonCap
 }
 
-// count returns how many chunks match expr, counting up to the common cap.
-// Counts are cached until the index changes (Index.Generation), so warm
-// searches pay for them once per distinct term.
-func (s *Searcher) count(ctx context.Context, expr string) (int, error) {
-	var gen int64 = -1
+// generation returns the index generation, or -1 when the index has none
+// (then nothing is cached).
+func (s *Searcher) generation() int64 {
 	if g, ok := s.Index.(interface{ Generation() int64 }); ok {
-		gen = g.Generation()
+		return g.Generation()
 	}
+	return -1
+}
+
+// cached returns a count cached for the current index generation.
+func (s *Searcher) cached(expr string) (int, bool) {
+	gen := s.generation()
 	s.mu.Lock()
-	if gen >= 0 && gen == s.gen {
-		if n, ok := s.counts[expr]; ok {
-			s.mu.Unlock()
-			return n, nil
-		}
+	defer s.mu.Unlock()
+	if gen < 0 || gen != s.gen {
+		return 0, false
+	}
+	n, ok := s.counts[expr]
+	return n, ok
+}
+
+// indexSpan returns the index's row count and id range, cached per
+// generation.
+func (s *Searcher) indexSpan(ctx context.Context) (cairn.IndexSpan, error) {
+	gen := s.generation()
+	s.mu.Lock()
+	if gen >= 0 && gen == s.gen && s.span != nil {
+		sp := *s.span
+		s.mu.Unlock()
+		return sp, nil
 	}
 	s.mu.Unlock()
-	n, err := s.Index.MatchCount(ctx, expr, s.commonCap())
+	sp, err := s.Index.Span(ctx)
 	if err != nil || gen < 0 {
-		return n, err
+		return sp, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reset(gen)
+	s.span = &sp
+	return sp, nil
+}
+
+// reset empties the caches when the generation moved on; s.mu is held.
+func (s *Searcher) reset(gen int64) {
 	if s.counts == nil || gen != s.gen || len(s.counts) >= maxCachedCounts {
+		if gen != s.gen {
+			s.span = nil
+		}
 		s.gen, s.counts = gen, make(map[string]int)
 	}
+}
+
+// count returns how many chunks match expr: exact up to the common cap,
+// extrapolated above it. Counts are cached until the index changes
+// (Index.Generation), so warm searches pay for them once per distinct term.
+func (s *Searcher) count(ctx context.Context, expr string) (int, error) {
+	if n, ok := s.cached(expr); ok {
+		return n, nil
+	}
+	span, err := s.indexSpan(ctx)
+	if err != nil {
+		return 0, err
+	}
+	m, err := s.Index.MatchCount(ctx, expr, s.commonCap())
+	if err != nil {
+		return 0, err
+	}
+	n := estimate(span, m, m.N >= s.commonCap())
+	gen := s.generation()
+	if gen < 0 {
+		return n, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset(gen)
 	s.counts[expr] = n
 	return n, nil
 }

@@ -3,9 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -15,55 +18,104 @@ import (
 const bm25Weights = "2.0, 1.0, 1.0"
 
 // Lexical runs an FTS5 query and returns the best chunks of indexed
-// documents. The ranking step reads only the full-text index (capped at a
-// multiple of the limit); documents and text are joined for the winners.
-// When a corpus filter leaves too few of the capped winners, the query runs
-// again with the filter inside the ranking step. With q.MaxCandidates set
-// and more matches than that, only the newest MaxCandidates matches (highest
-// rowids: the most recently indexed content) are scored.
-func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) ([]cairn.Candidate, error) {
-	floor, err := s.capFloor(ctx, q)
+// documents. One pass walks the matches newest first (highest rowid: the
+// most recently indexed content), at most q.MaxCandidates of them, and
+// scores each with cairn_tf and q.IDF (see rank.go); the winners are then
+// joined to their documents and text. When a corpus or path filter leaves
+// too few of the winners, the query runs again with the filter inside the
+// pass, uncapped (the cap counts matches of every corpus).
+func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+	res, err := s.lexical(ctx, q, false)
+	if err != nil || len(q.Corpora) == 0 && q.Paths == nil || len(res.Candidates) >= q.Limit || res.Scanned < q.Limit {
+		return res, err
+	}
+	return s.lexical(ctx, q, true)
+}
+
+// scored is one match of the scoring pass.
+type scored struct {
+	id    int64
+	score float64
+}
+
+// worse orders matches: lower score first, then older.
+func worse(a, b scored) bool { return a.score < b.score || a.score == b.score && a.id < b.id }
+
+func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, filterInside bool) (*cairn.LexicalResult, error) {
+	res := &cairn.LexicalResult{}
+	if q.Limit <= 0 {
+		return res, nil
+	}
+	limit := -1
+	if q.MaxCandidates > 0 && !filterInside {
+		limit = q.MaxCandidates + 1 // one more tells whether the cap cut anything
+	}
+	args := []any{q.Match}
+	query := `SELECT rowid, cairn_tf(chunks_fts, ` + bm25Weights + `) FROM chunks_fts
+		WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?`
+	if filterInside {
+		filter := ""
+		if len(q.Corpora) > 0 {
+			filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
+			for _, c := range q.Corpora {
+				args = append(args, c)
+			}
+		}
+		if q.Paths != nil {
+			filter += " AND d.path IN (SELECT value FROM json_each(?))"
+			list, _ := json.Marshal(q.Paths)
+			args = append(args, string(list))
+		}
+		query = `SELECT DISTINCT chunks_fts.rowid, cairn_tf(chunks_fts, ` + bm25Weights + `)
+			FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.hash = c.hash
+			WHERE chunks_fts MATCH ?` + filter + ` ORDER BY chunks_fts.rowid DESC LIMIT ?`
+	}
+	args = append(args, limit)
+	st, err := s.readStmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	out, n, err := s.lexical(ctx, q, q.Limit, floor, false)
-	if err != nil || len(q.Corpora) == 0 && q.Paths == nil || len(out) >= q.Limit || n < q.Limit {
-		return out, err
-	}
-	// The filter dropped some of the best matches: rank inside the corpora,
-	// uncapped (the cap counts matches of every corpus).
-	out, _, err = s.lexical(ctx, q, q.Limit, 0, true)
-	return out, err
-}
-
-// capFloor returns the smallest rowid to score when the query matches more
-// than q.MaxCandidates chunks, else 0. Walking a doclist backwards without
-// scoring is cheap (tens of nanoseconds a row).
-func (s *Store) capFloor(ctx context.Context, q cairn.LexicalQuery) (int64, error) {
-	if q.MaxCandidates <= 0 {
-		return 0, nil
-	}
-	var floor int64
-	st, err := s.readStmt(ctx, `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?
-		ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
-		return 0, err
+		return nil, queryError(err)
 	}
-	err = st.QueryRowContext(ctx, q.Match, q.MaxCandidates-1).Scan(&floor)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+	top := make([]scored, 0, q.Limit+1) // a min-heap on worse: top[0] is the weakest kept
+	for rows.Next() {
+		var id int64
+		var tf []byte
+		if err := rows.Scan(&id, &tf); err != nil {
+			rows.Close()
+			return nil, queryError(err)
+		}
+		if q.MaxCandidates > 0 && !filterInside && res.Scanned == q.MaxCandidates {
+			res.Capped = true
+			break
+		}
+		res.Scanned++
+		res.Low = id
+		m := scored{id, score(tf, q.IDF)}
+		if len(top) < q.Limit {
+			top = append(top, m)
+			heapUp(top, len(top)-1)
+		} else if worse(top[0], m) {
+			top[0] = m
+			heapDown(top, 0)
+		}
 	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, queryError(err)
+	}
+	if len(top) == 0 {
+		return res, nil
+	}
+	cands, err := s.hydrate(ctx, top)
 	if err != nil {
-		return 0, queryError(err)
+		return nil, err
 	}
-	return floor, nil
-}
-
-func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, floor int64, filterInside bool) ([]cairn.Candidate, int, error) {
-	args := []any{q.Match, floor}
-	filter := ""
-	if len(q.Corpora) > 0 && filterInside {
-		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
+	want := map[string]bool{}
+	for _, c := range q.Corpora {
+		want[c] = true
 	}
 	var paths map[string]bool
 	if q.Paths != nil {
@@ -71,70 +123,107 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, fetch int, fl
 		for _, p := range q.Paths {
 			paths[p] = true
 		}
-		if filterInside {
-			filter += " AND d.path IN (SELECT value FROM json_each(?))"
+	}
+	for _, c := range cands {
+		if len(want) > 0 && !want[c.Corpus] || paths != nil && !paths[c.Path] {
+			continue
 		}
+		c.Capped = res.Capped
+		res.Candidates = append(res.Candidates, c)
 	}
-	var query string
-	if filterInside {
-		query = `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-				substr(ct.doc, c.pos + 1, c.len), bm25(chunks_fts, ` + bm25Weights + `) AS s
-			FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-			JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
-			WHERE chunks_fts MATCH ? AND chunks_fts.rowid >= ?` + filter + ` ORDER BY s, d.corpus, d.path LIMIT ?`
-	} else {
-		query = `WITH top AS (
-				SELECT rowid AS id, bm25(chunks_fts, ` + bm25Weights + `) AS s FROM chunks_fts
-				WHERE chunks_fts MATCH ? AND rowid >= ? ORDER BY s LIMIT ?)
-			SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-				substr(ct.doc, c.pos + 1, c.len), top.s
-			FROM top JOIN chunks c ON c.id = top.id
-			JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
-			ORDER BY top.s, d.corpus, d.path`
-		args = append(args, fetch)
-	}
-	want := map[string]bool{}
-	for _, c := range q.Corpora {
-		want[c] = true
-		if filterInside {
-			args = append(args, c)
+	sort.SliceStable(res.Candidates, func(i, j int) bool {
+		a, b := res.Candidates[i], res.Candidates[j]
+		if a.BM25 != b.BM25 {
+			return a.BM25 < b.BM25
 		}
+		if a.Corpus != b.Corpus {
+			return a.Corpus < b.Corpus
+		}
+		return a.Path < b.Path
+	})
+	if len(res.Candidates) > q.Limit {
+		res.Candidates = res.Candidates[:q.Limit]
 	}
-	if filterInside && q.Paths != nil {
-		list, _ := json.Marshal(q.Paths)
-		args = append(args, string(list))
+	return res, nil
+}
+
+// score is Σ idf[i]·tf[i] over the float64 factors cairn_tf returned.
+func score(tf []byte, idf []float64) float64 {
+	var sum float64
+	for i := 0; i+8 <= len(tf); i += 8 {
+		w := 1.0
+		if k := i / 8; k < len(idf) {
+			w = idf[k]
+		}
+		sum += w * math.Float64frombits(binary.NativeEndian.Uint64(tf[i:]))
 	}
-	if filterInside {
-		args = append(args, fetch)
+	return sum
+}
+
+func heapUp(h []scored, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
 	}
-	st, err := s.readStmt(ctx, query)
+}
+
+func heapDown(h []scored, i int) {
+	for {
+		l, m := 2*i+1, i
+		if l < len(h) && worse(h[l], h[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && worse(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// hydrate joins the winning chunks to every document that holds them.
+func (s *Store) hydrate(ctx context.Context, top []scored) ([]cairn.Candidate, error) {
+	ids := make([]int64, len(top))
+	byID := make(map[int64]float64, len(top))
+	for i, m := range top {
+		ids[i] = m.id
+		byID[m.id] = m.score
+	}
+	list, _ := json.Marshal(ids)
+	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+			substr(ct.doc, c.pos + 1, c.len)
+		FROM chunks c JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
+		WHERE c.id IN (SELECT value FROM json_each(?))`)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	rows, err := st.QueryContext(ctx, string(list))
 	if err != nil {
-		return nil, 0, queryError(err)
+		return nil, queryError(err)
 	}
 	defer rows.Close()
 	var out []cairn.Candidate
-	n := 0 // rows before the corpus filter
 	for rows.Next() {
-		c := cairn.Candidate{Capped: floor > 0}
+		var c cairn.Candidate
 		var text []byte
-		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text, &c.BM25); err != nil {
-			return nil, 0, queryError(err)
-		}
-		n++
-		if len(want) > 0 && !want[c.Corpus] || paths != nil && !paths[c.Path] || len(out) == q.Limit {
-			continue
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
+			return nil, queryError(err)
 		}
 		c.Text = string(text)
+		c.BM25 = -byID[c.ChunkID]
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, queryError(err)
+		return nil, queryError(err)
 	}
-	return out, n, nil
+	return out, nil
 }
 
 // readStmt returns a prepared statement on the reader pool, preparing it
@@ -166,17 +255,30 @@ func queryError(err error) error {
 	return fmt.Errorf("search index: %w", err)
 }
 
-// MatchCount counts chunks matching an FTS5 expression, stopping at max.
-func (s *Store) MatchCount(ctx context.Context, match string, max int) (int, error) {
-	var n int
-	st, err := s.readStmt(ctx, `SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`)
+// MatchCount counts chunks matching an FTS5 expression, newest first,
+// stopping at max, and reports the id of the oldest one counted.
+func (s *Store) MatchCount(ctx context.Context, match string, max int) (cairn.MatchCount, error) {
+	var m cairn.MatchCount
+	st, err := s.readStmt(ctx, `SELECT count(*), coalesce(min(rowid), 0) FROM (
+		SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`)
 	if err != nil {
-		return 0, err
+		return m, err
 	}
-	if err := st.QueryRowContext(ctx, match, max).Scan(&n); err != nil {
-		return 0, queryError(err)
+	if err := st.QueryRowContext(ctx, match, max).Scan(&m.N, &m.Low); err != nil {
+		return m, queryError(err)
 	}
-	return n, nil
+	return m, nil
+}
+
+// Span reports how many chunks the index holds and their id range.
+func (s *Store) Span(ctx context.Context) (cairn.IndexSpan, error) {
+	var sp cairn.IndexSpan
+	err := s.r.QueryRowContext(ctx, `SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM chunks`).
+		Scan(&sp.Rows, &sp.MinID, &sp.MaxID)
+	if err != nil {
+		return sp, fmt.Errorf("read index span: %w", err)
+	}
+	return sp, nil
 }
 
 // DocumentText returns the indexed text snapshot of one document.

@@ -49,12 +49,12 @@ func TestStoreWriteSearchGC(t *testing.T) {
 	}
 	lex := func(match string, corpora ...string) []string {
 		t.Helper()
-		c, err := s.Lexical(ctx, cairn.LexicalQuery{Match: match, Corpora: corpora, Limit: 10})
+		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: match, Corpora: corpora, Limit: 10})
 		if err != nil {
 			t.Fatalf("Lexical(%s): %v", match, err)
 		}
 		var out []string
-		for _, x := range c {
+		for _, x := range res.Candidates {
 			out = append(out, fmt.Sprintf("%s/%s:%d:%s", x.Corpus, x.Path, x.StartLine, strings.TrimSpace(x.Text)))
 		}
 		return out
@@ -68,8 +68,8 @@ func TestStoreWriteSearchGC(t *testing.T) {
 	if got := lex(`"beta"`); strings.Join(got, ";") != "notes/a.md:2:beta" {
 		t.Errorf("beta = %v: chunk text and line must come from offsets", got)
 	}
-	if n, err := s.MatchCount(ctx, `"walrus"`, 1); err != nil || n != 1 {
-		t.Errorf("MatchCount capped at 1 = %d, %v", n, err)
+	if m, err := s.MatchCount(ctx, `"walrus"`, 1); err != nil || m.N != 1 || m.Low == 0 {
+		t.Errorf("MatchCount capped at 1 = %+v, %v", m, err)
 	}
 	if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"unbalanced`, Limit: 1}); !errors.Is(err, cairn.ErrInvalid) {
 		t.Errorf("bad FTS syntax error = %v, want ErrInvalid", err)
@@ -98,8 +98,8 @@ func TestStoreWriteSearchGC(t *testing.T) {
 	if n, err := s.GC(ctx); err != nil || n != 1 {
 		t.Errorf("GC = %d, %v; want 1 orphan", n, err)
 	}
-	if n, err := s.MatchCount(ctx, `"gamma"`, 10); err != nil || n != 0 {
-		t.Errorf("postings of collected content: %d, %v", n, err)
+	if m, err := s.MatchCount(ctx, `"gamma"`, 10); err != nil || m.N != 0 {
+		t.Errorf("postings of collected content: %+v, %v", m, err)
 	}
 	if n, err := s.PruneCorpora(ctx, []string{"work"}); err != nil || n != 1 {
 		t.Errorf("PruneCorpora = %d, %v; want 1", n, err)
@@ -193,11 +193,11 @@ func TestLexicalCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := func(capN int, corpora ...string) (out []string, capped bool) {
-		c, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"common"`, Limit: 10, MaxCandidates: capN, Corpora: corpora})
+		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"common"`, Limit: 10, MaxCandidates: capN, Corpora: corpora})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range c {
+		for _, x := range res.Candidates {
 			out = append(out, x.Path)
 			capped = x.Capped
 		}

@@ -1,0 +1,101 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// TestRankMatchesBM25 checks that cairn_tf weighted by inverse document
+// frequencies counted apart gives the score FTS5's own bm25() gives, for
+// words, phrases, prefixes, AND and OR, across title and body columns.
+func TestRankMatchesBM25(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	texts := []string{
+		"the walrus sleeps on the ice\nwalrus walrus walrus\n",
+		"ice cream and a busy timeout\nthe sqlite busy timeout is five seconds\n",
+		"a long line about nothing in particular that goes on and on and on about the weather\n",
+		"walrus facts: tusks, whiskers and the ice\nbusy walrus\n",
+		"timeouts and retries\nretry with backoff on busy\n",
+	}
+	for i, text := range texts {
+		d := doc("n", fmt.Sprintf("%d.md", i), text)
+		if i%2 == 0 {
+			d.Title = "walrus notes"
+		}
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{d}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows int64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		match   string
+		phrases []string
+	}{
+		{`"walrus"`, []string{`"walrus"`}},
+		{`"walrus" AND "ice"`, []string{`"walrus"`, `"ice"`}},
+		{`"busy" OR "timeout" OR "walrus"`, []string{`"busy"`, `"timeout"`, `"walrus"`}},
+		{`"busy timeout"`, []string{`"busy timeout"`}},
+		{`"time"* OR "the ice"`, []string{`"time"*`, `"the ice"`}},
+		{`("sqlitebusy" OR "sqlite busy") AND "seconds"`, []string{`"sqlitebusy"`, `"sqlite busy"`, `"seconds"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.match, func(t *testing.T) {
+			var idf []float64
+			for _, p := range tt.phrases {
+				var n int
+				if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`, p).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				v := math.Log((float64(rows) - float64(n) + 0.5) / (float64(n) + 0.5))
+				if v <= 0 {
+					v = 1e-6
+				}
+				idf = append(idf, v)
+			}
+			r, err := s.r.QueryContext(ctx, `SELECT rowid, bm25(chunks_fts, `+bm25Weights+`), cairn_tf(chunks_fts, `+bm25Weights+`)
+				FROM chunks_fts WHERE chunks_fts MATCH ?`, tt.match)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			n := 0
+			for r.Next() {
+				var id int64
+				var bm25 float64
+				var tf []byte
+				if err := r.Scan(&id, &bm25, &tf); err != nil {
+					t.Fatal(err)
+				}
+				n++
+				if len(tf) != 8*len(tt.phrases) {
+					t.Fatalf("row %d: cairn_tf gave %d bytes, want %d", id, len(tf), 8*len(tt.phrases))
+				}
+				if got := score(tf, idf); math.Abs(got+bm25) > 1e-9 {
+					t.Errorf("row %d: score %.12f, bm25 %.12f", id, got, -bm25)
+				}
+				// The factors are the phrases' own, each in 0..k1+1.
+				for i := range tt.phrases {
+					if f := math.Float64frombits(binary.NativeEndian.Uint64(tf[8*i:])); f < 0 || f > 2.2 {
+						t.Errorf("row %d phrase %d: factor %f out of range", id, i, f)
+					}
+				}
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				t.Fatal("no rows matched: the case tests nothing")
+			}
+		})
+	}
+}
