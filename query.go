@@ -16,6 +16,9 @@ type Hit struct {
 	Session          *SessionInfo     `json:"session,omitempty"`
 	MessageTimestamp string           `json:"messageTimestamp,omitempty"`
 	Messages         []SnippetMessage `json:"-"` // serialized as "snippet"
+
+	// Memory hits only: the memory and its source transcript lines.
+	Memory *MemoryHit `json:"memory,omitempty"`
 }
 
 // MarshalJSON writes a session hit's snippet as its message array and a

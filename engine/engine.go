@@ -110,6 +110,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := st.Open(ctx); err != nil {
 		return nil, err
 	}
+	var err error
+	if opts.Corpora, err = withMemories(ctx, opts.Corpora, st.HasMemories); err != nil { // memories.go
+		st.Close()
+		return nil, err
+	}
 	return &Engine{opts: opts, store: st, searcher: &search.Searcher{Index: st}}, nil
 }
 
@@ -120,8 +125,11 @@ func (e *Engine) Reindexed() bool { return e.store.Reindexed }
 // Store exposes the underlying store (for stats and benchmarks).
 func (e *Engine) Store() *sqlite.Store { return e.store }
 
-// Corpora returns the configured corpora.
-func (e *Engine) Corpora() []cairn.Corpus { return e.opts.Corpora }
+// Corpora returns the configured corpora (not the memories corpus, which
+// Open adds).
+func (e *Engine) Corpora() []cairn.Corpus {
+	return slices.DeleteFunc(slices.Clone(e.opts.Corpora), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories })
+}
 
 // Search runs a lexical search over the selected corpora. With a session
 // filter only sessions corpora are searched, and only the sessions that
@@ -191,6 +199,9 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 		return nil, err
 	}
 	if err := e.expandSessionHits(ctx, hits); err != nil {
+		return nil, err
+	}
+	if err := e.annotateMemoryHits(ctx, hits); err != nil {
 		return nil, err
 	}
 	hits = dropOverlaps(hits)

@@ -58,6 +58,8 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 				r, err = e.syncSessions(ctx, c, o.Force, o.Progress, st)
 				e.endStatus(st, &r, err)
 			}
+		} else if c.Kind == cairn.KindMemories {
+			r, err = e.syncMemories(ctx, o.Progress) // memories.go
 		} else {
 			r, err = e.syncCorpus(ctx, c, o.Progress)
 		}

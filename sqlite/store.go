@@ -373,4 +373,5 @@ var migrations = []string{
 		vec BLOB NOT NULL
 	);
 	CREATE INDEX vectors_identity ON vectors(identity);`,
+	memoriesSchema, // memories.go
 }

@@ -1,0 +1,159 @@
+package consolidate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// answer is a model's reply to one window, decoded leniently: each episode,
+// item and observation separately, so one that breaks the schema is
+// dropped by the gate instead of costing the whole window.
+type answer struct {
+	SegmentSummary string            `json:"segment_summary"`
+	Episodes       []json.RawMessage `json:"episodes"`
+	Items          []json.RawMessage `json:"items"`
+	Observations   []json.RawMessage `json:"observations"`
+}
+
+type episode struct {
+	Request  number   `json:"request"`
+	Outcome  string   `json:"outcome"`
+	Keep     flexBool `json:"keep"`
+	Title    string   `json:"title"`
+	Summary  string   `json:"summary"`
+	Cues     strList  `json:"cues"`
+	Concepts strList  `json:"concepts"`
+}
+
+type item struct {
+	Kind        string   `json:"kind"`
+	Title       string   `json:"title"`
+	Summary     string   `json:"summary"`
+	Body        string   `json:"body"`
+	AppliesWhen string   `json:"applies_when"`
+	Scope       string   `json:"scope"`
+	Requests    numList  `json:"requests"`
+	Confidence  string   `json:"confidence"`
+	Importance  number   `json:"importance"`
+	Contested   flexBool `json:"contested"`
+	Ambiguous   flexBool `json:"ambiguous"`
+	Cues        strList  `json:"cues"`
+	Concepts    strList  `json:"concepts"`
+}
+
+type observation struct {
+	Text      string  `json:"text"`
+	About     string  `json:"about"`
+	EventDate string  `json:"event_date"`
+	StartDate string  `json:"start_date"`
+	EndDate   string  `json:"end_date"`
+	Phase     string  `json:"phase"`
+	Requests  numList `json:"requests"`
+	Concepts  strList `json:"concepts"`
+	Cues      strList `json:"cues"`
+}
+
+var errNoObject = errors.New("answer is not a JSON object")
+
+// decodeAnswer reads a model's text: one JSON object, possibly inside a
+// Markdown code fence.
+func decodeAnswer(text string) (*answer, error) {
+	s := strings.TrimSpace(text)
+	if strings.HasPrefix(s, "```") {
+		s = s[strings.IndexByte(s, '\n')+1:]
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return nil, errNoObject
+	}
+	var a answer
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// number is an integer the model may have written as a float or a string.
+type number struct {
+	V   float64
+	Set bool
+}
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	b = bytes.Trim(b, `"`)
+	if string(b) == "null" || len(b) == 0 {
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return errors.New("not a number: " + string(b))
+	}
+	n.V, n.Set = v, true
+	return nil
+}
+
+func (n number) Int() int { return int(math.Round(n.V)) }
+
+// numList accepts a list of numbers or a single number.
+type numList []number
+
+func (l *numList) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
+		var v []number
+		err := json.Unmarshal(b, &v)
+		*l = v
+		return err
+	}
+	var n number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n.Set {
+		*l = numList{n}
+	}
+	return nil
+}
+
+// strList accepts a list of strings or one string.
+type strList []string
+
+func (l *strList) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
+		var v []any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				*l = append(*l, s)
+			}
+		}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil // another type: no cues
+	}
+	*l = strList{s}
+	return nil
+}
+
+// flexBool accepts true/false, "true"/"false" and null.
+type flexBool bool
+
+func (f *flexBool) UnmarshalJSON(b []byte) error {
+	switch strings.Trim(string(b), `"`) {
+	case "true", "yes", "1":
+		*f = true
+	case "false", "no", "0", "null", "":
+		*f = false
+	default:
+		return errors.New("not a boolean: " + string(b))
+	}
+	return nil
+}

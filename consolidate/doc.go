@@ -1,0 +1,32 @@
+// Package consolidate turns agent conversations into long-term memories.
+//
+// A Worker reads the threads of a sessions corpus (one per projected
+// session) as records: a person's request with everything that followed it
+// until the next request. Pending records are grouped into windows of
+// whole records of at most 60,000 characters as rendered; a longer record
+// is read alone, in parts of at most 58,000 characters cut at line ends,
+// with the episode written so far carried from part to part. Each window
+// starts with a header: the source, the thread title, the working folder,
+// a calendar of its days (weeks start on Monday, so "last Friday" resolves
+// to a date) and names known from other threads. Observations are read
+// apart by default, in windows of 12,000 characters with up to 6,000
+// characters of the text before them as context.
+//
+// The model answers with the JSON schema in prompts/window.schema.json
+// (field names as in the specification: segment_summary, episodes, items,
+// observations, applies_when, event_date, ...). A gate in code, not in the
+// prompt, keeps what may be stored (see gate.go for every rule and the
+// reasons it reports), redacts every text field, and derives each memory's
+// id from its thread, its source records and its content, so a window
+// consolidated twice stores nothing twice. A window's memories and the
+// checkpoint that marks its records done are committed in one transaction;
+// an unavailable or busy model pauses the run with nothing lost.
+//
+// Prompts are files beside the code (prompts/), the project's own words.
+//
+// Quick start (the engine wires this for cairn consolidate):
+//
+//	w := consolidate.New(model, store, store, "sessions")
+//	res, err := w.Run(ctx, nil)
+//	// res.Status: "completed", "paused_unavailable" or "paused_busy"
+package consolidate

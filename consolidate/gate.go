@@ -1,0 +1,381 @@
+package consolidate
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
+)
+
+// Reasons the gate drops a part of an answer, as reported in
+// ConsolidateResult.Dropped.
+const (
+	DropUnknownKind   = "unknown_kind"
+	DropEmptyTitle    = "empty_title"
+	DropEmptySummary  = "empty_summary"
+	DropLowConfidence = "low_confidence" // inferred, or no confidence
+	DropContested     = "contested"
+	DropAmbiguous     = "ambiguous"
+	DropLowImportance = "low_importance"
+	DropUnproven      = "unproven" // a "this works" kind whose every source record with an outcome failed or is uncertain
+	DropMalformedItem = "malformed_item"
+
+	DropObservationNoText    = "observation_empty_text"
+	DropObservationNoSource  = "observation_no_source"
+	DropObservationMalformed = "malformed_observation"
+
+	DropEpisodeUnknownRequest = "episode_unknown_request"
+	DropEpisodeEmpty          = "episode_empty"
+	DropEpisodeMalformed      = "malformed_episode"
+
+	// DropInvalidAnswer counts windows whose answer was unusable twice
+	// (cut mid-JSON, not JSON): their records stay pending.
+	DropInvalidAnswer = "invalid_answer"
+)
+
+// worksKinds claim that something works: they need a source record that
+// did not fail.
+var worksKinds = []string{"procedure", "snippet", "template", "pitfall"}
+
+var (
+	outcomes = []string{"success", "partial", "fail", "uncertain"}
+	scopes   = []string{"project", "global", "person"}
+	phases   = []string{"done", "plan", "ongoing", "state"}
+	dateRe   = regexp.MustCompile(`^\d{4}(-\d{2}(-\d{2})?)?$`)
+)
+
+// Limits the gate applies to observations.
+const (
+	maxObservationCues     = 4
+	maxObservationConcepts = 6
+)
+
+// gate turns a window's answers (one, or one per part of a long record)
+// into the memories to store, counting what it drops and why.
+type gate struct {
+	th      *Thread
+	win     *window
+	dropped map[string]int
+}
+
+func (g *gate) drop(reason string) { g.dropped[reason]++ }
+
+// num maps the window's record numbers to its records.
+func (g *gate) record(num int) (*Record, bool) {
+	i := slices.Index(g.win.nums, num)
+	if i < 0 {
+		return nil, false
+	}
+	return g.win.records[i], true
+}
+
+// run applies every rule and returns the memories in a stable order:
+// episodes, items, observations, each in answer order.
+func (g *gate) run(answers []*answer) []cairn.Memory {
+	eps, outcome := g.episodes(answers)
+	var out []cairn.Memory
+	seen := map[string]bool{}
+	add := func(m cairn.Memory) {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			out = append(out, m)
+		}
+	}
+	for _, m := range eps {
+		add(m)
+	}
+	for _, a := range answers {
+		for _, raw := range a.Items {
+			if m, ok := g.item(raw, outcome); ok {
+				add(m)
+			}
+		}
+	}
+	for _, a := range answers {
+		for _, raw := range a.Observations {
+			if m, ok := g.observation(raw); ok {
+				add(m)
+			}
+		}
+	}
+	return out
+}
+
+// episodes keeps one episode per record: the last one given for it (for a
+// long record, the last part's, with the cues and concepts of all parts).
+// It also returns every record's outcome, kept or not.
+func (g *gate) episodes(answers []*answer) ([]cairn.Memory, map[int]string) {
+	last := map[int]*episode{}
+	var order []int
+	cues, concepts := map[int][]string{}, map[int][]string{}
+	for _, a := range answers {
+		for _, raw := range a.Episodes {
+			var e episode
+			if json.Unmarshal(raw, &e) != nil {
+				g.drop(DropEpisodeMalformed)
+				continue
+			}
+			n := e.Request.Int()
+			if _, ok := g.record(n); !ok {
+				g.drop(DropEpisodeUnknownRequest)
+				continue
+			}
+			if _, ok := last[n]; !ok {
+				order = append(order, n)
+			}
+			last[n] = &e
+			cues[n] = append(cues[n], e.Cues...)
+			concepts[n] = append(concepts[n], e.Concepts...)
+		}
+	}
+	outcome := map[int]string{}
+	var out []cairn.Memory
+	for _, n := range order {
+		e := last[n]
+		o := strings.ToLower(strings.TrimSpace(e.Outcome))
+		if !slices.Contains(outcomes, o) {
+			o = "uncertain"
+		}
+		outcome[n] = o
+		if !e.Keep {
+			continue
+		}
+		title, summary := clean(e.Title), clean(e.Summary)
+		if title == "" || summary == "" {
+			g.drop(DropEpisodeEmpty)
+			continue
+		}
+		r, _ := g.record(n)
+		m := g.memory(cairn.MemoryEpisode, []*Record{r}, "episode", r.UID)
+		m.Title, m.Summary, m.Outcome = title, summary, o
+		m.EventDate = r.Time.Format(time.DateOnly)
+		m.Cues = cleanCues(cues[n], title, 0)
+		m.Concepts = cleanConcepts(concepts[n], 0)
+		out = append(out, m)
+	}
+	return out, outcome
+}
+
+func (g *gate) item(raw json.RawMessage, outcome map[int]string) (cairn.Memory, bool) {
+	var it item
+	if json.Unmarshal(raw, &it) != nil {
+		g.drop(DropMalformedItem)
+		return cairn.Memory{}, false
+	}
+	kind := strings.ToLower(strings.TrimSpace(it.Kind))
+	conf := strings.ToLower(strings.TrimSpace(it.Confidence))
+	imp := it.Importance.Int()
+	srcs, nums := g.sources(it.Requests, true)
+	reason := ""
+	switch {
+	case !slices.Contains(cairn.ItemKinds, kind):
+		reason = DropUnknownKind
+	case strings.TrimSpace(it.Title) == "":
+		reason = DropEmptyTitle
+	case strings.TrimSpace(it.Summary) == "":
+		reason = DropEmptySummary
+	case conf != "verified" && conf != "stated":
+		reason = DropLowConfidence
+	case bool(it.Contested):
+		reason = DropContested
+	case bool(it.Ambiguous):
+		reason = DropAmbiguous
+	case imp < 2:
+		reason = DropLowImportance
+	case slices.Contains(worksKinds, kind) && unproven(nums, outcome):
+		reason = DropUnproven
+	}
+	if reason != "" {
+		g.drop(reason)
+		return cairn.Memory{}, false
+	}
+	title := clean(it.Title)
+	m := g.memory(kind, srcs, "item", kind, normalize(title))
+	m.Title, m.Summary, m.Body, m.AppliesWhen = title, clean(it.Summary), cleanBody(it.Body), clean(it.AppliesWhen)
+	m.Scope = strings.ToLower(strings.TrimSpace(it.Scope))
+	if !slices.Contains(scopes, m.Scope) {
+		m.Scope = "project"
+	}
+	m.Confidence, m.Importance = conf, min(imp, 5)
+	m.Cues = cleanCues(it.Cues, title, 0)
+	m.Concepts = cleanConcepts(it.Concepts, 0)
+	return m, true
+}
+
+// unproven reports whether every source record with a known outcome failed
+// or is uncertain (and at least one has a known outcome).
+func unproven(nums []int, outcome map[int]string) bool {
+	known := 0
+	for _, n := range nums {
+		switch outcome[n] {
+		case "":
+		case "fail", "uncertain":
+			known++
+		default:
+			return false
+		}
+	}
+	return known > 0
+}
+
+func (g *gate) observation(raw json.RawMessage) (cairn.Memory, bool) {
+	var o observation
+	if json.Unmarshal(raw, &o) != nil {
+		g.drop(DropObservationMalformed)
+		return cairn.Memory{}, false
+	}
+	text := clean(o.Text)
+	if text == "" {
+		g.drop(DropObservationNoText)
+		return cairn.Memory{}, false
+	}
+	srcs, _ := g.sources(o.Requests, false)
+	if len(srcs) == 0 {
+		g.drop(DropObservationNoSource)
+		return cairn.Memory{}, false
+	}
+	m := g.memory(cairn.MemoryObservation, srcs, "observation", normalize(text))
+	m.About = clean(o.About)
+	m.Title = observationTitle(m.About, text)
+	m.Summary = text
+	m.EventDate, m.StartDate, m.EndDate = validDate(o.EventDate), validDate(o.StartDate), validDate(o.EndDate)
+	m.Phase = strings.ToLower(strings.TrimSpace(o.Phase))
+	if !slices.Contains(phases, m.Phase) {
+		m.Phase = "done"
+	}
+	m.Cues = cleanCues(o.Cues, "", maxObservationCues)
+	m.Concepts = cleanConcepts(o.Concepts, maxObservationConcepts)
+	return m, true
+}
+
+// sources returns the window's records among the numbers given. With
+// fallback, no valid number means every record of the window.
+func (g *gate) sources(reqs numList, fallback bool) ([]*Record, []int) {
+	var recs []*Record
+	var nums []int
+	for _, q := range reqs {
+		n := q.Int()
+		if r, ok := g.record(n); ok && !slices.Contains(nums, n) {
+			recs, nums = append(recs, r), append(nums, n)
+		}
+	}
+	if len(recs) == 0 && fallback {
+		return g.win.records, g.win.nums
+	}
+	return recs, nums
+}
+
+// memory starts a memory of kind from its source records, with an id
+// derived from the thread, the sources and the given key parts.
+func (g *gate) memory(kind string, srcs []*Record, key ...string) cairn.Memory {
+	parts := append([]string{g.th.Key()}, key...)
+	m := cairn.Memory{Kind: kind, Thread: g.th.Key(), Source: g.th.Info.Source, Status: cairn.StatusActive,
+		Cues: []string{}, Concepts: []string{}}
+	for _, r := range srcs {
+		parts = append(parts, r.UID)
+		if m.ToldAt.IsZero() || !r.Time.IsZero() && r.Time.Before(m.ToldAt) {
+			m.ToldAt = r.Time
+		}
+		m.Provenance = append(m.Provenance, cairn.Provenance{Record: r.UID, Corpus: g.th.Corpus,
+			Path: "cairn://" + g.th.Corpus + "/" + g.th.Path, StartLine: r.StartLine, EndLine: r.EndLine,
+			SessionID: g.th.Info.SessionID, Transcript: g.th.Transcript, ToldAt: r.Stamp})
+	}
+	if kind != cairn.MemoryEpisode {
+		slices.Sort(parts[len(key)+1:])
+	}
+	m.ID = "m-" + shortHash(parts...)[:16]
+	return m
+}
+
+func observationTitle(about, text string) string {
+	words := strings.Fields(text)
+	if len(words) > 12 {
+		words = append(words[:12], "…")
+	}
+	t := strings.Join(words, " ")
+	if about != "" {
+		return about + ": " + t
+	}
+	return t
+}
+
+// clean redacts secrets and folds a one-line field's whitespace.
+func clean(s string) string { return oneLine(redacted(s)) }
+
+// cleanBody redacts and trims, keeping lines (commands, code).
+func cleanBody(s string) string { return strings.TrimSpace(redacted(s)) }
+
+func redacted(s string) string {
+	out, _ := redact.Redact(s)
+	return out
+}
+
+// cleanCues redacts, drops empty ones and repeats (the title counts as
+// seen), and keeps at most max (0: all).
+func cleanCues(cues []string, title string, max int) []string {
+	out := []string{}
+	seen := map[string]bool{normalize(title): true}
+	for _, c := range cues {
+		c = clean(c)
+		k := normalize(c)
+		if c == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+		if max > 0 && len(out) == max {
+			break
+		}
+	}
+	return out
+}
+
+// cleanConcepts keeps one concept per spelling key (letters and digits,
+// lowercased: parse_config, parseConfig and parse-config are one).
+func cleanConcepts(cs []string, max int) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, c := range cs {
+		c = clean(c)
+		k := conceptKey(c)
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+		if max > 0 && len(out) == max {
+			break
+		}
+	}
+	return out
+}
+
+func conceptKey(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func normalize(s string) string { return strings.ToLower(oneLine(s)) }
+
+// validDate keeps YYYY, YYYY-MM and YYYY-MM-DD when they name a real date.
+func validDate(s string) string {
+	s = strings.TrimSpace(s)
+	if !dateRe.MatchString(s) {
+		return ""
+	}
+	layout := []string{"2006", "2006-01", "2006-01-02"}[strings.Count(s, "-")]
+	if _, err := time.Parse(layout, s); err != nil {
+		return ""
+	}
+	return s
+}

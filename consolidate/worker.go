@@ -1,0 +1,352 @@
+package consolidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/chunk"
+)
+
+// Defaults of a Worker (spec: consolidation-and-recall.md sections 2 to 5).
+const (
+	DefaultWindowChars            = 60000
+	DefaultPartChars              = 58000
+	DefaultMaxTokens              = 32000
+	DefaultObservationWindowChars = 12000
+	DefaultObservationPartChars   = 11000
+	DefaultObservationMaxTokens   = 16000
+	DefaultCallTimeout            = 300 * time.Second
+	DefaultKnownNames             = 20
+)
+
+// Sessions is where the worker reads threads: the store's session records
+// and the indexed text of their projections.
+type Sessions interface {
+	SessionsOf(ctx context.Context, corpus, transcript string) ([]cairn.SessionRecord, error)
+	DocumentText(ctx context.Context, corpus, path string) (string, error)
+}
+
+// Worker consolidates the threads of one sessions corpus.
+type Worker struct {
+	LLM      cairn.LLM
+	Sessions Sessions
+	Store    cairn.MemoryStore
+	Corpus   string         // the sessions corpus
+	Location *time.Location // the zone projections show times in (default UTC)
+	// Index, when set, is given each committed window's memories (the
+	// engine renders and indexes them as the memories corpus).
+	Index func(ctx context.Context, ms []cairn.Memory) error
+
+	WindowChars int // a window's records, as rendered
+	PartChars   int // a part of a longer record
+	MaxTokens   int // answer budget of a main window
+	// ObservationWindowChars > 0 reads observations apart, in windows of
+	// this size with half as much context; negative asks for them in the
+	// main windows instead.
+	ObservationWindowChars int
+	ObservationPartChars   int
+	ObservationMaxTokens   int
+	CallTimeout            time.Duration // per model call
+	KnownNames             int           // names from other threads in the header
+}
+
+// New returns a worker with the defaults filled.
+func New(llm cairn.LLM, sessions Sessions, store cairn.MemoryStore, corpus string) *Worker {
+	return &Worker{LLM: llm, Sessions: sessions, Store: store, Corpus: corpus,
+		WindowChars: DefaultWindowChars, PartChars: DefaultPartChars, MaxTokens: DefaultMaxTokens,
+		ObservationWindowChars: DefaultObservationWindowChars, ObservationPartChars: DefaultObservationPartChars,
+		ObservationMaxTokens: DefaultObservationMaxTokens, CallTimeout: DefaultCallTimeout, KnownNames: DefaultKnownNames}
+}
+
+func (w *Worker) apart() bool { return w.ObservationWindowChars > 0 }
+
+func (w *Worker) passes() []string {
+	if w.apart() {
+		return []string{PassMain, PassObservations}
+	}
+	return []string{PassMain}
+}
+
+// errPause stops a run: the model is unavailable or busy.
+type errPause struct {
+	status string
+	err    error
+}
+
+func (e *errPause) Error() string { return e.err.Error() }
+
+// Run consolidates the pending records of every thread (or of the one
+// opts.Thread names), window by window in thread order. A window counts
+// as done only once its memories are committed. When the model is
+// unavailable or busy the run stops (the next thread would meet the same
+// endpoint), keeps every remaining record pending and reports a paused
+// status; that is not an error. An answer that is unusable twice leaves
+// its window pending and the run goes on. The error is for the store or a
+// cancelled context.
+func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cairn.ConsolidateResult, error) {
+	o := cairn.ConsolidateOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Limit < 0 {
+		return nil, cairn.Invalidf("limit %d: allowed 0 (no limit) or more", o.Limit)
+	}
+	if !o.DryRun && w.LLM == nil {
+		return nil, fmt.Errorf("consolidate: %w: no model configured for consolidation (set [llm.consolidate])", cairn.ErrUnavailable)
+	}
+	threads, err := w.threads(ctx, o.Thread)
+	if err != nil {
+		return nil, err
+	}
+	res := &cairn.ConsolidateResult{Dropped: map[string]int{}, Status: cairn.ConsolidateCompleted}
+	if o.DryRun {
+		res.Plan = []cairn.WindowPlan{}
+	}
+	stop := false
+	for _, th := range threads {
+		plans, err := w.plans(ctx, th)
+		if err != nil {
+			return res, err
+		}
+		if len(plans) == 0 {
+			continue
+		}
+		res.Threads++
+		for i := range plans {
+			if stop || o.Limit > 0 && res.Windows >= o.Limit {
+				break
+			}
+			win := &plans[i]
+			wp := w.describe(ctx, th, win)
+			if o.Progress != nil {
+				o.Progress(wp)
+			}
+			if o.DryRun {
+				res.Plan = append(res.Plan, wp)
+				res.Windows++
+				continue
+			}
+			err := w.consolidate(ctx, th, win, res)
+			var p *errPause
+			switch {
+			case errors.As(err, &p):
+				res.Status, res.Error, stop = p.status, p.err.Error(), true
+			case errors.Is(err, errUnusable):
+				res.Dropped[DropInvalidAnswer]++
+				res.Error = err.Error()
+			case err != nil:
+				res.Pending, _ = w.pending(context.WithoutCancel(ctx), threads)
+				return res, err
+			default:
+				res.Windows++
+			}
+		}
+	}
+	res.Pending, err = w.pending(ctx, threads)
+	return res, err
+}
+
+// threads reads the corpus's sessions (one when thread names a session id
+// or projection path) in start order.
+func (w *Worker) threads(ctx context.Context, thread string) ([]*Thread, error) {
+	recs, err := w.Sessions.SessionsOf(ctx, w.Corpus, "")
+	if err != nil {
+		return nil, err
+	}
+	thread = strings.TrimPrefix(strings.TrimPrefix(thread, "cairn://"+w.Corpus+"/"), w.Corpus+"/")
+	if thread != "" {
+		recs = slices.DeleteFunc(recs, func(r cairn.SessionRecord) bool {
+			return r.Path != thread && r.Info.SessionID != thread
+		})
+		if len(recs) == 0 {
+			return nil, cairn.Invalidf("thread %q: no session of corpus %s has this id or path (see cairn search --json for session ids)", thread, w.Corpus)
+		}
+	}
+	slices.SortStableFunc(recs, func(a, b cairn.SessionRecord) int {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	var out []*Thread
+	for _, r := range recs {
+		text, err := w.Sessions.DocumentText(ctx, w.Corpus, r.Path)
+		if errors.Is(err, cairn.ErrNotFound) {
+			continue // recorded but not indexed yet: the next sync indexes it
+		}
+		if err != nil {
+			return nil, err
+		}
+		if th := threadOf(r, text, w.Location); len(th.Records) > 0 {
+			out = append(out, th)
+		}
+	}
+	return out, nil
+}
+
+// plans lists a thread's pending windows: the main pass's, then the
+// observations pass's.
+func (w *Worker) plans(ctx context.Context, th *Thread) ([]window, error) {
+	var out []window
+	for _, pass := range w.passes() {
+		done, err := w.Store.DoneRecords(ctx, th.Corpus, th.Path, pass)
+		if err != nil {
+			return nil, err
+		}
+		if pass == PassMain {
+			out = append(out, plan(th, done, pass, w.WindowChars, w.PartChars, 0)...)
+		} else {
+			out = append(out, plan(th, done, pass, w.ObservationWindowChars, w.ObservationPartChars, w.ObservationWindowChars/2)...)
+		}
+	}
+	return out, nil
+}
+
+// pending counts the records some pass has not consolidated.
+func (w *Worker) pending(ctx context.Context, threads []*Thread) (int, error) {
+	n := 0
+	for _, th := range threads {
+		var done []map[string]bool
+		for _, pass := range w.passes() {
+			d, err := w.Store.DoneRecords(ctx, th.Corpus, th.Path, pass)
+			if err != nil {
+				return 0, err
+			}
+			done = append(done, d)
+		}
+		for _, r := range th.Records {
+			if slices.ContainsFunc(done, func(d map[string]bool) bool { return !d[r.UID] }) {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// describe renders a window as it would be sent and measures it.
+func (w *Worker) describe(ctx context.Context, th *Thread, win *window) cairn.WindowPlan {
+	wp := cairn.WindowPlan{Thread: th.Key(), Pass: win.pass, Records: len(win.records), Parts: max(1, len(win.parts))}
+	names := w.names(ctx, th)
+	sys := system(win.pass, !w.apart())
+	for i := 0; i < wp.Parts; i++ {
+		prompt := w.prompt(th, win, names, i, nil)
+		wp.Chars += chars(sys) + chars(prompt)
+		wp.Tokens += chunk.EstimateTokens(sys) + chunk.EstimateTokens(prompt)
+	}
+	return wp
+}
+
+func (w *Worker) names(ctx context.Context, th *Thread) []string {
+	if w.KnownNames <= 0 {
+		return nil
+	}
+	names, err := w.Store.KnownNames(ctx, th.Key(), w.KnownNames)
+	if err != nil {
+		return nil // optional context
+	}
+	return names
+}
+
+// prompt renders part i of a window (0 for a window of whole records),
+// with the episode written so far for a later part.
+func (w *Worker) prompt(th *Thread, win *window, names []string, i int, running *episode) string {
+	d := header(th, win.records, names)
+	d.Context = win.context
+	if len(win.parts) == 0 {
+		for k, r := range win.records {
+			d.Records = append(d.Records, recordBlock(win.nums[k], r, 0, 0)+r.Text+"\n")
+		}
+		return renderWindow(d)
+	}
+	num, r := win.nums[0], win.records[0]
+	d.Records = []string{recordBlock(num, r, i+1, len(win.parts)) + strings.TrimRight(win.parts[i], "\n") + "\n"}
+	if win.pass == PassMain {
+		d.Part = &partInfo{Num: num, N: i + 1, Of: len(win.parts)}
+		if running != nil {
+			d.Part.Title, d.Part.Summary = oneLine(running.Title), oneLine(running.Summary)
+		}
+	} else if i > 0 {
+		d.Context = contextTail(win.parts[i-1], w.ObservationWindowChars/2)
+	}
+	return renderWindow(d)
+}
+
+// contextTail is the end of the previous part, whole lines.
+func contextTail(s string, max int) string {
+	if chars(s) <= max {
+		return strings.TrimRight(s, "\n")
+	}
+	s = s[byteIndex(s, chars(s)-max):]
+	if k := strings.IndexByte(s, '\n'); k >= 0 {
+		s = s[k+1:]
+	}
+	return "[…]\n" + strings.TrimRight(s, "\n")
+}
+
+// consolidate asks the model for one window (every part of a long record),
+// gates the answers and commits the memories with the checkpoint.
+func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *cairn.ConsolidateResult) error {
+	names := w.names(ctx, th)
+	var answers []*answer
+	var running *episode
+	tokIn, tokOut := 0, 0
+	for i := 0; i < max(1, len(win.parts)); i++ {
+		a, resp, err := w.ask(ctx, win.pass, w.prompt(th, win, names, i, running))
+		tokIn, tokOut = tokIn+resp.TokensIn, tokOut+resp.TokensOut
+		res.TokensIn, res.TokensOut = res.TokensIn+resp.TokensIn, res.TokensOut+resp.TokensOut
+		if err != nil {
+			return err // the whole record stays pending
+		}
+		answers = append(answers, a)
+		if e := episodeOf(a, win.nums[0]); e != nil {
+			running = e
+		}
+	}
+	g := &gate{th: th, win: win, dropped: res.Dropped}
+	mems := g.run(answers)
+	var uids []string
+	for _, r := range win.records {
+		uids = append(uids, r.UID)
+	}
+	summary := ""
+	for _, a := range answers {
+		summary = clean(a.SegmentSummary)
+	}
+	err := w.Store.CommitWindow(ctx, cairn.WindowCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
+		Records: uids, Memories: mems, Summary: summary, TokensIn: tokIn, TokensOut: tokOut})
+	if err != nil {
+		return err
+	}
+	for _, m := range mems {
+		switch m.Kind {
+		case cairn.MemoryEpisode:
+			res.Episodes++
+		case cairn.MemoryObservation:
+			res.Observations++
+		default:
+			res.Items++
+		}
+	}
+	if w.Index != nil && len(mems) > 0 {
+		return w.Index(ctx, mems)
+	}
+	return nil
+}
+
+// episodeOf returns the last episode an answer gives for record num.
+func episodeOf(a *answer, num int) *episode {
+	var out *episode
+	for _, raw := range a.Episodes {
+		var e episode
+		if json.Unmarshal(raw, &e) == nil && e.Request.Int() == num && strings.TrimSpace(e.Title) != "" {
+			out = &e
+		}
+	}
+	return out
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/chunk"
+	"github.com/cairnmemory/cairn/consolidate"
+	"github.com/cairnmemory/cairn/search"
+)
+
+// MemoriesDir is the folder, under the agent's data directory, holding one
+// Markdown document per memory: the memories corpus indexes it like a
+// files corpus. The memories table is the source of truth; these
+// documents are rebuilt from it by Sync.
+const MemoriesDir = "memories"
+
+func (e *Engine) memoriesRoot() string { return filepath.Join(e.opts.Dir, MemoriesDir) }
+
+// memoriesCorpus is the corpus Open adds when a sessions corpus is
+// configured or memories are stored.
+func memoriesCorpus() cairn.Corpus {
+	return cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindMemories}
+}
+
+// withMemories appends the memories corpus when there can be memories.
+func withMemories(ctx context.Context, corpora []cairn.Corpus, has func(context.Context) (bool, error)) ([]cairn.Corpus, error) {
+	if slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) {
+		return corpora, nil
+	}
+	add := slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions })
+	if !add {
+		var err error
+		if add, err = has(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if add {
+		return append(slices.Clip(corpora), memoriesCorpus()), nil
+	}
+	return corpora, nil
+}
+
+// ConsolidateOptions tune the worker beyond cairn.ConsolidateOptions; nil
+// means the consolidate package's defaults.
+type ConsolidateOptions struct {
+	// Tune, when set, adjusts the worker before it runs (window sizes,
+	// budgets, timeouts).
+	Tune func(w *consolidate.Worker)
+}
+
+// Consolidate reads the pending records of the sessions corpus with model
+// and stores the memories that pass the gate; each committed window's
+// memories are indexed at once as the memories corpus. A dry run plans the
+// windows without calling the model (model may then be nil).
+func (e *Engine) Consolidate(ctx context.Context, model cairn.LLM, opts *cairn.ConsolidateOptions, tune *ConsolidateOptions) (*cairn.ConsolidateResult, error) {
+	c, ok := e.sessionsCorpus()
+	if !ok {
+		return nil, cairn.Invalidf("no sessions corpus configured: consolidation reads agent sessions (add a [[corpus]] with kind = \"sessions\")")
+	}
+	w := consolidate.New(model, e.store, e.store, c.Name)
+	w.Location = e.opts.Location
+	w.Index = e.indexMemories
+	if tune != nil && tune.Tune != nil {
+		tune.Tune(w)
+	}
+	if opts == nil || !opts.DryRun {
+		// Documents of memories committed by a run that stopped before
+		// indexing them.
+		e.syncMu.Lock()
+		_, err := e.syncMemories(ctx, nil)
+		e.syncMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return w.Run(ctx, opts)
+}
+
+func (e *Engine) sessionsCorpus() (cairn.Corpus, bool) {
+	for _, c := range e.opts.Corpora {
+		if c.Kind == cairn.KindSessions {
+			return c, true
+		}
+	}
+	return cairn.Corpus{}, false
+}
+
+// Memories lists stored memories, newest told first.
+func (e *Engine) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Memory, error) {
+	if f.Kind != "" && f.Kind != cairn.MemoryEpisode && f.Kind != cairn.MemoryObservation && !slices.Contains(cairn.ItemKinds, f.Kind) {
+		return nil, cairn.Invalidf("kind %q: allowed %s, %s, %s", f.Kind, cairn.MemoryEpisode, cairn.MemoryObservation, strings.Join(cairn.ItemKinds, ", "))
+	}
+	return e.store.Memories(ctx, f)
+}
+
+// Memory returns one memory by id, or an error matching cairn.ErrNotFound.
+func (e *Engine) Memory(ctx context.Context, id string) (cairn.Memory, error) {
+	m, err := e.store.Memory(ctx, strings.TrimSpace(id))
+	if errors.Is(err, cairn.ErrNotFound) {
+		return m, fmt.Errorf("read memory %q: %w", id, err)
+	}
+	return m, err
+}
+
+// indexMemories writes the documents of committed memories and indexes
+// them in one batch, without scanning the folder.
+func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory) error {
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	b := &cairn.Batch{Corpus: cairn.MemoriesCorpus}
+	var fresh []string
+	for i := range ms {
+		d, err := e.writeMemory(&ms[i])
+		if err != nil {
+			return err
+		}
+		b.Upserts = append(b.Upserts, d)
+		fresh = append(fresh, d.Hash)
+	}
+	stored, err := e.store.HasContent(ctx, fresh)
+	if err != nil {
+		return err
+	}
+	for i := range b.Upserts {
+		if d := &b.Upserts[i]; !stored[d.Hash] {
+			d.Title = chunk.Title(d.Text)
+			d.Chunks = e.opts.Chunker.Chunk(d.Text)
+			if d.Chunks == nil {
+				d.Chunks = []cairn.Chunk{}
+			}
+			for j := range d.Chunks {
+				if c := &d.Chunks[j]; !c.Noise {
+					c.Ident = search.IdentText(d.Text[c.Pos : c.Pos+c.Len])
+				}
+			}
+		}
+	}
+	return e.store.Apply(ctx, b)
+}
+
+// writeMemory renders a memory's document and writes it atomically, with
+// the time it was told as its modification time.
+func (e *Engine) writeMemory(m *cairn.Memory) (cairn.Document, error) {
+	rel := consolidate.DocumentPath(m)
+	text := consolidate.Document(m)
+	path := filepath.Join(e.memoriesRoot(), filepath.FromSlash(rel))
+	if err := writeFileAtomic(path, []byte(text)); err != nil {
+		return cairn.Document{}, err
+	}
+	t := consolidate.ToldTime(m)
+	_ = os.Chtimes(path, t, t)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return cairn.Document{}, fmt.Errorf("write memory %s: %w", m.ID, err)
+	}
+	return cairn.Document{Corpus: cairn.MemoriesCorpus, Path: rel, Hash: sha256Hex(text), Text: text,
+		Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
+}
+
+// syncMemories rebuilds the memories folder from the memories table
+// (writing only documents that are missing or differ, removing those of
+// memories no longer stored) and indexes it like a files corpus.
+func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
+	r := cairn.CorpusSyncResult{Name: cairn.MemoriesCorpus}
+	ms, err := e.store.Memories(ctx, cairn.MemoryFilter{})
+	if err != nil {
+		return r, err
+	}
+	states, err := e.store.DocStates(ctx, cairn.MemoriesCorpus)
+	if err != nil {
+		return r, err
+	}
+	root := e.memoriesRoot()
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return r, fmt.Errorf("create memories folder: %w", err)
+	}
+	want := map[string]bool{}
+	for i := range ms {
+		m := &ms[i]
+		rel := consolidate.DocumentPath(m)
+		want[rel] = true
+		if st, ok := states[rel]; ok && st.Hash == sha256Hex(consolidate.Document(m)) {
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
+				continue
+			}
+		}
+		if _, err := e.writeMemory(m); err != nil {
+			return r, err
+		}
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if strings.HasSuffix(rel, ".md") && !want[filepath.ToSlash(rel)] {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return r, fmt.Errorf("prune memories folder: %w", err)
+	}
+	return e.syncCorpus(ctx, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob}, progress)
+}
+
+// annotateMemoryHits links each hit in the memories corpus to its memory
+// and the transcript lines it came from.
+func (e *Engine) annotateMemoryHits(ctx context.Context, hits []cairn.Hit) error {
+	for i := range hits {
+		h := &hits[i]
+		if h.Corpus != cairn.MemoriesCorpus {
+			continue
+		}
+		id := consolidate.IDFromPath(h.Path)
+		if id == "" {
+			continue
+		}
+		m, err := e.store.Memory(ctx, id)
+		if errors.Is(err, cairn.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		h.Memory = &cairn.MemoryHit{ID: m.ID, Kind: m.Kind, Title: m.Title, Status: m.Status, Sources: m.Provenance}
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package cairn
+
+import (
+	"context"
+	"time"
+)
+
+// The memories corpus: consolidated memories rendered as documents and
+// indexed like any corpus. Its name is reserved in configurations.
+const (
+	KindMemories   = "memories"
+	MemoriesCorpus = "memories"
+)
+
+// Memory kinds: an episode (one record worth finding again), a dated
+// observation, or an item of one of the nine ItemKinds.
+const (
+	MemoryEpisode     = "episode"
+	MemoryObservation = "observation"
+)
+
+// ItemKinds are the nine kinds of durable, reusable knowledge an item can
+// be, in the order the prompt lists them.
+var ItemKinds = []string{"decision", "procedure", "snippet", "template", "pitfall", "fact", "architecture", "preference", "reference"}
+
+// Memory statuses.
+const (
+	StatusActive     = "active"
+	StatusSuperseded = "superseded"
+)
+
+// Memory is one consolidated memory: an episode, an item or an
+// observation, with where it came from. Every text field is redacted
+// before it is stored. JSON names are fixed.
+type Memory struct {
+	ID      string `json:"id"` // content-derived: consolidating a window again yields the same ids
+	Kind    string `json:"kind"`
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+	Body    string `json:"body,omitempty"`
+
+	// Items.
+	AppliesWhen string `json:"applies_when,omitempty"`
+	Scope       string `json:"scope,omitempty"`      // project, global or person
+	Confidence  string `json:"confidence,omitempty"` // verified or stated (the gate drops inferred)
+	Importance  int    `json:"importance,omitempty"` // 1..5
+	// Episodes: success, partial, fail or uncertain.
+	Outcome string `json:"outcome,omitempty"`
+	// Observations: who or what it is about, and done, plan, ongoing or state.
+	About string `json:"about,omitempty"`
+	Phase string `json:"phase,omitempty"`
+
+	Cues     []string `json:"cues"`
+	Concepts []string `json:"concepts"`
+
+	// Thread names the conversation: the sessions corpus and the
+	// projection path of the session.
+	Thread     string       `json:"thread"`
+	Source     string       `json:"source,omitempty"` // transcript source (claude-code, codex, ...)
+	Provenance []Provenance `json:"provenance"`
+
+	// ToldAt is when it was said (the first source record); EventDate,
+	// StartDate and EndDate when it happened (YYYY, YYYY-MM or YYYY-MM-DD).
+	ToldAt    time.Time `json:"told_at"`
+	EventDate string    `json:"event_date,omitempty"`
+	StartDate string    `json:"start_date,omitempty"`
+	EndDate   string    `json:"end_date,omitempty"`
+
+	Status       string    `json:"status"`                  // StatusActive or StatusSuperseded
+	SupersededBy string    `json:"superseded_by,omitempty"` // the memory that replaced it
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+// Provenance is one source record of a memory, down to the transcript
+// document (a session projection) and its line range.
+type Provenance struct {
+	Record     string `json:"record"` // the record's uid
+	Corpus     string `json:"corpus"`
+	Path       string `json:"path"` // the projection, cairn://<corpus>/<path>
+	StartLine  int    `json:"startLine"`
+	EndLine    int    `json:"endLine"`
+	SessionID  string `json:"sessionId,omitempty"`
+	Transcript string `json:"transcript,omitempty"` // the source file the session was read from
+	ToldAt     string `json:"toldAt,omitempty"`     // the record's timestamp as projected
+}
+
+// MemoryHit is what a search hit in the memories corpus carries: which
+// memory matched and the transcript lines it came from.
+type MemoryHit struct {
+	ID      string       `json:"id"`
+	Kind    string       `json:"kind"`
+	Title   string       `json:"title"`
+	Status  string       `json:"status"`
+	Sources []Provenance `json:"sources"`
+}
+
+// MemoryFilter selects memories to list. Zero fields match anything.
+type MemoryFilter struct {
+	Kind   string
+	Thread string
+	Status string
+	Limit  int // 0: no limit
+}
+
+// WindowCommit is what one consolidated window writes in one transaction:
+// its memories and the records it marks done for one pass.
+type WindowCommit struct {
+	Corpus   string
+	Thread   string // projection path of the session
+	Pass     string // "main" or "observations"
+	Records  []string
+	Memories []Memory
+	Summary  string // the window's segment_summary, redacted
+	TokensIn int
+	// TokensOut counts the answer's tokens.
+	TokensOut int
+}
+
+// MemoryStore keeps consolidated memories and which records each pass has
+// consolidated.
+type MemoryStore interface {
+	// CommitWindow writes a window's memories (replacing any with the same
+	// id) and marks its records done, atomically.
+	CommitWindow(ctx context.Context, w WindowCommit) error
+	// DoneRecords returns the record uids of a thread done in a pass.
+	DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]bool, error)
+	// Memories lists memories, newest told first.
+	Memories(ctx context.Context, f MemoryFilter) ([]Memory, error)
+	// Memory returns one memory or ErrNotFound.
+	Memory(ctx context.Context, id string) (Memory, error)
+	// KnownNames returns up to limit names other threads' observations are
+	// about, most frequent first.
+	KnownNames(ctx context.Context, excludeThread string, limit int) ([]string, error)
+}
+
+// Consolidation statuses.
+const (
+	ConsolidateCompleted         = "completed"
+	ConsolidatePausedUnavailable = "paused_unavailable"
+	ConsolidatePausedBusy        = "paused_busy"
+)
+
+// ConsolidateOptions tune one consolidation run. A nil pointer means
+// defaults: every thread, no window limit.
+type ConsolidateOptions struct {
+	Thread string // a session id or projection path; empty: every thread
+	Limit  int    // at most this many windows (0: no limit)
+	DryRun bool   // plan the windows, call no model
+	// Progress, when set, is told about each window as it is read.
+	Progress func(WindowPlan)
+}
+
+// ConsolidateResult reports a run. JSON names are fixed.
+type ConsolidateResult struct {
+	Threads      int            `json:"threads"`  // threads with pending records at the start
+	Windows      int            `json:"windows"`  // windows committed (dry run: planned)
+	Episodes     int            `json:"episodes"` // memories stored
+	Items        int            `json:"items"`
+	Observations int            `json:"observations"`
+	Dropped      map[string]int `json:"dropped"` // gate reason → count
+	Pending      int            `json:"pending"` // records still waiting after the run
+	Status       string         `json:"status"`
+	// Plan lists the windows of a dry run.
+	Plan []WindowPlan `json:"plan,omitempty"`
+	// TokensIn and TokensOut count what the model was sent and answered
+	// (the CLI prints them on stderr: the JSON keys are fixed).
+	TokensIn  int `json:"-"`
+	TokensOut int `json:"-"`
+	// Error says why the run paused or what a window's answer lacked.
+	Error string `json:"-"`
+}
+
+// WindowPlan describes one window: a run of whole records, or one long
+// record read in parts.
+type WindowPlan struct {
+	Thread  string `json:"thread"`
+	Pass    string `json:"pass"` // "main" or "observations"
+	Records int    `json:"records"`
+	Parts   int    `json:"parts"` // model calls: 1, or the parts of a long record
+	Chars   int    `json:"chars"` // characters sent, prompts included
+	Tokens  int    `json:"tokens_est"`
+}

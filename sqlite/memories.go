@@ -1,0 +1,255 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// memoriesSchema is the migration that adds consolidated memories: one row
+// per memory (lists and provenance as JSON), the records each
+// consolidation pass has done per thread (the checkpoint), and one row per
+// committed window.
+const memoriesSchema = `CREATE TABLE memories(
+		id TEXT PRIMARY KEY,
+		kind TEXT NOT NULL,
+		title TEXT NOT NULL DEFAULT '',
+		summary TEXT NOT NULL DEFAULT '',
+		body TEXT NOT NULL DEFAULT '',
+		about TEXT NOT NULL DEFAULT '',
+		corpus TEXT NOT NULL,
+		thread TEXT NOT NULL,
+		told_at INTEGER NOT NULL DEFAULT 0,
+		event_date TEXT NOT NULL DEFAULT '',
+		start_date TEXT NOT NULL DEFAULT '',
+		end_date TEXT NOT NULL DEFAULT '',
+		status TEXT NOT NULL DEFAULT 'active',
+		superseded_by TEXT NOT NULL DEFAULT '',
+		data TEXT NOT NULL,
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE INDEX memories_kind ON memories(kind, status, told_at);
+	CREATE INDEX memories_thread ON memories(corpus, thread);
+	CREATE TABLE consolidated_records(
+		corpus TEXT NOT NULL,
+		thread TEXT NOT NULL,
+		pass TEXT NOT NULL,
+		uid TEXT NOT NULL,
+		window_id INTEGER NOT NULL,
+		PRIMARY KEY(corpus, thread, pass, uid)
+	);
+	CREATE TABLE consolidation_windows(
+		id INTEGER PRIMARY KEY,
+		corpus TEXT NOT NULL,
+		thread TEXT NOT NULL,
+		pass TEXT NOT NULL,
+		records INTEGER NOT NULL,
+		memories INTEGER NOT NULL,
+		summary TEXT NOT NULL DEFAULT '',
+		tokens_in INTEGER NOT NULL DEFAULT 0,
+		tokens_out INTEGER NOT NULL DEFAULT 0,
+		created_at INTEGER NOT NULL
+	);`
+
+var _ cairn.MemoryStore = (*Store)(nil)
+
+// CommitWindow writes a window's memories and marks its records done in one
+// transaction: a window counts as consolidated only once its memories are
+// stored. A memory whose id exists is replaced, keeping its created time,
+// so consolidating a window twice adds nothing.
+func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) error {
+	db, err := s.writer()
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin window commit: %w", err)
+	}
+	defer tx.Rollback()
+	now := time.Now()
+	res, err := tx.ExecContext(ctx, `INSERT INTO consolidation_windows(corpus, thread, pass, records, memories, summary,
+		tokens_in, tokens_out, created_at) VALUES(?,?,?,?,?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, len(w.Records),
+		len(w.Memories), w.Summary, w.TokensIn, w.TokensOut, now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("record window of %s: %w", w.Thread, err)
+	}
+	win, _ := res.LastInsertId()
+	for i := range w.Memories {
+		if err := putMemory(ctx, tx, &w.Memories[i], now); err != nil {
+			return err
+		}
+	}
+	for _, uid := range w.Records {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO consolidated_records(corpus, thread, pass, uid, window_id)
+			VALUES(?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, uid, win); err != nil {
+			return fmt.Errorf("mark record %s done: %w", uid, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit window of %s: %w", w.Thread, err)
+	}
+	s.wrote.Store(true)
+	return nil
+}
+
+func putMemory(ctx context.Context, tx *sql.Tx, m *cairn.Memory, now time.Time) error {
+	var created int64
+	switch err := tx.QueryRowContext(ctx, `SELECT created_at FROM memories WHERE id=?`, m.ID).Scan(&created); {
+	case errors.Is(err, sql.ErrNoRows):
+		created = now.UnixMilli()
+	case err != nil:
+		return fmt.Errorf("look up memory %s: %w", m.ID, err)
+	}
+	m.CreatedAt = time.UnixMilli(created).UTC()
+	if m.Status == "" {
+		m.Status = cairn.StatusActive
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode memory %s: %w", m.ID, err)
+	}
+	corpus, thread, _ := strings.Cut(m.Thread, "/")
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO memories(id, kind, title, summary, body, about, corpus, thread,
+		told_at, event_date, start_date, end_date, status, superseded_by, data, created_at, updated_at)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, m.ID, m.Kind, m.Title, m.Summary, m.Body, m.About, corpus, thread,
+		unixMilli(m.ToldAt), m.EventDate, m.StartDate, m.EndDate, m.Status, m.SupersededBy, string(data), created,
+		now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("store memory %s: %w", m.ID, err)
+	}
+	return nil
+}
+
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// DoneRecords returns the uids of a thread's records that a pass has
+// consolidated.
+func (s *Store) DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]bool, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT uid FROM consolidated_records WHERE corpus=? AND thread=? AND pass=?`,
+		corpus, thread, pass)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint of %s: %w", thread, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var uid string
+		if err := rows.Scan(&uid); err != nil {
+			return nil, fmt.Errorf("read checkpoint of %s: %w", thread, err)
+		}
+		out[uid] = true
+	}
+	return out, rows.Err()
+}
+
+// Memories lists memories matching f, newest told first (then by id).
+func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Memory, error) {
+	var where []string
+	var args []any
+	add := func(cond string, v any) {
+		where = append(where, cond)
+		args = append(args, v)
+	}
+	if f.Kind != "" {
+		add("kind = ?", f.Kind)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+	if f.Thread != "" {
+		corpus, thread, _ := strings.Cut(f.Thread, "/")
+		add("corpus = ?", corpus)
+		add("thread = ?", thread)
+	}
+	q := `SELECT data FROM memories`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY told_at DESC, id`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	defer rows.Close()
+	out := []cairn.Memory{}
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("list memories: %w", err)
+		}
+		var m cairn.Memory
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			return nil, fmt.Errorf("decode memory: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Memory returns one memory or cairn.ErrNotFound.
+func (s *Store) Memory(ctx context.Context, id string) (cairn.Memory, error) {
+	var m cairn.Memory
+	var data string
+	err := s.r.QueryRowContext(ctx, `SELECT data FROM memories WHERE id=?`, id).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, cairn.ErrNotFound
+	}
+	if err != nil {
+		return m, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		return m, fmt.Errorf("decode memory %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// KnownNames returns up to limit distinct names that observations of other
+// threads are about, most frequent first.
+func (s *Store) KnownNames(ctx context.Context, excludeThread string, limit int) ([]string, error) {
+	corpus, thread, _ := strings.Cut(excludeThread, "/")
+	rows, err := s.r.QueryContext(ctx, `SELECT about FROM memories WHERE kind=? AND about != ''
+		AND NOT (corpus=? AND thread=?) GROUP BY about ORDER BY count(*) DESC, about LIMIT ?`,
+		cairn.MemoryObservation, corpus, thread, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list known names: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("list known names: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// HasMemories reports whether any memory is stored.
+func (s *Store) HasMemories(ctx context.Context) (bool, error) {
+	var one int
+	err := s.r.QueryRowContext(ctx, `SELECT 1 FROM memories LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up memories: %w", err)
+	}
+	return true, nil
+}
