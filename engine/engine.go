@@ -131,6 +131,9 @@ func (e *Engine) Corpora() []cairn.Corpus {
 	return slices.DeleteFunc(slices.Clone(e.opts.Corpora), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories })
 }
 
+// Embedder returns the configured embedder, nil without one.
+func (e *Engine) Embedder() cairn.Embedder { return e.opts.Embedder }
+
 // Search runs a lexical search over the selected corpora. With a session
 // filter only sessions corpora are searched, and only the sessions that
 // match. Hits in sessions corpora carry their session and a message-array

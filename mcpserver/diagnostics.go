@@ -1,0 +1,93 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/ingest/openclawdb"
+	"github.com/cairnmemory/cairn/transcript"
+)
+
+// Diagnostics runs memory_diagnostics (spec C16). It never calls a model.
+// The judge and the whisperers are not part of Cairn's local mode yet, so
+// they report disabled with zero counts.
+func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, error) {
+	scope := Scope{Agent: a.name, Corpora: a.searchable()}
+	if scope.Corpora == nil {
+		scope.Corpora = []string{}
+	}
+	out := &DiagnosticsOut{
+		Status:     "ok",
+		Credential: "disabled",
+		Whisperers: Whisperers{Skill: map[string]int64{}, Memory: map[string]int64{},
+			Telemetry: a.tel.snapshot("memorySearch", "memoryWhisperer", "vector"), Scope: scope},
+		Background: a.background(),
+	}
+	out.Index = a.indexDiag(ctx, scope)
+	return out, nil
+}
+
+func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
+	d := IndexDiag{ProjectorVersion: transcript.Version, Scope: scope, Retrieval: Retrieval{Mode: cairn.ModeLexical}}
+	stats, err := a.eng.Store().Stats(ctx)
+	if err != nil {
+		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
+	}
+	d.Retrieval.Documents, d.Retrieval.Chunks = stats.Documents, stats.Chunks
+	if emb := a.eng.Embedder(); emb != nil {
+		id := emb.Identity()
+		d.Retrieval.Mode, d.Retrieval.Embedder = cairn.ModeHybrid, id.Provider+" "+id.Model
+		if d.NeedsEmbedding, err = a.eng.PendingEmbeddings(ctx); err != nil {
+			return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
+		}
+		d.EmbeddingReady = d.NeedsEmbedding == 0
+	}
+	d.SessionsNeedingProjection = a.transcriptsChanged(ctx)
+	if b := a.background(); b != nil && b.Watcher != nil {
+		d.WatchError = b.Watcher.LastError
+	}
+	return d
+}
+
+// transcriptsChanged counts transcript files whose size or modification
+// time differ from what the last session sync read, new files included:
+// what the next sync will project. Roots that cannot be read count nothing.
+func (a *Agent) transcriptsChanged(ctx context.Context) int {
+	name, ok := a.sessionsCorpus()
+	if !ok {
+		return 0
+	}
+	states, err := a.eng.Store().TranscriptStates(ctx, name)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range a.eng.Corpora() {
+		if c.Kind != cairn.KindSessions {
+			continue
+		}
+		for _, src := range c.Sources {
+			reader, ok := ingest.Reader(src.ID)
+			if src.ID == cairn.SourceOpenClaw {
+				reader, ok = openclawdb.Reader(), true
+			}
+			if !ok {
+				continue
+			}
+			for _, root := range src.Roots {
+				files, _ := reader.Find(root)
+				for _, f := range files {
+					fi, err := os.Stat(f)
+					st, seen := states[f]
+					if err == nil && (!seen || st.Size != fi.Size() || st.ModTime != fi.ModTime().UnixNano() ||
+						st.ProjectorVersion != transcript.Version) {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,61 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Get runs memory_get (spec C13): lines of an indexed document's snapshot,
+// never a file on disk. Anything not indexed, traversal attempts included,
+// is status not_found; an unavailable index is status unavailable.
+func (a *Agent) Get(ctx context.Context, in GetIn) (*GetOut, error) {
+	path, o, err := getOptions(in)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.eng.Get(ctx, path, o)
+	if errors.Is(err, cairn.ErrUnavailable) {
+		return &GetOut{Status: "unavailable", Error: err.Error()}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", path, err)
+	}
+	if res.Status == cairn.StatusNotFound {
+		return &GetOut{Status: cairn.StatusNotFound, Text: ptr(""), Path: path}, nil
+	}
+	text := res.Text
+	if res.NextFrom > 0 {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += fmt.Sprintf("[continues at line %d: call memory_get with from=%d]\n", res.NextFrom, res.NextFrom)
+	}
+	return &GetOut{Status: cairn.StatusOK, Text: &text, Path: path, From: ptr(res.From), Lines: ptr(res.Lines),
+		Truncated: res.Truncated, NextFrom: res.NextFrom}, nil
+}
+
+// getOptions validates in.
+func getOptions(in GetIn) (string, *cairn.GetOptions, error) {
+	path := strings.TrimSpace(in.Path)
+	if path == "" {
+		return "", nil, cairn.Invalidf("path is blank: give a cairn://<corpus>/<path> from a memory_search result")
+	}
+	o := &cairn.GetOptions{From: DefaultGetFrom, Lines: DefaultGetLines}
+	if in.From != nil {
+		if *in.From < 1 {
+			return "", nil, cairn.Invalidf("from %d out of range: must be at least 1", *in.From)
+		}
+		o.From = *in.From
+	}
+	if in.Lines != nil {
+		if *in.Lines < 1 || *in.Lines > MaxGetLines {
+			return "", nil, cairn.Invalidf("lines %d out of range: allowed 1 to %d", *in.Lines, MaxGetLines)
+		}
+		o.Lines = *in.Lines
+	}
+	return path, o, nil
+}

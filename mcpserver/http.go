@@ -1,0 +1,238 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of HTTPOptions.
+const (
+	DefaultMaxBodyBytes   = 1 << 20 // 1 MiB
+	DefaultRequestTimeout = 60 * time.Second
+)
+
+// AgentHeader selects the agent of a request to /mcp or /v1/...; the path
+// form /agents/{agent}/mcp and /agents/{agent}/v1/... does the same.
+const AgentHeader = "X-Cairn-Agent"
+
+// HTTPOptions configure NewHandler.
+type HTTPOptions struct {
+	// Agents are the agents served; the first answers requests that name
+	// none. Requests naming another agent are refused.
+	Agents []*Agent
+	// Token, when set, is required as "Authorization: Bearer <Token>" on
+	// every request except /healthz.
+	Token string
+	// AllowedOrigins are browser origins (scheme://host[:port]) allowed
+	// besides loopback ones; any other Origin header is refused.
+	AllowedOrigins []string
+	MaxBodyBytes   int64         // default DefaultMaxBodyBytes
+	RequestTimeout time.Duration // default DefaultRequestTimeout
+	Logger         *slog.Logger  // nil: discard
+}
+
+// NewHandler returns the HTTP interface of a server:
+//
+//	/mcp, /agents/{agent}/mcp                  MCP over streamable HTTP (stateless)
+//	POST /v1/search, /v1/get, /v1/sync         the tools' inputs as JSON bodies
+//	GET  /v1/sync/status, /v1/diagnostics
+//	GET  /healthz                              no authentication
+//
+// Every /v1 route also answers under /agents/{agent}. Outputs are the
+// tools' outputs; a tool error is {"error": "..."} with status 400 (bad
+// input) or 500.
+func NewHandler(opts HTTPOptions) (http.Handler, error) {
+	if len(opts.Agents) == 0 {
+		return nil, cairn.Invalidf("no agent to serve: give at least one")
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &httpServer{opts: opts, agents: map[string]*Agent{}, mcp: map[string]*mcp.Server{}}
+	for _, a := range opts.Agents {
+		h.agents[a.name] = a
+		h.mcp[a.name] = NewMCPServer(a, opts.Logger)
+	}
+	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		a, _ := r.Context().Value(agentKey{}).(*Agent)
+		if a == nil {
+			return nil
+		}
+		return h.mcp[a.name]
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opts.Logger,
+		MaxRequestBodyBytes: opts.MaxBodyBytes, PropagateRequestCancellation: true})
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	for _, prefix := range []string{"", "/agents/{agent}"} {
+		mux.Handle(prefix+"/mcp", h.withAgent(streamable))
+		mux.Handle("POST "+prefix+"/v1/search", h.withAgent(api((*Agent).Search)))
+		mux.Handle("POST "+prefix+"/v1/get", h.withAgent(api((*Agent).Get)))
+		mux.Handle("POST "+prefix+"/v1/sync", h.withAgent(api((*Agent).SyncSessions)))
+		mux.Handle("GET "+prefix+"/v1/sync/status", h.withAgent(api((*Agent).SyncStatus)))
+		mux.Handle("GET "+prefix+"/v1/diagnostics", h.withAgent(api((*Agent).Diagnostics)))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
+	})
+	return h.guard(mux), nil
+}
+
+type httpServer struct {
+	opts   HTTPOptions
+	agents map[string]*Agent
+	mcp    map[string]*mcp.Server
+}
+
+type agentKey struct{}
+
+// guard applies, in order: the Host check against DNS rebinding on a
+// loopback listener, the Origin check, the bearer token, the body size
+// limit and the request time limit.
+func (h *httpServer) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) && !isLoopback(r.Host) {
+			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q refused: a server on a loopback address answers only loopback host names", r.Host))
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
+			writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q refused: allow it with cairn serve --allow-origin", o))
+			return
+		}
+		if h.opts.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			writeError(w, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <token>")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes)
+		ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func (h *httpServer) authorized(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.opts.Token)) == 1
+}
+
+// originAllowed accepts loopback origins and the configured ones.
+func (h *httpServer) originAllowed(origin string) bool {
+	if slices.Contains(h.opts.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Host)
+}
+
+// isLoopback reports whether host[:port] names a loopback address or
+// localhost.
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// withAgent resolves the request's agent (path, then header, then the
+// default) and refuses agents this server was not given.
+func (h *httpServer) withAgent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("agent")
+		if name == "" {
+			name = r.Header.Get(AgentHeader)
+		}
+		a := h.opts.Agents[0]
+		if name != "" {
+			if a = h.agents[name]; a == nil {
+				writeError(w, http.StatusForbidden, fmt.Sprintf("agent %q is not served here: allowed %s", name, strings.Join(h.names(), ", ")))
+				return
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, a)))
+	})
+}
+
+func (h *httpServer) names() []string {
+	out := make([]string, len(h.opts.Agents))
+	for i, a := range h.opts.Agents {
+		out[i] = a.name
+	}
+	return out
+}
+
+// api serves one tool as a JSON endpoint: the body is the tool's input
+// (empty for GET), the response its output.
+func api[In, Out any](fn func(*Agent, context.Context, In) (*Out, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := r.Context().Value(agentKey{}).(*Agent)
+		body, err := io.ReadAll(r.Body)
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+			return
+		}
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "read request body: "+err.Error())
+			return
+		}
+		in, err := decode[In](body)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		out, err := fn(a, r.Context(), in)
+		switch {
+		case err == nil:
+			writeJSON(w, http.StatusOK, out)
+		case errors.Is(err, cairn.ErrInvalid):
+			writeError(w, http.StatusBadRequest, err.Error())
+		case errors.Is(err, context.DeadlineExceeded):
+			writeError(w, http.StatusGatewayTimeout, err.Error())
+		case errors.Is(err, cairn.ErrBusy):
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+		default:
+			writeError(w, http.StatusInternalServerError, err.Error())
+		}
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}

@@ -1,0 +1,188 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Search runs memory_search (spec C11, local mode). Bad input is an error
+// matching cairn.ErrInvalid that names the field; an unavailable index or
+// embedder is a result with Error set and no hits.
+func (a *Agent) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
+	start := time.Now()
+	query, opts, err := a.searchOptions(in)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := a.eng.Search(ctx, query, opts)
+	a.tel.recordSearch(ctx, opts.Mode, a.eng.Embedder() != nil, start, len(hits), err)
+	if errors.Is(err, cairn.ErrUnavailable) {
+		return &SearchOut{Results: []SearchHit{}, Error: err.Error()}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := &SearchOut{Results: make([]SearchHit, 0, len(hits))}
+	for _, h := range hits {
+		out.Results = append(out.Results, toHit(h, opts.Mode))
+	}
+	if opts.Mode != cairn.ModeLexical && a.eng.Embedder() != nil {
+		if n, err := a.eng.PendingEmbeddings(ctx); err == nil && n > 0 {
+			out.Warning = fmt.Sprintf("%d chunks are still waiting for vectors, so only the lexical lane answered; a sync embeds them", n)
+		}
+	}
+	return out, nil
+}
+
+// searchOptions validates in and turns it into the engine's options.
+func (a *Agent) searchOptions(in SearchIn) (string, *cairn.SearchOptions, error) {
+	query := strings.TrimSpace(in.Query)
+	if query == "" {
+		return "", nil, cairn.Invalidf("query is blank: give words, identifiers or a \"quoted phrase\" to search for")
+	}
+	o := &cairn.SearchOptions{Limit: DefaultMaxResults, MinScore: DefaultMinScore}
+	if in.MaxResults != nil {
+		if *in.MaxResults < 1 || *in.MaxResults > MaxMaxResults {
+			return "", nil, cairn.Invalidf("maxResults %d out of range: allowed 1 to %d", *in.MaxResults, MaxMaxResults)
+		}
+		o.Limit = *in.MaxResults
+	}
+	if in.MinScore != nil {
+		if math.IsNaN(*in.MinScore) || *in.MinScore < 0 || *in.MinScore > 1 {
+			return "", nil, cairn.Invalidf("minScore %g out of range: allowed 0 to 1", *in.MinScore)
+		}
+		o.MinScore = *in.MinScore
+	}
+	switch in.Mode {
+	case "", cairn.ModeHybrid:
+		// The engine's default: hybrid with an embedder, else BM25 alone.
+		o.Mode = cairn.ModeLexical
+		if a.eng.Embedder() != nil {
+			o.Mode = cairn.ModeHybrid
+		}
+	case cairn.ModeLexical:
+		o.Mode = cairn.ModeLexical
+	case cairn.ModeVector:
+		if a.eng.Embedder() == nil {
+			return "", nil, cairn.Invalidf("mode \"vector\" needs an embedder, and none is configured: use hybrid or lexical")
+		}
+		o.Mode = cairn.ModeVector
+	default:
+		return "", nil, cairn.Invalidf("mode %q: allowed hybrid, lexical or vector", in.Mode)
+	}
+	for i, c := range in.Corpora {
+		if strings.TrimSpace(c) == "" {
+			return "", nil, cairn.Invalidf("corpora[%d] is blank: allowed %s", i, strings.Join(a.searchable(), ", "))
+		}
+	}
+	if _, err := cairn.SelectCorpora(a.eng.Corpora(), in.Corpora); err != nil {
+		return "", nil, fmt.Errorf("corpora: %w", err)
+	}
+	o.Corpora = in.Corpora
+	f, err := sessionFilter(in.SessionFilter)
+	if err != nil {
+		return "", nil, err
+	}
+	o.Sessions = f
+	o.Explain = o.Mode == cairn.ModeHybrid // carries the lane scores
+	return query, o, nil
+}
+
+// sessionFilter validates the filter (spec C11 sessionFilter).
+func sessionFilter(in *SessionFilter) (*cairn.SessionFilter, error) {
+	if in == nil {
+		return nil, nil
+	}
+	f := &cairn.SessionFilter{Provider: strings.TrimSpace(in.Provider), ChatType: strings.TrimSpace(in.ChatType),
+		AccountID: strings.TrimSpace(in.AccountID), ConversationID: strings.TrimSpace(in.ConversationID),
+		Source: strings.TrimSpace(in.Source), Cwd: in.Cwd}
+	var err error
+	if f.StartedFrom, err = parseTime("sessionFilter.startedFrom", in.StartedFrom); err != nil {
+		return nil, err
+	}
+	if f.StartedTo, err = parseTime("sessionFilter.startedTo", in.StartedTo); err != nil {
+		return nil, err
+	}
+	if !f.StartedFrom.IsZero() && !f.StartedTo.IsZero() && f.StartedFrom.After(f.StartedTo) {
+		return nil, cairn.Invalidf("sessionFilter.startedFrom %s is after sessionFilter.startedTo %s: give a range that starts before it ends",
+			in.StartedFrom, in.StartedTo)
+	}
+	if f.Source != "" && !contains(cairn.Sources, f.Source) {
+		return nil, cairn.Invalidf("sessionFilter.source %q: allowed %s", f.Source, strings.Join(cairn.Sources, ", "))
+	}
+	return f, nil
+}
+
+// parseTime reads an ISO-8601 (RFC 3339) time with an offset.
+func parseTime(field, v string) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, cairn.Invalidf("%s %q is not an ISO-8601 time with an offset: use e.g. 2026-05-04T09:00:00+02:00 or 2026-05-04T07:00:00Z", field, v)
+	}
+	return t, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// toHit converts an engine hit: scores rounded to hundredths, the snippet a
+// string for files and a message array for sessions.
+func toHit(h cairn.Hit, mode string) SearchHit {
+	out := SearchHit{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Score: round2(h.Score),
+		Snippet: h.Snippet, Corpus: h.Corpus, MessageTimestamp: h.MessageTimestamp}
+	if h.Messages != nil {
+		out.Snippet = h.Messages
+	}
+	if s := h.Session; s != nil {
+		out.Session = &HitSession{SessionID: s.SessionID, Source: s.Source, Provider: s.Provider, ChatType: s.ChatType,
+			AccountID: s.AccountID, ConversationID: s.ConversationID, StartedAt: s.StartedAt}
+	}
+	switch mode {
+	case cairn.ModeLexical:
+		out.TextScore = ptr(round2(h.Score))
+	case cairn.ModeVector:
+		out.VectorScore = ptr(round2(h.Score))
+	default:
+		out.TextScore = laneScore(h.Explain, "bm25(")
+		out.VectorScore = laneScore(h.Explain, "vec(")
+	}
+	return out
+}
+
+// laneScore reads a lane's raw score from a hybrid hit's explanation
+// ("bm25(0.8123):rank 1 ...", "vec(0.6120):rank 3"); nil when the lane did
+// not bring the hit.
+func laneScore(explain []string, prefix string) *float64 {
+	for _, e := range explain {
+		rest, ok := strings.CutPrefix(e, prefix)
+		if !ok {
+			continue
+		}
+		num, _, ok := strings.Cut(rest, ")")
+		if v, err := strconv.ParseFloat(num, 64); ok && err == nil {
+			return ptr(round2(v))
+		}
+	}
+	return nil
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func ptr[T any](v T) *T { return &v }

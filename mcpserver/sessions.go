@@ -1,0 +1,113 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
+)
+
+// sessionRunner runs at most one background session sync per agent.
+type sessionRunner struct {
+	agent *Agent
+
+	mu        sync.Mutex
+	running   bool
+	startedAt string
+	wg        sync.WaitGroup
+}
+
+// start begins a session sync of corpus unless one is running in this
+// process; it returns when the run started and whether this call started it.
+func (r *sessionRunner) start(corpus string, force bool) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running {
+		return r.startedAt, false
+	}
+	r.running, r.startedAt = true, time.Now().UTC().Format(time.RFC3339)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		// The engine records the outcome in its status file.
+		_, _ = r.agent.eng.Sync(r.agent.base, &cairn.SyncOptions{Corpora: []string{corpus}, Force: force})
+		r.mu.Lock()
+		r.running = false
+		r.mu.Unlock()
+	}()
+	return r.startedAt, true
+}
+
+// state reports whether a run is going and when it started.
+func (r *sessionRunner) state() (bool, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running, r.startedAt
+}
+
+// wait waits for a running sync or for ctx to end.
+func (r *sessionRunner) wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for session sync: %w", ctx.Err())
+	}
+}
+
+// SyncSessions runs memory_sync_sessions (spec C14): it starts a session
+// sync in the background and returns at once.
+func (a *Agent) SyncSessions(ctx context.Context, in SyncSessionsIn) (*SyncSessionsOut, error) {
+	corpus, ok := a.sessionsCorpus()
+	if !ok {
+		return &SyncSessionsOut{Status: "unavailable",
+			Error: "no sessions corpus is configured: add one with cairn corpus add sessions --kind sessions --source claude-code"}, nil
+	}
+	if st, err := a.eng.SyncStatus(); err == nil && st.Status == "running" && st.PID != os.Getpid() {
+		return &SyncSessionsOut{Status: "already_running", StartedAt: st.StartedAt}, nil
+	}
+	startedAt, started := a.sessions.start(corpus, in.Force)
+	if !started {
+		return &SyncSessionsOut{Status: "already_running", StartedAt: startedAt}, nil
+	}
+	return &SyncSessionsOut{Status: "started", StartedAt: startedAt}, nil
+}
+
+// SyncStatus runs memory_sync_status (spec C15). A run this process started
+// but the engine has not begun (it waits for another sync of the index) is
+// running in phase queued.
+func (a *Agent) SyncStatus(ctx context.Context, _ Empty) (*SyncStatusOut, error) {
+	st, err := a.eng.SyncStatus()
+	if err != nil {
+		return nil, fmt.Errorf("read sync status: %w", err)
+	}
+	out := statusOut(st)
+	if running, startedAt := a.sessions.state(); running && !(st.Status == "running" && st.PID == os.Getpid()) {
+		out = &SyncStatusOut{Status: "running", Phase: "queued", StartedAt: startedAt}
+	}
+	out.Background = a.background()
+	return out, nil
+}
+
+func statusOut(st *engine.SyncStatus) *SyncStatusOut {
+	switch st.Status {
+	case "running":
+		return &SyncStatusOut{Status: st.Status, Phase: st.Phase, StartedAt: st.StartedAt}
+	case "failed":
+		return &SyncStatusOut{Status: st.Status, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt, Error: st.Error}
+	case "completed":
+		return &SyncStatusOut{Status: st.Status, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt,
+			Scanned: ptr(st.Scanned), Unchanged: ptr(st.Unchanged), Updated: ptr(st.Updated), Removed: ptr(st.Removed),
+			Skipped: ptr(st.Skipped), Failed: ptr(st.Failed), Embedded: ptr(st.Embedded),
+			LastSuccessfulSyncAt: st.LastSuccessfulSyncAt, LastCheckedAt: st.LastCheckedAt, LastIndexedAt: st.LastIndexedAt,
+			SkipReason: st.SkipReason}
+	default:
+		return &SyncStatusOut{Status: "idle"}
+	}
+}

@@ -1,0 +1,145 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// recentWindow is how many recent calls p50 and p95 cover (spec C16).
+const recentWindow = 256
+
+// maxCount is where counters saturate (2^53-1, exact in a JSON number).
+const maxCount = 1<<53 - 1
+
+// Outcomes counted per operation (spec C16).
+var outcomeNames = []string{"ok", "partial", "empty", "failed", "cancelled", "timed_out", "skipped"}
+
+// telemetry counts calls per operation for the life of the process. It
+// never keeps text, paths or keys.
+type telemetry struct {
+	mu  sync.Mutex
+	ops map[string]*opStats
+}
+
+type opStats struct {
+	calls    int64
+	outcomes map[string]int64
+	measures map[string]*series
+}
+
+// series keeps a running total and the last recentWindow samples.
+type series struct {
+	total   float64
+	samples int64
+	recent  []float64 // ring
+	next    int
+}
+
+func (s *series) add(v float64) {
+	s.total += v
+	s.samples = min(s.samples+1, maxCount)
+	if len(s.recent) < recentWindow {
+		s.recent = append(s.recent, v)
+		return
+	}
+	s.recent[s.next] = v
+	s.next = (s.next + 1) % recentWindow
+}
+
+func (s *series) summary() Measurement {
+	sorted := slices.Clone(s.recent)
+	slices.Sort(sorted)
+	return Measurement{Total: s.total, Samples: s.samples, RecentSamples: len(sorted),
+		P50: nearestRank(sorted, 0.50), P95: nearestRank(sorted, 0.95)}
+}
+
+// nearestRank returns the p-quantile of sorted values by nearest rank
+// (ceil), 0 for none.
+func nearestRank(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+// record counts one call of op with its outcome and measurements.
+func (t *telemetry) record(op, outcome string, measures map[string]float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ops == nil {
+		t.ops = map[string]*opStats{}
+	}
+	s := t.ops[op]
+	if s == nil {
+		s = &opStats{outcomes: map[string]int64{}, measures: map[string]*series{}}
+		t.ops[op] = s
+	}
+	s.calls = min(s.calls+1, maxCount)
+	s.outcomes[outcome] = min(s.outcomes[outcome]+1, maxCount)
+	for k, v := range measures {
+		m := s.measures[k]
+		if m == nil {
+			m = &series{}
+			s.measures[k] = m
+		}
+		m.add(v)
+	}
+}
+
+// recordSearch counts a memory_search call, and a vector-lane call when
+// the vector lane took part.
+func (t *telemetry) recordSearch(ctx context.Context, mode string, embedder bool, start time.Time, results int, err error) {
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	outcome := outcomeOf(ctx, results, err)
+	t.record("memorySearch", outcome, map[string]float64{"elapsedMs": ms, "retrievalMs": ms, "results": float64(results)})
+	if embedder && mode != cairn.ModeLexical {
+		t.record("vector", outcome, map[string]float64{"elapsedMs": ms})
+	}
+}
+
+func outcomeOf(ctx context.Context, results int, err error) string {
+	switch {
+	case err == nil && results == 0:
+		return "empty"
+	case err == nil:
+		return "ok"
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "timed_out"
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return "cancelled"
+	default:
+		return "failed"
+	}
+}
+
+// snapshot returns the telemetry of every operation in ops, zero for those
+// never called.
+func (t *telemetry) snapshot(ops ...string) map[string]OpTelemetry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[string]OpTelemetry{}
+	for _, op := range ops {
+		o := OpTelemetry{Outcomes: map[string]int64{}, Measurements: map[string]Measurement{}}
+		for _, n := range outcomeNames {
+			o.Outcomes[n] = 0
+		}
+		if s := t.ops[op]; s != nil {
+			o.Calls = s.calls
+			for k, v := range s.outcomes {
+				o.Outcomes[k] = v
+			}
+			for k, m := range s.measures {
+				o.Measurements[k] = m.summary()
+			}
+		}
+		out[op] = o
+	}
+	return out
+}
