@@ -13,8 +13,10 @@ import (
 )
 
 // DefaultCommonCap is the posting-list length at which a term counts as
-// common and is left out of the any-of fallback when rarer terms exist.
-const DefaultCommonCap = 5000
+// common and is left out of the any-of fallback when rarer terms exist;
+// counts stop there and are extrapolated beyond it. It equals the scoring
+// budget: a term over the budget never joins others in the any-of query.
+const DefaultCommonCap = 2000
 
 // DefaultMaxCandidates caps how many matches one query of plain words
 // scores; see cairn.LexicalQuery.MaxCandidates. Scoring costs about 0.7 µs a

@@ -26,23 +26,31 @@ func main() {
 	notes := flag.Int("notes", 50000, "notes in the corpus")
 	queries := flag.Int("queries", 500, "queries per mode")
 	shared := flag.String("shared", "../shared", "folder holding models/use-lite and lib/onnxruntime")
+	out := flag.String("out", "", "work directory, kept and reused by later runs (default: a temporary one, removed)")
 	flag.Parse()
-	if err := run(*notes, *queries, *shared); err != nil {
+	if err := run(*notes, *queries, *shared, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "hybridbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(notes, nq int, shared string) error {
+func run(notes, nq int, shared, work string) error {
 	ctx := context.Background()
-	work, err := os.MkdirTemp("", "hybridbench")
-	if err != nil {
-		return err
+	if work == "" {
+		tmp, err := os.MkdirTemp("", "hybridbench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		work = tmp
 	}
-	defer os.RemoveAll(work)
+	// A kept work directory is reused as it is: its index and vectors
+	// make a second run measure queries only.
 	dir := filepath.Join(work, "notes")
-	if _, _, err := corpus.Generate(dir, corpus.Options{Notes: notes, Seed: 1}); err != nil {
-		return err
+	if _, err := os.Stat(dir); err != nil {
+		if _, _, err := corpus.Generate(dir, corpus.Options{Notes: notes, Seed: 1}); err != nil {
+			return err
+		}
 	}
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
@@ -70,12 +78,17 @@ func run(notes, nq int, shared string) error {
 			eng.Search(ctx, q, &cairn.SearchOptions{Mode: mode})
 		}
 		var lat []time.Duration
+		errs := 0
 		for _, q := range qs {
 			t := time.Now()
 			if _, err := eng.Search(ctx, q, &cairn.SearchOptions{Mode: mode}); err != nil {
-				continue // stop-word-only queries in lexical mode
+				errs++ // stop-word-only queries in lexical mode
+				continue
 			}
 			lat = append(lat, time.Since(t))
+		}
+		if errs > 0 {
+			fmt.Printf("%-8s %d queries refused (only stop words)\n", mode, errs)
 		}
 		slices.Sort(lat)
 		pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
