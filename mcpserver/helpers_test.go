@@ -25,7 +25,8 @@ type fixture struct {
 }
 
 type fixtureOpts struct {
-	sessions bool // add a sessions corpus
+	name     string // agent id, default "default"
+	sessions bool   // add a sessions corpus
 	noSync   bool
 }
 
@@ -63,7 +64,10 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		t.Fatal(err)
 	}
 	f.eng = eng
-	f.agent = NewAgent("default", eng)
+	if o.name == "" {
+		o.name = "default"
+	}
+	f.agent = NewAgent(o.name, eng)
 	t.Cleanup(func() {
 		f.agent.Close(ctx)
 		eng.Close(ctx)

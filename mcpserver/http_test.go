@@ -1,0 +1,208 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serve starts the HTTP interface on a loopback port.
+func serve(t *testing.T, opts HTTPOptions) *httptest.Server {
+	t.Helper()
+	h, err := NewHandler(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type request struct {
+	method, path, body string
+	header             map[string]string
+}
+
+// do sends r and returns the status and the body.
+func do(t *testing.T, srv *httptest.Server, r request) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(r.method, srv.URL+r.path, strings.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range r.header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestHTTPAPI(t *testing.T) {
+	main := newFixture(t, fixtureOpts{})
+	work := newFixture(t, fixtureOpts{name: "work"})
+	write(t, work.notes+"/only-work.md", "# Work\n\nThe quarterly okapi review happens on Fridays.\n")
+	if _, err := work.eng.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, HTTPOptions{Agents: []*Agent{main.agent, work.agent}})
+	big := `{"query":"` + strings.Repeat("a", DefaultMaxBodyBytes) + `"}`
+	tests := []struct {
+		name   string
+		req    request
+		status int
+		want   []string
+	}{
+		{"healthz", request{"GET", "/healthz", "", nil}, 200, []string{`{"status":"ok"}`}},
+		{"search", request{"POST", "/v1/search", `{"query":"busy timeout"}`, nil}, 200, []string{`"path":"cairn://notes/db.md"`, `"score":0.`}},
+		{"search blank", request{"POST", "/v1/search", `{"query":" "}`, nil}, 400, []string{`"error":"query is blank`}},
+		{"search unknown field", request{"POST", "/v1/search", `{"query":"x","limit":2}`, nil}, 400, []string{`unknown field \"limit\"`}},
+		{"search range", request{"POST", "/v1/search", `{"query":"x","maxResults":50}`, nil}, 400, []string{"maxResults 50 out of range"}},
+		{"search bad date", request{"POST", "/v1/search", `{"query":"x","sessionFilter":{"startedTo":"soon"}}`, nil}, 400, []string{"sessionFilter.startedTo"}},
+		{"search unknown corpus", request{"POST", "/v1/search", `{"query":"x","corpora":["nope"]}`, nil}, 400, []string{"unknown corpus: nope"}},
+		{"search not an object", request{"POST", "/v1/search", `["x"]`, nil}, 400, []string{"must be a JSON object"}},
+		{"search body too big", request{"POST", "/v1/search", big, nil}, 413, []string{"request body over"}},
+		{"get", request{"POST", "/v1/get", `{"path":"cairn://notes/db.md","from":3,"lines":1}`, nil}, 200, []string{`"status":"ok"`, `"nextFrom":4`}},
+		{"get traversal", request{"POST", "/v1/get", `{"path":"cairn://notes/../../etc/passwd"}`, nil}, 200, []string{`"status":"not_found"`, `"text":""`}},
+		{"get blank", request{"POST", "/v1/get", `{}`, nil}, 400, []string{"path is blank"}},
+		{"sync without sessions", request{"POST", "/v1/sync", ``, nil}, 200, []string{`"status":"unavailable"`}},
+		{"sync status", request{"GET", "/v1/sync/status", "", nil}, 200, []string{`{"status":"idle"}`}},
+		{"diagnostics", request{"GET", "/v1/diagnostics", "", nil}, 200, []string{`"status":"ok"`, `"agent":"default"`}},
+		{"agent by path", request{"POST", "/agents/work/v1/search", `{"query":"okapi review"}`, nil}, 200, []string{"only-work.md"}},
+		{"agent by header", request{"POST", "/v1/search", `{"query":"okapi review"}`, map[string]string{AgentHeader: "work"}}, 200, []string{"only-work.md"}},
+		{"default agent lacks it", request{"POST", "/v1/search", `{"query":"okapi review"}`, nil}, 200, []string{`{"results":[]}`}},
+		{"agent refused by path", request{"POST", "/agents/mallory/v1/search", `{"query":"x"}`, nil}, 403, []string{`agent \"mallory\" is not served here: allowed default, work`}},
+		{"agent refused by header", request{"GET", "/v1/diagnostics", "", map[string]string{AgentHeader: "mallory"}}, 403, []string{"not served here"}},
+		{"agent refused on mcp", request{"POST", "/agents/mallory/mcp", `{}`, nil}, 403, []string{"not served here"}},
+		{"foreign origin", request{"POST", "/v1/search", `{"query":"x"}`, map[string]string{"Origin": "https://evil.example"}}, 403, []string{`origin \"https://evil.example\" refused`}},
+		{"loopback origin", request{"POST", "/v1/search", `{"query":"busy"}`, map[string]string{"Origin": "http://localhost:5173"}}, 200, []string{"results"}},
+		{"rebinding host", request{"POST", "/v1/search", `{"query":"x"}`, map[string]string{"Host": "evil.example:7777"}}, 403, []string{`host \"evil.example:7777\" refused`}},
+		{"no route", request{"GET", "/v2/search", "", nil}, 404, []string{"no route"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := do(t, srv, tt.req)
+			if status != tt.status {
+				t.Errorf("status %d, want %d: %s", status, tt.status, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body %s does not contain %s", trunc(body), w)
+				}
+			}
+		})
+	}
+}
+
+func trunc(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "..."
+	}
+	return s
+}
+
+func TestHTTPToken(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}, Token: "s3cret-token", AllowedOrigins: []string{"https://app.example"}})
+	auth := func(v string) map[string]string { return map[string]string{"Authorization": v} }
+	tests := []struct {
+		name   string
+		req    request
+		status int
+	}{
+		{"healthz needs no token", request{"GET", "/healthz", "", nil}, 200},
+		{"no token", request{"POST", "/v1/search", `{"query":"busy"}`, nil}, 401},
+		{"wrong token", request{"POST", "/v1/search", `{"query":"busy"}`, auth("Bearer nope")}, 401},
+		{"not bearer", request{"POST", "/v1/search", `{"query":"busy"}`, auth("Basic s3cret-token")}, 401},
+		{"token", request{"POST", "/v1/search", `{"query":"busy"}`, auth("Bearer s3cret-token")}, 200},
+		{"mcp without token", request{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil}, 401},
+		{"allowed origin", request{"GET", "/v1/diagnostics", "", map[string]string{"Authorization": "Bearer s3cret-token", "Origin": "https://app.example"}}, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := do(t, srv, tt.req)
+			if status != tt.status {
+				t.Errorf("status %d, want %d: %s", status, tt.status, body)
+			}
+		})
+	}
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// TestMCPOverHTTP connects the SDK's streamable client with the token,
+// lists the tools and calls them; traversal is not_found.
+func TestMCPOverHTTP(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}, Token: "tok"})
+	ctx := context.Background()
+	transport := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/agents/default/mcp",
+		HTTPClient: &http.Client{Transport: bearer{"tok", http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 5 {
+		t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
+	}
+	var hits SearchOut
+	callOK(t, cs, ToolSearch, map[string]any{"query": "busy timeout"}, &hits)
+	if len(hits.Results) == 0 || hits.Results[0].Path != "cairn://notes/db.md" {
+		t.Errorf("search over HTTP: %+v", hits)
+	}
+	for _, p := range traversalPaths {
+		var out GetOut
+		callOK(t, cs, ToolGet, map[string]any{"path": p}, &out)
+		if out.Status != "not_found" {
+			t.Errorf("get %q over HTTP: %+v, want not_found", p, out)
+		}
+	}
+	text, isErr := call(t, cs, ToolSearch, map[string]any{"query": "x", "maxResults": 99})
+	if !isErr || !strings.Contains(text, "maxResults 99 out of range") {
+		t.Errorf("bad input over HTTP: %v %s", isErr, text)
+	}
+	// Without the token the client cannot connect.
+	bare := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}
+	if _, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, bare, nil); err == nil {
+		t.Errorf("connected without the token")
+	}
+}
+
+func TestHTTPGetTraversalNotFound(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}})
+	for _, p := range traversalPaths {
+		body, _ := json.Marshal(GetIn{Path: p})
+		status, resp := do(t, srv, request{"POST", "/v1/get", string(body), nil})
+		var out GetOut
+		if err := json.Unmarshal([]byte(resp), &out); status != 200 || err != nil || out.Status != "not_found" {
+			t.Errorf("get %q: %d %s, want 200 not_found", p, status, resp)
+		}
+	}
+}
