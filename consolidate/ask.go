@@ -66,7 +66,18 @@ func (w *Worker) call(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMRes
 		ctx, cancel = context.WithTimeout(ctx, w.CallTimeout)
 		defer cancel()
 	}
+	if w.LLM == nil {
+		return noModel{}.Complete(ctx, req)
+	}
 	return w.LLM.Complete(ctx, req)
+}
+
+// noModel stands for a missing [llm.consolidate]: every call is
+// unavailable, so a run pauses with its records pending.
+type noModel struct{}
+
+func (noModel) Complete(context.Context, *cairn.LLMRequest) (*cairn.LLMResponse, error) {
+	return nil, fmt.Errorf("%w: no model configured for consolidation (set [llm.consolidate] in config.toml)", cairn.ErrUnavailable)
 }
 
 // pause classifies a failed call: a cancelled run is an error; a busy or

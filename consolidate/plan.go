@@ -154,14 +154,21 @@ func contextBefore(th *Thread, i, max int) string {
 	for j := len(blocks) - 1; j >= 0; j-- {
 		b.WriteString(blocks[j])
 	}
-	s := b.String()
-	if over := chars(s) - (max - chars("[…]\n")); over > 0 && chars(s) > max {
-		s = s[byteIndex(s, over):]
-		if k := strings.IndexByte(s, '\n'); k >= 0 {
-			s = "[…]\n" + s[k+1:]
-		}
+	return tail(strings.TrimRight(b.String(), "\n"), max)
+}
+
+// tail returns the last max characters of s, from a line start when one
+// is in reach, marked "[…]" when cut.
+func tail(s string, max int) string {
+	const mark = "[…]\n"
+	if chars(s) <= max {
+		return s
 	}
-	return strings.TrimRight(s, "\n")
+	s = s[byteIndex(s, chars(s)-(max-chars(mark))):]
+	if k := strings.IndexByte(s, '\n'); k >= 0 && k < len(s)-1 {
+		s = s[k+1:]
+	}
+	return mark + s
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -96,9 +95,6 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 	}
 	if o.Limit < 0 {
 		return nil, cairn.Invalidf("limit %d: allowed 0 (no limit) or more", o.Limit)
-	}
-	if !o.DryRun && w.LLM == nil {
-		return nil, fmt.Errorf("consolidate: %w: no model configured for consolidation (set [llm.consolidate])", cairn.ErrUnavailable)
 	}
 	threads, err := w.threads(ctx, o.Thread)
 	if err != nil {
@@ -277,17 +273,8 @@ func (w *Worker) prompt(th *Thread, win *window, names []string, i int, running 
 	return renderWindow(d)
 }
 
-// contextTail is the end of the previous part, whole lines.
-func contextTail(s string, max int) string {
-	if chars(s) <= max {
-		return strings.TrimRight(s, "\n")
-	}
-	s = s[byteIndex(s, chars(s)-max):]
-	if k := strings.IndexByte(s, '\n'); k >= 0 {
-		s = s[k+1:]
-	}
-	return "[…]\n" + strings.TrimRight(s, "\n")
-}
+// contextTail is the end of the previous part.
+func contextTail(s string, max int) string { return tail(strings.TrimRight(s, "\n"), max) }
 
 // consolidate asks the model for one window (every part of a long record),
 // gates the answers and commits the memories with the checkpoint.
