@@ -32,6 +32,8 @@ Usage:
   cairn sync [--corpus NAME]... [--json]      index changed files
   cairn search QUERY [--corpus NAME]... [--limit N] [--min-score X] [--mode hybrid|lexical|vector] [--json] [--explain]
   cairn get PATH [--from N] [--lines M] [--json]
+  cairn mcp [--agent A]                       serve the memory tools over MCP on stdio (protocol on stdout, logs on stderr)
+  cairn serve [--addr 127.0.0.1:7777] [--agent A]... [--token-file F] [--allow-origin O]...   MCP at /mcp and a JSON API at /v1/ over HTTP
   cairn models pull NAME [--hub URL] [--json]   fetch an ONNX embedding model (resumable, sha256-checked)
   cairn models list [--json]
   cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
@@ -91,6 +93,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSearch(ctx, env, rest)
 	case "get":
 		return cmdGet(ctx, env, rest)
+	case "mcp":
+		return cmdMCP(ctx, env, rest)
+	case "serve":
+		return cmdServe(ctx, env, rest)
 	case "eval":
 		return cmdEval(ctx, env, rest)
 	case "models":

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/mcpserver"
+)
+
+// DefaultAddr is where cairn serve listens unless told: loopback only.
+const DefaultAddr = "127.0.0.1:7777"
+
+// serveFlags are the flags of cairn serve.
+type serveFlags struct {
+	addr, tokenFile string
+	agents, origins stringList
+	watch           bool
+	requestTimeout  time.Duration
+	shutdownTimeout time.Duration
+	maxBody         int64
+}
+
+// cmdServe serves the tools over streamable HTTP at /mcp and as a JSON API
+// at /v1/, with a periodic session sync and a file watcher per agent.
+func cmdServe(ctx context.Context, e *env, args []string) error {
+	var f serveFlags
+	fs := flag.NewFlagSet("cairn serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.addr, "addr", DefaultAddr, "listen address")
+	fs.Var(&f.agents, "agent", "agent to serve (repeatable; the first is the default)")
+	fs.StringVar(&e.configPath, "config", "", "configuration file")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token clients must send")
+	fs.Var(&f.origins, "allow-origin", "browser origin allowed besides loopback ones (repeatable)")
+	fs.BoolVar(&f.watch, "watch", true, "watch the files corpora and sync on change")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time limit of one request")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", closeTimeout, "how long stopping waits for requests and a running sync")
+	fs.Int64Var(&f.maxBody, "max-body", mcpserver.DefaultMaxBodyBytes, "request body limit in bytes")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional("serve", pos); err != nil {
+		return err
+	}
+	if len(f.agents) == 0 {
+		f.agents = stringList{e.agent}
+	}
+	token, err := serveToken(f.addr, f.tokenFile, os.Getenv("CAIRN_TOKEN"))
+	if err != nil {
+		return err
+	}
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	agents, err := e.openAgents(ctx, cfg, f, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, a := range agents {
+			closeAgent(e, a, a.Engine())
+		}
+	}()
+	h, err := mcpserver.NewHandler(mcpserver.HTTPOptions{Agents: agents, Token: token, AllowedOrigins: f.origins,
+		MaxBodyBytes: f.maxBody, RequestTimeout: f.requestTimeout, Logger: logger})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: f.requestTimeout,
+		WriteTimeout: f.requestTimeout + 10*time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	fmt.Fprintf(e.stderr, "cairn: serving agents %s on http://%s (MCP at /mcp, JSON API at /v1/, auth %s)\n",
+		strings.Join(f.agents, ", "), ln.Addr(), map[bool]string{true: "bearer token", false: "none (loopback)"}[token != ""])
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stderr, "cairn: stopping: finishing requests and running syncs")
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("stop server: %w", err)
+	}
+	return nil
+}
+
+// openAgents opens each agent's engine and starts its background work.
+func (e *env) openAgents(ctx context.Context, cfg *config.Config, f serveFlags, logger *slog.Logger) ([]*mcpserver.Agent, error) {
+	interval := time.Duration(syncInterval(cfg)) * time.Minute
+	var agents []*mcpserver.Agent
+	for _, name := range f.agents {
+		eng, err := e.openAgent(ctx, cfg, name)
+		if err == nil {
+			a := mcpserver.NewAgent(name, eng)
+			agents = append(agents, a)
+			err = a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: interval, Watch: f.watch, Logger: logger})
+		}
+		if err != nil {
+			for _, a := range agents {
+				closeAgent(e, a, a.Engine())
+			}
+			return nil, err
+		}
+	}
+	return agents, nil
+}
+
+// syncInterval is the sessions corpus's syncIntervalMinutes (0 without one).
+func syncInterval(cfg *config.Config) int {
+	for _, c := range cfg.Corpora {
+		if c.Kind == cairn.KindSessions {
+			return c.SyncIntervalMinutes
+		}
+	}
+	return 0
+}
+
+// serveToken reads the bearer token from the file or the environment, and
+// refuses a non-loopback address without one.
+func serveToken(addr, file, env string) (string, error) {
+	token := strings.TrimSpace(env)
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read token file: %w", err)
+		}
+		if token = strings.TrimSpace(string(data)); token == "" {
+			return "", usagef("token file %s is empty: put a long random token in it (e.g. openssl rand -hex 32 > %s)", file, file)
+		}
+	}
+	if token == "" && !loopbackAddr(addr) {
+		return "", usagef("serve on %s refused: a non-loopback address needs a token; put one in a file and pass --token-file FILE, or set CAIRN_TOKEN (e.g. openssl rand -hex 32 > ~/.config/cairn/token)", addr)
+	}
+	return token, nil
+}
+
+// loopbackAddr reports whether a listen address binds loopback only.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
