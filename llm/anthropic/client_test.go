@@ -75,7 +75,7 @@ func TestCompleteWithSchema(t *testing.T) {
 			want: cairn.ErrUnavailable, calls: 1},
 		{name: "400 is unavailable", steps: []llmtest.Step{llmtest.Status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"tools.0.input_schema: JSON schema is invalid"}}`)},
 			want: cairn.ErrUnavailable, calls: 1, wantMsg: "input_schema: JSON schema is invalid"},
-		{name: "timeout is busy and not retried", steps: []llmtest.Step{{Hang: true}}, want: cairn.ErrBusy, calls: 1, wantMsg: "no answer within 50ms"},
+		{name: "timeout is busy and not retried", steps: []llmtest.Step{{Hang: true}}, want: cairn.ErrBusy, calls: 1, wantMsg: "no answer within 100ms"},
 		{name: "answer cut at max_tokens", steps: []llmtest.Step{toolAnswer(`{}`, "max_tokens")}, want: cairn.ErrInvalid, text: `{}`, calls: 1,
 			wantMsg: "cut at the output limit (max_tokens 300)"},
 		{name: "schema-violating input", steps: []llmtest.Step{toolAnswer(`{"n":"three"}`, "tool_use")}, want: cairn.ErrInvalid, text: `{"n":"three"}`, calls: 1,
@@ -89,7 +89,12 @@ func TestCompleteWithSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := llmtest.New(t, tt.steps...)
 			c := New(f.URL, "claude-x", "sk-ant-k")
-			c.Backoff, c.Timeout = time.Millisecond, 50*time.Millisecond
+			// Generous, so a loaded machine does not turn an answer into a
+			// timeout; only the hanging server waits it out.
+			c.Backoff, c.Timeout = time.Millisecond, 10*time.Second
+			if tt.steps[0].Hang {
+				c.Timeout = 100 * time.Millisecond
+			}
 			if tt.retryMax > 0 {
 				c.MaxRetryWait = tt.retryMax
 			}

@@ -100,7 +100,7 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "403 is unavailable", steps: []step{status(403, ``)}, want: cairn.ErrUnavailable, bodies: []string{strictBody}},
 		{name: "404 unknown model is unavailable", steps: []step{status(404, `{"error":"model \"m\" not found, try pulling it first"}`)},
 			want: cairn.ErrUnavailable, bodies: []string{strictBody}, wantMsg: `model "m" not found`},
-		{name: "timeout is busy and not retried", steps: []step{{Hang: true}}, want: cairn.ErrBusy, bodies: []string{strictBody}, wantMsg: "no answer within 50ms"},
+		{name: "timeout is busy and not retried", steps: []step{{Hang: true}}, want: cairn.ErrBusy, bodies: []string{strictBody}, wantMsg: "no answer within 100ms"},
 		{name: "answer cut at max_tokens", steps: []step{answer(`{"n": `, "length")}, want: cairn.ErrInvalid, text: `{"n": `,
 			bodies: []string{strictBody}, wantMsg: "cut at the output limit (max_tokens 300)"},
 		{name: "truncated JSON", steps: []step{answer(`{"n": 3`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 3`,
@@ -129,7 +129,12 @@ func TestCompleteWithSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := llmtest.New(t, tt.steps...)
 			c := New(f.URL, "m", "k")
-			c.Backoff, c.Timeout = time.Millisecond, 50*time.Millisecond
+			// Generous, so a loaded machine does not turn an answer into a
+			// timeout; only the hanging server waits it out.
+			c.Backoff, c.Timeout = time.Millisecond, 10*time.Second
+			if tt.steps[0].Hang {
+				c.Timeout = 100 * time.Millisecond
+			}
 			if tt.retryMax > 0 {
 				c.MaxRetryWait = tt.retryMax
 			}
@@ -137,7 +142,7 @@ func TestCompleteWithSchema(t *testing.T) {
 				Purpose: cairn.PurposeFast, Schema: json.RawMessage(schema), SchemaName: "count"})
 			got := f.Bodies()
 			if len(got) != len(tt.bodies) {
-				t.Fatalf("%d requests, want %d: %q", len(got), len(tt.bodies), got)
+				t.Fatalf("%d requests, want %d: %q (error %v)", len(got), len(tt.bodies), got, err)
 			}
 			for i := range got {
 				if got[i] != tt.bodies[i] {

@@ -44,12 +44,12 @@ func TestTransportError(t *testing.T) {
 
 func TestErrorMessageAndRetryAfter(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"error":{"message":"Rate limit reached","type":"requests"}}`: "Rate limit reached",
+		`{"error":{"message":"Rate limit reached","type":"requests"}}`:                "Rate limit reached",
 		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`: "Overloaded",
-		`{"error":"model not found"}`:    "model not found",
-		`{"message":"bad gateway"}`:      "bad gateway",
-		"<html>502 Bad Gateway</html>\n": "<html>502 Bad Gateway</html>",
-		strings.Repeat("x", 400):         strings.Repeat("x", 300) + "...",
+		`{"error":"model not found"}`:                                                 "model not found",
+		`{"message":"bad gateway"}`:                                                   "bad gateway",
+		"<html>502 Bad Gateway</html>\n":                                              "<html>502 Bad Gateway</html>",
+		strings.Repeat("x", 400):                                                      strings.Repeat("x", 300) + "...",
 	} {
 		if got := errorMessage([]byte(body)); got != want {
 			t.Errorf("errorMessage(%.40q) = %q, want %q", body, got, want)
