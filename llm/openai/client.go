@@ -155,8 +155,9 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 			return nil, err
 		}
 	}
-	// Each 400 the client can adapt to is met at most once per call.
-	for range 4 {
+	// Each 400 the client can adapt to is met at most once: two schema
+	// step-downs, max_completion_tokens, temperature, then the answer.
+	for range 5 {
 		mode := min(c.SchemaMode+SchemaMode(c.stepDown.Load()), SchemaInPrompt)
 		res, err := c.send(ctx, c.request(req, mode, name), key, req, schema)
 		if err == nil {
