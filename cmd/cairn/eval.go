@@ -6,11 +6,10 @@ import (
 	"os"
 	"sort"
 	"text/tabwriter"
-	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/eval"
-	"github.com/cairnmemory/cairn/llm/openai"
+	"github.com/cairnmemory/cairn/llm"
 )
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
@@ -96,21 +95,9 @@ func (e *env) fastModel() (cairn.LLM, error) {
 	if !ok {
 		return nil, usagef("--qa needs a model: add an [llm.fast] table (api, base_url, model, api_key_env) to %s", cfg.Path)
 	}
-	if m.API != "openai" {
-		return nil, usagef("[llm.fast] api %q is not supported yet: use an OpenAI-compatible endpoint (api = \"openai\")", m.API)
-	}
-	key, err := m.Key(os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	c := openai.New(m.BaseURL, m.Model, key)
-	if m.TimeoutSeconds > 0 {
-		c.Timeout = time.Duration(m.TimeoutSeconds) * time.Second
-	}
-	if m.MaxOutputTokens > 0 {
-		c.MaxTokens = m.MaxOutputTokens
-	}
-	return c, nil
+	// llm.New picks the wire format (OpenAI-compatible or Anthropic),
+	// applies the table's timeout and output cap, and redacts what it sends.
+	return llm.New(m, cairn.PurposeFast, os.Getenv)
 }
 
 func cmdEvalLME(ctx context.Context, e *env, args []string) error {
