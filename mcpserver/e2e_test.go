@@ -1,0 +1,246 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// These tests run the real binary: cairn mcp over stdio and cairn serve
+// over HTTP, with the Go SDK's client and, when Node.js and the npm
+// packages of testdata/e2e are installed, the official TypeScript client.
+// CI installs them (.ci/run) and sets CAIRN_REQUIRE_E2E=1, which turns a
+// missing Node.js into a failure instead of a skip.
+
+const e2eDir = "testdata/e2e"
+
+// cairnHome builds cairn and a CAIRN_HOME with a notes corpus and a
+// Claude Code sessions corpus, synced once. It returns the binary and the
+// environment to run it with.
+func cairnHome(t *testing.T) (bin string, env []string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = buildCairn(t)
+	home, notes, sessions := filepath.Join(dir, "home"), filepath.Join(dir, "notes"), filepath.Join(dir, "claude")
+	for name, text := range topics {
+		write(t, filepath.Join(notes, name), text)
+	}
+	for i := range 16 {
+		write(t, filepath.Join(notes, fmt.Sprintf("filler-%02d.md", i)), fmt.Sprintf("# Filler %d\n\nRoutine entry %d about the garden.\n", i, i))
+	}
+	copyTree(t, "../ingest/testdata/transcripts/claude-code", sessions)
+	write(t, filepath.Join(home, "config.toml"), fmt.Sprintf(`[[corpus]]
+name = "notes"
+kind = "files"
+paths = [%q]
+
+[[corpus]]
+name = "sessions"
+kind = "sessions"
+sources = [{id = "claude-code", root = %q}]
+chatTypes = ["direct", "group", "channel"]
+syncIntervalMinutes = 0
+`, notes, sessions))
+	env = append(os.Environ(), "CAIRN_HOME="+home, "CAIRN_TOKEN=")
+	sync := exec.Command(bin, "sync")
+	sync.Env = env
+	if out, err := sync.CombinedOutput(); err != nil {
+		t.Fatalf("cairn sync: %v\n%s", err, out)
+	}
+	return bin, env
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// buildCairn builds the binary once per test run.
+func buildCairn(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cairn-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "cairn")
+		out, err := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", builtBin, "../cmd/cairn").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build cairn: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
+// TestStdioProcess spawns cairn mcp and talks to it with the Go SDK's
+// client: any stray byte on stdout would break the protocol.
+func TestStdioProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the cairn binary")
+	}
+	bin, env := cairnHome(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr %s)", err, stderr.String())
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 5 {
+		t.Fatalf("list tools: %v %v", err, tools)
+	}
+	var hits SearchOut
+	callOK(t, cs, ToolSearch, map[string]any{"query": "busy timeout"}, &hits)
+	if len(hits.Results) == 0 || hits.Results[0].Path != "cairn://notes/db.md" {
+		t.Errorf("search: %+v", hits)
+	}
+	for _, p := range traversalPaths {
+		var out GetOut
+		callOK(t, cs, ToolGet, map[string]any{"path": p}, &out)
+		if out.Status != "not_found" {
+			t.Errorf("get %q: %+v, want not_found", p, out)
+		}
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v (stderr %s)", err, stderr.String())
+	}
+}
+
+// serveProcess starts cairn serve on a free loopback port with a token and
+// returns its base URL. Cleanup interrupts it and requires a clean exit.
+func serveProcess(t *testing.T, bin string, env []string, token string) string {
+	t.Helper()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	write(t, tokenFile, token+"\n")
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--token-file", tokenFile)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	var url string
+	for lines.Scan() {
+		if _, rest, ok := strings.Cut(lines.Text(), " on http://"); ok {
+			url = "http://" + strings.Fields(rest)[0]
+			break
+		}
+	}
+	if url == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("cairn serve did not say where it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("cairn serve after SIGTERM: %v, want a clean exit", err)
+		}
+	})
+	return url
+}
+
+func TestServeProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the cairn binary")
+	}
+	bin, env := cairnHome(t)
+	url := serveProcess(t, bin, env, "tok-123")
+	for _, tt := range []struct {
+		auth   string
+		status int
+	}{{"", 401}, {"Bearer wrong", 401}, {"Bearer tok-123", 200}} {
+		req, _ := http.NewRequest("GET", url+"/v1/diagnostics", nil)
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("GET /v1/diagnostics with %q: %d, want %d", tt.auth, resp.StatusCode, tt.status)
+		}
+	}
+}
+
+// node returns the node binary when it and the npm packages are present;
+// otherwise it skips, or fails when CAIRN_REQUIRE_E2E=1.
+func node(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("node")
+	missing := ""
+	switch {
+	case err != nil:
+		missing = "node is not on PATH"
+	default:
+		if _, err := os.Stat(filepath.Join(e2eDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+			missing = "the npm packages are not installed"
+		}
+	}
+	if missing == "" {
+		return path
+	}
+	msg := fmt.Sprintf("TypeScript MCP client end-to-end test: %s (install Node.js 18+ and run npm ci in mcpserver/%s)", missing, e2eDir)
+	if os.Getenv("CAIRN_REQUIRE_E2E") == "1" {
+		t.Fatal(msg + "; CAIRN_REQUIRE_E2E=1 requires it")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestTypeScriptClient runs testdata/e2e/e2e.mjs: the official TypeScript
+// client spawns cairn mcp over stdio, lists the tools and calls each; then
+// it connects to cairn serve over HTTP with the token, and without it
+// (401).
+func TestTypeScriptClient(t *testing.T) {
+	nodeBin := node(t)
+	bin, env := cairnHome(t)
+	run := func(t *testing.T, args ...string) {
+		t.Helper()
+		cmd := exec.Command(nodeBin, append([]string{"e2e.mjs"}, args...)...)
+		cmd.Dir, cmd.Env = e2eDir, env
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil || !strings.Contains(string(out), "\nPASS\n") {
+			t.Fatalf("node e2e.mjs %s: %v", args[0], err)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) { run(t, "stdio", bin) })
+	t.Run("http", func(t *testing.T) {
+		url := serveProcess(t, bin, env, "e2e-token")
+		run(t, "http", url+"/mcp", "e2e-token")
+	})
+}

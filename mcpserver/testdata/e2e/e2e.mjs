@@ -1,0 +1,105 @@
+// End-to-end test of Cairn's MCP server with the official TypeScript client.
+//
+//   node e2e.mjs stdio CAIRN_BIN            spawns `CAIRN_BIN mcp` (CAIRN_HOME from the environment)
+//   node e2e.mjs http URL TOKEN             connects to `cairn serve` at URL with and without TOKEN
+//
+// Prints one line per check and exits 1 on the first failure. Run by
+// mcpserver/e2e_test.go, which prepares the data and the server.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const TOOLS = ["memory_diagnostics", "memory_get", "memory_search", "memory_sync_sessions", "memory_sync_status"];
+
+function check(ok, what, detail) {
+  if (!ok) {
+    console.log(`FAIL ${what}: ${detail === undefined ? "" : JSON.stringify(detail)}`);
+    process.exit(1);
+  }
+  console.log(`ok   ${what}`);
+}
+
+async function call(client, name, args) {
+  const res = await client.callTool({ name, arguments: args });
+  const text = res.content?.[0]?.text ?? "";
+  return { isError: res.isError === true, text, out: res.isError ? undefined : JSON.parse(text), structured: res.structuredContent };
+}
+
+// exercise lists the tools and calls each, over any transport.
+async function exercise(client, label) {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the five tools`, names);
+  for (const t of tools) {
+    check(t.inputSchema?.type === "object" && t.description, `${label}: ${t.name} has a schema and a description`, t);
+  }
+
+  const search = await call(client, "memory_search", { query: "busy timeout", maxResults: 3 });
+  check(!search.isError && search.out.results.length > 0, `${label}: memory_search finds the note`, search.text);
+  const hit = search.out.results[0];
+  check(hit.path === "cairn://notes/db.md" && Math.round(hit.score * 100) / 100 === hit.score, `${label}: hit path and rounded score`, hit);
+  check(search.structured?.results?.length === search.out.results.length, `${label}: structured content matches the text`, search.structured);
+
+  const bad = await call(client, "memory_search", { query: "x", maxResults: 50 });
+  check(bad.isError && bad.text.includes("maxResults"), `${label}: out-of-range maxResults is a tool error naming the field`, bad.text);
+  const unknown = await call(client, "memory_search", { query: "x", limit: 3 });
+  check(unknown.isError && unknown.text.includes('"limit"'), `${label}: an unknown field is a tool error`, unknown.text);
+
+  const get = await call(client, "memory_get", { path: hit.path, from: hit.startLine, lines: 5 });
+  check(!get.isError && get.out.status === "ok" && get.out.text.includes("busy_timeout"), `${label}: memory_get reads the hit`, get.text);
+  const trav = await call(client, "memory_get", { path: "cairn://notes/../../../etc/passwd" });
+  check(!trav.isError && trav.out.status === "not_found" && trav.out.text === "", `${label}: traversal is not_found`, trav.text);
+
+  const sync = await call(client, "memory_sync_sessions", { force: false });
+  check(!sync.isError && ["started", "already_running"].includes(sync.out.status), `${label}: memory_sync_sessions starts`, sync.text);
+  let status;
+  for (let i = 0; i < 600; i++) {
+    status = await call(client, "memory_sync_status", {});
+    if (status.isError || status.out.status !== "running") break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  check(!status.isError && status.out.status === "completed", `${label}: memory_sync_status reports the completed sync`, status.text);
+
+  const diag = await call(client, "memory_diagnostics", {});
+  check(!diag.isError && diag.out.status === "ok" && diag.out.index.retrieval.documents > 0, `${label}: memory_diagnostics`, diag.text);
+}
+
+async function stdio(bin) {
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp"], env: process.env, stderr: "inherit" });
+  const client = new Client({ name: "cairn-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  check(client.getServerVersion()?.name === "cairn", "stdio: server says it is cairn", client.getServerVersion());
+  await exercise(client, "stdio");
+  await client.close();
+}
+
+async function http(url, token) {
+  const authed = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: "cairn-e2e", version: "1.0.0" });
+  await client.connect(authed);
+  await exercise(client, "http");
+  await client.close();
+
+  const bare = new StreamableHTTPClientTransport(new URL(url));
+  const anon = new Client({ name: "cairn-e2e", version: "1.0.0" });
+  let err;
+  try {
+    await anon.connect(bare);
+  } catch (e) {
+    err = e;
+  }
+  const msg = String(err?.message ?? err);
+  check(err !== undefined && (err.code === 401 || msg.includes("401") || /unauthorized/i.test(msg)), "http: without the token the server answers 401", msg);
+}
+
+const [mode, a, b] = process.argv.slice(2);
+try {
+  if (mode === "stdio") await stdio(a);
+  else if (mode === "http") await http(a, b);
+  else check(false, "usage", "node e2e.mjs stdio CAIRN_BIN | http URL TOKEN");
+  console.log("PASS");
+  process.exit(0);
+} catch (e) {
+  console.log(`FAIL ${e?.stack ?? e}`);
+  process.exit(1);
+}
