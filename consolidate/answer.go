@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,7 +58,10 @@ type observation struct {
 	Cues      strList `json:"cues"`
 }
 
-var errNoObject = errors.New("answer is not a JSON object")
+var (
+	errNoObject = errors.New("answer is not a JSON object")
+	errNoFields = errors.New("answer has none of segment_summary, episodes, items, observations")
+)
 
 // decodeAnswer reads a model's text: one JSON object, possibly inside a
 // Markdown code fence.
@@ -70,9 +74,15 @@ func decodeAnswer(text string) (*answer, error) {
 	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
 		return nil, errNoObject
 	}
+	var keys map[string]json.RawMessage
+	if err := json.NewDecoder(strings.NewReader(s)).Decode(&keys); err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc([]string{"segment_summary", "episodes", "items", "observations"}, func(k string) bool { _, ok := keys[k]; return ok }) {
+		return nil, errNoFields
+	}
 	var a answer
-	dec := json.NewDecoder(strings.NewReader(s))
-	if err := dec.Decode(&a); err != nil {
+	if err := json.NewDecoder(strings.NewReader(s)).Decode(&a); err != nil {
 		return nil, err
 	}
 	return &a, nil

@@ -298,7 +298,7 @@ func observationTitle(about, text string) string {
 		words = append(words[:12], "…")
 	}
 	t := strings.Join(words, " ")
-	if about != "" {
+	if about != "" && !strings.Contains(strings.ToLower(text), strings.ToLower(about)) {
 		return about + ": " + t
 	}
 	return t
