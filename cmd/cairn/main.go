@@ -38,6 +38,9 @@ Usage:
   cairn models list [--json]
   cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
   cairn eval longmemeval --data FILE [--mode lexical] [--json]
+  cairn consolidate [--thread ID] [--limit N] [--dry-run] [--json]   turn sessions into memories ([llm.consolidate]); --limit caps windows
+  cairn memories list [--kind K] [--json]     list consolidated memories
+  cairn memories show ID [--json]
 
 Global flags (any position):
   --agent NAME     agent whose data to use (default "default")
@@ -99,6 +102,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdServe(ctx, env, rest)
 	case "eval":
 		return cmdEval(ctx, env, rest)
+	case "consolidate":
+		return cmdConsolidate(ctx, env, rest)
+	case "memories":
+		return cmdMemories(ctx, env, rest)
 	case "models":
 		return cmdModels(ctx, env, rest)
 	default:

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/llm"
+)
+
+// cmdConsolidate runs the consolidation worker over the sessions corpus.
+// Pausing on an unavailable or busy model is not an error: the status says
+// so and the exit status is 0.
+func cmdConsolidate(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("consolidate")
+	thread := fs.String("thread", "", "consolidate only this session (id or projection path)")
+	limit := fs.Int("limit", 0, "at most this many windows (0: no limit)")
+	dry := fs.Bool("dry-run", false, "print the windows with character counts and token estimates; call no model")
+	fs.BoolVar(&e.json, "json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional("consolidate", pos); err != nil {
+		return err
+	}
+	if *limit < 0 {
+		return usagef("--limit %d: allowed 0 (no limit) or more", *limit)
+	}
+	eng, cfg, err := e.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close(ctx)
+	var model cairn.LLM
+	if !*dry {
+		var flush func() error
+		if model, flush, err = e.consolidateModel(cfg); err != nil {
+			return err
+		}
+		defer func() {
+			if err := flush(); err != nil {
+				fmt.Fprintln(e.stderr, "cairn: "+err.Error())
+			}
+		}()
+	}
+	opts := &cairn.ConsolidateOptions{Thread: *thread, Limit: *limit, DryRun: *dry}
+	if !e.json && !*dry {
+		opts.Progress = func(w cairn.WindowPlan) {
+			fmt.Fprintf(e.stderr, "consolidate: %s (%s): %d records, %d parts, ~%d tokens\n", w.Thread, w.Pass, w.Records, w.Parts, w.Tokens)
+		}
+	}
+	res, err := eng.Consolidate(ctx, model, opts, nil)
+	if err != nil {
+		return err
+	}
+	if res.TokensIn+res.TokensOut > 0 {
+		fmt.Fprintf(e.stderr, "cairn: model tokens: %d in, %d out\n", res.TokensIn, res.TokensOut)
+	}
+	if res.Error != "" {
+		fmt.Fprintln(e.stderr, "cairn: "+oneLine(res.Error))
+	}
+	if e.json {
+		return e.printJSON(res)
+	}
+	printConsolidate(e, res, *dry)
+	return nil
+}
+
+// consolidateModel builds the [llm.consolidate] client, counting tokens in
+// the agent's usage file. Without the table the model is nil: the run
+// pauses as unavailable.
+func (e *env) consolidateModel(cfg *config.Config) (cairn.LLM, func() error, error) {
+	none := func() error { return nil }
+	lc, ok := cfg.LLM[cairn.PurposeConsolidate]
+	if !ok {
+		return nil, none, nil
+	}
+	model, err := llm.New(lc, cairn.PurposeConsolidate, os.Getenv)
+	if err != nil {
+		return nil, none, err
+	}
+	_, dataDir := e.paths()
+	dir, err := config.AgentDir(dataDir, e.agent)
+	if err != nil {
+		return nil, none, err
+	}
+	usage, err := llm.OpenUsage(filepath.Join(dir, llm.UsageFile))
+	if err != nil {
+		return nil, none, err
+	}
+	return llm.Counting(model, usage), usage.Flush, nil
+}
+
+func printConsolidate(e *env, res *cairn.ConsolidateResult, dry bool) {
+	if dry {
+		chars, tokens := 0, 0
+		for _, w := range res.Plan {
+			fmt.Fprintf(e.stdout, "%s (%s): %d records, %d parts, %d chars, ~%d tokens\n", w.Thread, w.Pass, w.Records, w.Parts, w.Chars, w.Tokens)
+			chars, tokens = chars+w.Chars, tokens+w.Tokens
+		}
+		fmt.Fprintf(e.stdout, "dry run: %d threads, %d windows, %d chars, ~%d tokens to send; %d records pending\n",
+			res.Threads, res.Windows, chars, tokens, res.Pending)
+		return
+	}
+	fmt.Fprintf(e.stdout, "%s: %d threads, %d windows: %d episodes, %d items, %d observations; %d records pending\n",
+		res.Status, res.Threads, res.Windows, res.Episodes, res.Items, res.Observations, res.Pending)
+	if len(res.Dropped) > 0 {
+		var parts []string
+		for k, v := range res.Dropped {
+			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		}
+		slices.Sort(parts)
+		fmt.Fprintf(e.stdout, "dropped: %s\n", strings.Join(parts, ", "))
+	}
+}

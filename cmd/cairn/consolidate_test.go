@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fakeChat answers chat completions for consolidation: the first record of
+// a main window is kept as an episode with one fact; observation windows
+// get none.
+func fakeChat(t *testing.T) *httptest.Server {
+	rec := regexp.MustCompile(`=== Record (\d+)`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		answer := `{"observations":[]}`
+		if !strings.Contains(string(body), "cairn_observations") {
+			n := 1
+			if m := rec.FindStringSubmatch(string(body)); m != nil {
+				fmt.Sscan(m[1], &n)
+			}
+			answer = fmt.Sprintf(`{"segment_summary":"A chat about units.","episodes":[{"request":%d,"outcome":"success","keep":true,"title":"Convert recipe units to metric","summary":"The person asked for metric units and got them.","cues":["metric units"],"concepts":["grams"]}],
+"items":[{"kind":"preference","title":"Prefers zebrafish calibration in metric units","summary":"The person wants metric units.","body":"Use grams and litres.","applies_when":"When giving quantities.","scope":"person","requests":[%d],"confidence":"stated","importance":3,"contested":false,"ambiguous":false,"cues":["which units"],"concepts":["metric"]}]}`, n, n)
+		}
+		out, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 5}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestCLIConsolidate(t *testing.T) {
+	c := newCLI(t)
+	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
+	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
+	c.ok("sync")
+	resultKeys := []string{"threads", "windows", "episodes", "items", "observations", "dropped", "pending", "status"}
+
+	// Dry run: windows with characters and token estimates, no model.
+	out := c.ok("consolidate", "--dry-run", "--json")
+	wantKeys(t, "dry run", json.RawMessage(out), append(resultKeys, "plan")...)
+	var dry struct {
+		Windows, Pending int
+		Plan             []json.RawMessage
+	}
+	json.Unmarshal([]byte(out), &dry)
+	if dry.Windows == 0 || dry.Pending == 0 || len(dry.Plan) != dry.Windows {
+		t.Fatalf("dry run = %s", out)
+	}
+	wantKeys(t, "planned window", dry.Plan[0], "thread", "pass", "records", "parts", "chars", "tokens_est")
+	if text := c.ok("consolidate", "--dry-run"); !strings.Contains(text, "chars, ~") || !strings.Contains(text, "dry run:") {
+		t.Errorf("dry run text = %q", text)
+	}
+
+	// No [llm.consolidate]: paused, exit 0, nothing lost.
+	out = c.ok("consolidate", "--json")
+	wantKeys(t, "consolidate", json.RawMessage(out), resultKeys...)
+	if !strings.Contains(out, `"status":"paused_unavailable"`) || !strings.Contains(out, fmt.Sprintf(`"pending":%d`, dry.Pending)) {
+		t.Errorf("consolidate without a model = %s", out)
+	}
+
+	srv := fakeChat(t)
+	cfg := filepath.Join(c.home, "config.toml")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", srv.URL+"/v1")
+	f.Close()
+	out = c.ok("consolidate", "--json")
+	var res struct {
+		Status            string
+		Episodes, Pending int
+	}
+	json.Unmarshal([]byte(out), &res)
+	if res.Status != "completed" || res.Episodes == 0 || res.Pending != 0 {
+		t.Fatalf("consolidate = %s", out)
+	}
+
+	var list struct{ Memories []json.RawMessage }
+	out = c.ok("memories", "list", "--json")
+	json.Unmarshal([]byte(out), &list)
+	if len(list.Memories) == 0 {
+		t.Fatalf("memories list = %s", out)
+	}
+	for _, k := range []string{"id", "kind", "title", "summary", "provenance", "cues", "concepts", "told_at", "status"} {
+		if !slices.Contains(keys(t, list.Memories[0]), k) {
+			t.Errorf("memories list entry lacks %q: %s", k, list.Memories[0])
+		}
+	}
+	out = c.ok("memories", "list", "--kind", "preference", "--json")
+	var m struct{ Memories []struct{ ID, Kind string } }
+	json.Unmarshal([]byte(out), &m)
+	if len(m.Memories) == 0 || m.Memories[0].Kind != "preference" {
+		t.Fatalf("memories list --kind preference = %s", out)
+	}
+	out = c.ok("memories", "show", m.Memories[0].ID, "--json")
+	if !strings.Contains(out, `"id":"`+m.Memories[0].ID+`"`) || !strings.Contains(out, `"provenance":[{`) {
+		t.Errorf("memories show = %s", out)
+	}
+	if text := c.ok("memories", "show", m.Memories[0].ID); !strings.Contains(text, "# Prefers zebrafish calibration") || !strings.Contains(text, "Sources:") {
+		t.Errorf("memories show text = %q", text)
+	}
+	out = c.ok("search", "zebrafish calibration", "--json")
+	if !strings.Contains(out, `"corpus":"memories"`) || !strings.Contains(out, `"memory":{"id":"`) || !strings.Contains(out, `"sources":[{`) {
+		t.Errorf("search does not find the memory with its sources: %s", out)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"memories", "list", "--kind", "gossip"}, 2},
+		{[]string{"memories", "show"}, 2},
+		{[]string{"memories", "show", "m-0000000000000000"}, 1},
+		{[]string{"memories", "frobnicate"}, 2},
+		{[]string{"consolidate", "--limit", "-1"}, 2},
+		{[]string{"consolidate", "--thread", "no-such-session"}, 2},
+	} {
+		if _, stderr, code := c.run(tt.args...); code != tt.code {
+			t.Errorf("cairn %v: exit %d (%s), want %d", tt.args, code, stderr, tt.code)
+		}
+	}
+}
