@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn/config"
@@ -42,10 +41,13 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	defer closeAgent(e, a, eng)
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	err = mcpserver.NewMCPServer(a, logger).Run(ctx, &mcp.StdioTransport{})
-	if ctx.Err() != nil || errors.Is(err, io.EOF) || err != nil && strings.Contains(err.Error(), "EOF") {
-		return nil // the client hung up or we were interrupted
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil // interrupted, or the client hung up
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("serve mcp on stdio: %w", err)
+	}
+	return nil
 }
 
 // openAgent opens an agent's engine for a long-running process (memory
