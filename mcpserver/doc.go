@@ -1,0 +1,28 @@
+// Package mcpserver serves Cairn's memory tools to agents: memory_search,
+// memory_get, memory_sync_sessions, memory_sync_status and
+// memory_diagnostics (spec tools-and-corpora.md C11 to C16), as typed MCP
+// tools of the official Go SDK and as a JSON API over HTTP.
+//
+// An Agent holds the tools of one agent over its engine; each tool is a
+// method taking and returning the In and Out types of types.go, so the MCP
+// server and the HTTP API validate and answer alike. Bad input is an error
+// matching cairn.ErrInvalid that names the field (a tool error over MCP, 400
+// over HTTP).
+//
+//	a := mcpserver.NewAgent("default", eng)   // eng from engine.Open
+//	defer a.Close(ctx)
+//	mcpserver.NewMCPServer(a, nil).Run(ctx, &mcp.StdioTransport{}) // cairn mcp
+//
+//	h, _ := mcpserver.NewHandler(mcpserver.HTTPOptions{Agents: []*mcpserver.Agent{a}, Token: token})
+//	a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Hour, Watch: true})
+//	http.ListenAndServe("127.0.0.1:7777", h) // cairn serve
+//
+// The HTTP handler serves MCP (streamable HTTP, stateless) at /mcp and the
+// JSON API at /v1/, checks the Host header on loopback listeners and the
+// Origin header against DNS rebinding, requires the bearer token when one is
+// set, limits body size and request time, and picks the agent per request
+// (/agents/{agent}/..., or the X-Cairn-Agent header) among those it was
+// given. StartBackground adds the periodic session sync and a debounced
+// fsnotify watcher over the files corpora; Close waits for their syncs.
+// docs/mcp.md has the client setup.
+package mcpserver
