@@ -263,7 +263,7 @@ func TestFaults(t *testing.T) {
 				if tt.fault != nil {
 					fl = tt.fault(srv)
 				}
-				srv.fault = fl
+				srv.setFault(fl)
 				url := srv.URL
 				if tt.url != nil {
 					url = tt.url(srv)

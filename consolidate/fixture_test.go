@@ -236,6 +236,13 @@ func newWireServer(t *testing.T, format string, f fault) *wireServer {
 	return s
 }
 
+// setFault installs f for the next requests.
+func (s *wireServer) setFault(f fault) {
+	s.mu.Lock()
+	s.fault = f
+	s.mu.Unlock()
+}
+
 func (s *wireServer) requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -247,8 +254,9 @@ func (s *wireServer) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.bodies = append(s.bodies, string(body))
 	n := len(s.bodies)
+	fl := s.fault
 	s.mu.Unlock()
-	if s.fault != nil && s.fault(n, w, r) {
+	if fl != nil && fl(n, w, r) {
 		return
 	}
 	system, prompt := s.read(body)

@@ -119,14 +119,16 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 				break
 			}
 			win := &plans[i]
-			wp := w.describe(ctx, th, win)
-			if o.Progress != nil {
-				o.Progress(wp)
-			}
-			if o.DryRun {
-				res.Plan = append(res.Plan, wp)
-				res.Windows++
-				continue
+			if o.DryRun || o.Progress != nil {
+				wp := w.describe(ctx, th, win)
+				if o.Progress != nil {
+					o.Progress(wp)
+				}
+				if o.DryRun {
+					res.Plan = append(res.Plan, wp)
+					res.Windows++
+					continue
+				}
 			}
 			err := w.consolidate(ctx, th, win, res)
 			var p *errPause

@@ -29,25 +29,31 @@ func TestCrashBetweenWindows(t *testing.T) {
 		t.Skip("starts a child process")
 	}
 	f := newFixture(t, shopSession(), longSession())
-	var child *exec.Cmd
+	proc := make(chan *os.Process, 1)
 	killed := make(chan struct{})
 	srv := newWireServer(t, "openai", nil)
-	srv.fault = func(n int, w http.ResponseWriter, r *http.Request) bool {
+	srv.setFault(func(n int, w http.ResponseWriter, r *http.Request) bool {
 		if n == 2 { // window 1 (the shop's main window) is committed by now
-			child.Process.Kill()
+			(<-proc).Kill()
 			close(killed)
 			<-r.Context().Done()
 			return true
 		}
 		return false
-	}
-	child = exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+	})
+	child := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
 	child.Env = append(os.Environ(), "CAIRN_CRASH_DIR="+f.dir, "CAIRN_CRASH_URL="+srv.URL)
-	out, err := child.CombinedOutput()
+	var out strings.Builder
+	child.Stdout, child.Stderr = &out, &out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	proc <- child.Process
+	err := child.Wait()
 	select {
 	case <-killed:
 	default:
-		t.Fatalf("the child was not killed (%v):\n%s", err, out)
+		t.Fatalf("the child was not killed (%v):\n%s", err, out.String())
 	}
 	dry := f.run(nil, &cairn.ConsolidateOptions{DryRun: true})
 	if dry.Pending != 4 || dry.Windows != 3 {
