@@ -12,6 +12,11 @@ type Hit struct {
 	Score     float64  `json:"score"`
 	Explain   []string `json:"explain,omitempty"`
 
+	// Hybrid hits: each lane's own score (normalized BM25, cosine), nil
+	// when that lane did not bring the hit. Not part of the JSON hit.
+	TextScore   *float64 `json:"-"`
+	VectorScore *float64 `json:"-"`
+
 	// Session hits only.
 	Session          *SessionInfo     `json:"session,omitempty"`
 	MessageTimestamp string           `json:"messageTimestamp,omitempty"`

@@ -62,6 +62,8 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		}
 		hits := lex[:0]
 		for _, h := range lex {
+			score := h.Score
+			h.TextScore = &score
 			if h.Score >= o.MinScore {
 				hits = append(hits, h)
 			}
@@ -128,6 +130,12 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 			}
 			c := 1 / float64(rrfK+i+1)
 			f.score += c
+			score := h.Score
+			if lane == "bm25" {
+				f.hit.TextScore = &score
+			} else {
+				f.hit.VectorScore = &score
+			}
 			f.parts = append(f.parts, fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", lane, h.Score, i+1, c))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/google/go-cmp/cmp"
 )
 
 // conceptEmbedder is a hand-written fake: words map to concept buckets
@@ -160,4 +161,38 @@ func (f *fixture) searchMode(q, mode string) []cairn.Hit {
 		f.t.Fatalf("search %q: %v", q, err)
 	}
 	return hits
+}
+
+func TestFuseKeepsLaneScores(t *testing.T) {
+	lex := []cairn.Hit{
+		{Path: "cairn://n/a.md", StartLine: 1, Score: 0.8},
+		{Path: "cairn://n/b.md", StartLine: 1, Score: 0.5},
+	}
+	vec := []cairn.Hit{
+		{Path: "cairn://n/b.md", StartLine: 1, Score: 0.61},
+		{Path: "cairn://n/c.md", StartLine: 4, Score: 0.40},
+	}
+	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10}, func(h cairn.Hit) string { return h.Path })
+	got := map[string][2]float64{}
+	for _, h := range hits {
+		v := [2]float64{-1, -1}
+		if h.TextScore != nil {
+			v[0] = *h.TextScore
+		}
+		if h.VectorScore != nil {
+			v[1] = *h.VectorScore
+		}
+		got[h.Path] = v
+	}
+	want := map[string][2]float64{
+		"cairn://n/a.md": {0.8, -1},
+		"cairn://n/b.md": {0.5, 0.61},
+		"cairn://n/c.md": {-1, 0.40},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lane scores (-want +got):\n%s", diff)
+	}
+	if hits[0].Path != "cairn://n/b.md" {
+		t.Errorf("first hit %s, want b.md: it is in both lanes", hits[0].Path)
+	}
 }

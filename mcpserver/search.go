@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -91,7 +90,6 @@ func (a *Agent) searchOptions(in SearchIn) (string, *cairn.SearchOptions, error)
 		return "", nil, err
 	}
 	o.Sessions = f
-	o.Explain = o.Mode == cairn.ModeHybrid // carries the lane scores
 	return query, o, nil
 }
 
@@ -160,27 +158,14 @@ func toHit(h cairn.Hit, mode string) SearchHit {
 	case cairn.ModeVector:
 		out.VectorScore = ptr(round2(h.Score))
 	default:
-		out.TextScore = laneScore(h.Explain, "bm25(")
-		out.VectorScore = laneScore(h.Explain, "vec(")
+		if h.TextScore != nil {
+			out.TextScore = ptr(round2(*h.TextScore))
+		}
+		if h.VectorScore != nil {
+			out.VectorScore = ptr(round2(*h.VectorScore))
+		}
 	}
 	return out
-}
-
-// laneScore reads a lane's raw score from a hybrid hit's explanation
-// ("bm25(0.8123):rank 1 ...", "vec(0.6120):rank 3"); nil when the lane did
-// not bring the hit.
-func laneScore(explain []string, prefix string) *float64 {
-	for _, e := range explain {
-		rest, ok := strings.CutPrefix(e, prefix)
-		if !ok {
-			continue
-		}
-		num, _, ok := strings.Cut(rest, ")")
-		if v, err := strconv.ParseFloat(num, 64); ok && err == nil {
-			return ptr(round2(v))
-		}
-	}
-	return nil
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
