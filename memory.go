@@ -105,10 +105,17 @@ type MemoryFilter struct {
 // WindowCommit is what one consolidated window writes in one transaction:
 // its memories and the records it marks done for one pass.
 type WindowCommit struct {
-	Corpus   string
-	Thread   string // projection path of the session
-	Pass     string // "main" or "observations"
-	Records  []string
+	Corpus  string
+	Thread  string // projection path of the session
+	Pass    string // "main" or "observations"
+	Records []string
+	// Hashes holds the content hash of each of Records, in order: a record
+	// whose text hashes differently later is read again.
+	Hashes []string
+	// Replaces names earlier windows of this pass that this one replaces
+	// besides those that read its records: windows whose records are all
+	// gone from the thread (edited into new records, or removed).
+	Replaces []int64
 	Memories []Memory
 	Summary  string // the window's segment_summary, redacted
 	TokensIn int
@@ -116,14 +123,24 @@ type WindowCommit struct {
 	TokensOut int
 }
 
+// DoneRecord is one record's checkpoint in one pass.
+type DoneRecord struct {
+	Hash   string // the record's content hash when it was read; "" when read before hashes were kept
+	Window int64  // the window that read it
+}
+
 // MemoryStore keeps consolidated memories and which records each pass has
 // consolidated.
 type MemoryStore interface {
 	// CommitWindow writes a window's memories (replacing any with the same
-	// id) and marks its records done, atomically.
-	CommitWindow(ctx context.Context, w WindowCommit) error
-	// DoneRecords returns the record uids of a thread done in a pass.
-	DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]bool, error)
+	// id) and marks its records done, atomically. When some of its records
+	// were done before, the earlier windows that read them are replaced:
+	// their memories that this window does not write again are removed
+	// (and returned), and their other records become pending.
+	CommitWindow(ctx context.Context, w WindowCommit) (removed []Memory, err error)
+	// DoneRecords returns the checkpoint of a thread in a pass: each done
+	// record's uid with its hash and window.
+	DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]DoneRecord, error)
 	// Memories lists memories, newest told first.
 	Memories(ctx context.Context, f MemoryFilter) ([]Memory, error)
 	// Memory returns one memory or ErrNotFound.
@@ -158,8 +175,16 @@ type ConsolidateResult struct {
 	Items        int            `json:"items"`
 	Observations int            `json:"observations"`
 	Dropped      map[string]int `json:"dropped"` // gate reason → count
-	Pending      int            `json:"pending"` // records still waiting after the run
+	Pending      int            `json:"pending"` // records still waiting after the run, held ones included
 	Status       string         `json:"status"`
+	// Held counts the pending records held back because their thread is
+	// still going (its last record, until the thread has been idle for a
+	// while).
+	Held int `json:"held"`
+	// Replaced counts memories removed because the window that wrote them
+	// was read again (one of its records changed) and did not write them
+	// again.
+	Replaced int `json:"replaced"`
 	// Plan lists the windows of a dry run.
 	Plan []WindowPlan `json:"plan,omitempty"`
 	// TokensIn and TokensOut count what the model was sent and answered

@@ -22,6 +22,13 @@
 // checkpoint that marks its records done are committed in one transaction;
 // an unavailable or busy model pauses the run with nothing lost.
 //
+// A session may still be going: its last record is held back until the
+// thread has been quiet for IdleAfter (30 minutes by default), and the
+// checkpoint keeps a hash of each record's text, so a record that grows or
+// is edited after it was read has its whole window read again, that
+// window's old memories replaced (ids stay content-derived: what is said
+// again keeps its id, what is no longer said goes).
+//
 // Prompts are files beside the code (prompts/), the project's own words.
 //
 // Quick start (the engine wires this for cairn consolidate):

@@ -227,6 +227,8 @@ type wireServer struct {
 	mu     sync.Mutex
 	bodies []string
 	fault  fault
+	// answer, when set, answers instead of script.
+	answer func(system, prompt string) string
 }
 
 func newWireServer(t *testing.T, format string, f fault) *wireServer {
@@ -260,8 +262,12 @@ func (s *wireServer) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	system, prompt := s.read(body)
+	answer := script
+	if s.answer != nil {
+		answer = s.answer
+	}
 	w.Header().Set("Content-Type", "application/json")
-	io.WriteString(w, s.wrap(script(system, prompt), "stop"))
+	io.WriteString(w, s.wrap(answer(system, prompt), "stop"))
 }
 
 // read returns the system prompt and the user prompt of a request body.

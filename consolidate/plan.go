@@ -22,6 +22,10 @@ type window struct {
 	nums    []int     // their numbers in the thread, 1-based
 	parts   []string  // the parts of a long record, in order
 	context string    // observations pass: the text just before the window
+	// replaces names earlier windows whose records are all gone from the
+	// thread: committing this window removes their memories. A window with
+	// no records only does that.
+	replaces []int64
 }
 
 // recordBlock renders one record as the model sees it.

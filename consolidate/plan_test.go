@@ -114,3 +114,40 @@ func TestCalendar(t *testing.T) {
 		t.Fatalf("calendar:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestChangedAndHeld: when a record counts as changed since its
+// checkpoint, and when a thread's last record is held back.
+func TestChangedAndHeld(t *testing.T) {
+	for _, tt := range []struct {
+		kept, now  string
+		last, want bool
+	}{
+		{"h1", "h1", false, false},
+		{"h1", "h2", false, true},
+		{"h1", "h2", true, true},
+		{"", "h2", false, false}, // checkpointed before hashes were kept: trusted
+		{"", "h2", true, true},   // ... except the last record, which may have grown
+	} {
+		if got := changed(tt.kept, tt.now, tt.last); got != tt.want {
+			t.Errorf("changed(%q, %q, last %v) = %v, want %v", tt.kept, tt.now, tt.last, got, tt.want)
+		}
+	}
+	now := time.Date(2026, 5, 11, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name string
+		last time.Time
+		idle time.Duration
+		want bool
+	}{
+		{"quiet long enough", now.Add(-30 * time.Minute), DefaultIdleAfter, false},
+		{"still going", now.Add(-29 * time.Minute), DefaultIdleAfter, true},
+		{"no hold-back", now.Add(-time.Minute), 0, false},
+		{"no time to measure", time.Time{}, DefaultIdleAfter, false},
+	} {
+		w := &Worker{IdleAfter: tt.idle, Now: func() time.Time { return now }}
+		th := &Thread{Records: []Record{{UID: "a"}, {UID: "b", Last: tt.last}}}
+		if got := w.held(th); got != tt.want {
+			t.Errorf("%s: held = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -21,6 +21,12 @@ type Record struct {
 	EndLine   int
 	Stamp     string    // the first message's timestamp as projected
 	Time      time.Time // zero when the stamp cannot be read
+	// Last is the time of its latest message (zero when none can be read):
+	// the thread's last record is held back while it is recent.
+	Last time.Time
+	// Hash is the hash of Text: the checkpoint keeps it, so a record that
+	// grows or is edited after it was read is read again.
+	Hash string
 }
 
 // Thread is one session read for consolidation.
@@ -59,6 +65,12 @@ func threadOf(rec cairn.SessionRecord, text string, loc *time.Location) *Thread 
 		if r.Time.IsZero() {
 			r.Time = rec.StartedAt
 		}
+		for _, sp := range spans[start:end] {
+			if t := parseStamp(sp.Timestamp, loc); t.After(r.Last) {
+				r.Last = t
+			}
+		}
+		r.Hash = shortHash(r.Text)
 		body := first.Body(text)
 		r.UID = recordUID(th.Key(), len(th.Records), first.Timestamp, body)
 		th.Records = append(th.Records, r)

@@ -22,6 +22,9 @@ const (
 	DefaultObservationMaxTokens   = 16000
 	DefaultCallTimeout            = 300 * time.Second
 	DefaultKnownNames             = 20
+	// DefaultIdleAfter is how long a thread must have been quiet before
+	// its last record is read: until then the session may still add to it.
+	DefaultIdleAfter = 30 * time.Minute
 )
 
 // Sessions is where the worker reads threads: the store's session records
@@ -38,9 +41,10 @@ type Worker struct {
 	Store    cairn.MemoryStore
 	Corpus   string         // the sessions corpus
 	Location *time.Location // the zone projections show times in (default UTC)
-	// Index, when set, is given each committed window's memories (the
-	// engine renders and indexes them as the memories corpus).
-	Index func(ctx context.Context, ms []cairn.Memory) error
+	// Index, when set, is given each committed window's memories and the
+	// memories it removed (the engine renders and indexes them as the
+	// memories corpus).
+	Index func(ctx context.Context, stored, removed []cairn.Memory) error
 
 	WindowChars int // a window's records, as rendered
 	PartChars   int // a part of a longer record
@@ -53,6 +57,13 @@ type Worker struct {
 	ObservationMaxTokens   int
 	CallTimeout            time.Duration // per model call
 	KnownNames             int           // names from other threads in the header
+	// IdleAfter holds a thread's last record back until the thread's
+	// latest message is this old (0: read it at once). A record read
+	// earlier and changed since is read again either way; holding back
+	// saves reading a growing record several times.
+	IdleAfter time.Duration
+	// Now is the clock IdleAfter is measured with (nil: time.Now).
+	Now func() time.Time
 }
 
 // New returns a worker with the defaults filled.
@@ -60,7 +71,8 @@ func New(llm cairn.LLM, sessions Sessions, store cairn.MemoryStore, corpus strin
 	return &Worker{LLM: llm, Sessions: sessions, Store: store, Corpus: corpus,
 		WindowChars: DefaultWindowChars, PartChars: DefaultPartChars, MaxTokens: DefaultMaxTokens,
 		ObservationWindowChars: DefaultObservationWindowChars, ObservationPartChars: DefaultObservationPartChars,
-		ObservationMaxTokens: DefaultObservationMaxTokens, CallTimeout: DefaultCallTimeout, KnownNames: DefaultKnownNames}
+		ObservationMaxTokens: DefaultObservationMaxTokens, CallTimeout: DefaultCallTimeout, KnownNames: DefaultKnownNames,
+		IdleAfter: DefaultIdleAfter}
 }
 
 func (w *Worker) apart() bool { return w.ObservationWindowChars > 0 }
@@ -139,14 +151,14 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 				res.Dropped[DropInvalidAnswer]++
 				res.Error = err.Error()
 			case err != nil:
-				res.Pending, _ = w.pending(context.WithoutCancel(ctx), threads)
+				res.Pending, res.Held, _ = w.pending(context.WithoutCancel(ctx), threads)
 				return res, err
 			default:
 				res.Windows++
 			}
 		}
 	}
-	res.Pending, err = w.pending(ctx, threads)
+	res.Pending, res.Held, err = w.pending(ctx, threads)
 	return res, err
 }
 
@@ -189,47 +201,137 @@ func (w *Worker) threads(ctx context.Context, thread string) ([]*Thread, error) 
 }
 
 // plans lists a thread's pending windows: the main pass's, then the
-// observations pass's.
+// observations pass's. A held-back last record is left out. Earlier
+// windows whose records are all gone are replaced by the pass's first
+// window, or by a window without records when there is none.
 func (w *Worker) plans(ctx context.Context, th *Thread) ([]window, error) {
 	var out []window
 	for _, pass := range w.passes() {
-		done, err := w.Store.DoneRecords(ctx, th.Corpus, th.Path, pass)
+		cp, err := w.checkpoint(ctx, th, pass)
 		if err != nil {
 			return nil, err
 		}
-		if pass == PassMain {
-			out = append(out, plan(th, done, pass, w.WindowChars, w.PartChars, 0)...)
-		} else {
-			out = append(out, plan(th, done, pass, w.ObservationWindowChars, w.ObservationPartChars, w.ObservationWindowChars/2)...)
+		if w.held(th) {
+			cp.done[th.Records[len(th.Records)-1].UID] = true
 		}
+		var wins []window
+		if pass == PassMain {
+			wins = plan(th, cp.done, pass, w.WindowChars, w.PartChars, 0)
+		} else {
+			wins = plan(th, cp.done, pass, w.ObservationWindowChars, w.ObservationPartChars, w.ObservationWindowChars/2)
+		}
+		if len(cp.gone) > 0 {
+			if len(wins) == 0 {
+				wins = []window{{pass: pass}}
+			}
+			wins[0].replaces = cp.gone
+		}
+		out = append(out, wins...)
 	}
 	return out, nil
 }
 
-// pending counts the records some pass has not consolidated.
-func (w *Worker) pending(ctx context.Context, threads []*Thread) (int, error) {
-	n := 0
-	for _, th := range threads {
-		var done []map[string]bool
-		for _, pass := range w.passes() {
-			d, err := w.Store.DoneRecords(ctx, th.Corpus, th.Path, pass)
-			if err != nil {
-				return 0, err
-			}
-			done = append(done, d)
-		}
-		for _, r := range th.Records {
-			if slices.ContainsFunc(done, func(d map[string]bool) bool { return !d[r.UID] }) {
-				n++
+// progress is a thread's checkpoint in one pass as the worker reads it.
+type progress struct {
+	done map[string]bool // records done for good
+	gone []int64         // windows all of whose records are gone from the thread
+}
+
+// checkpoint reads which records of a thread a pass has done for good:
+// read, with the text they have now, in a window none of whose records
+// changed or went away since. A changed record makes its whole window
+// pending again, so the window's memories are replaced as a whole.
+func (w *Worker) checkpoint(ctx context.Context, th *Thread, pass string) (*progress, error) {
+	cp, err := w.Store.DoneRecords(ctx, th.Corpus, th.Path, pass)
+	if err != nil {
+		return nil, err
+	}
+	stale, present := map[int64]bool{}, map[int64]bool{}
+	inThread := map[string]bool{}
+	for i := range th.Records {
+		r := &th.Records[i]
+		inThread[r.UID] = true
+		if d, ok := cp[r.UID]; ok {
+			present[d.Window] = true
+			if changed(d.Hash, r.Hash, i == len(th.Records)-1) {
+				stale[d.Window] = true
 			}
 		}
 	}
-	return n, nil
+	p := &progress{done: map[string]bool{}}
+	for uid, d := range cp {
+		if !inThread[uid] {
+			stale[d.Window] = true
+			if !present[d.Window] && !slices.Contains(p.gone, d.Window) {
+				p.gone = append(p.gone, d.Window)
+			}
+		}
+	}
+	slices.Sort(p.gone)
+	for _, r := range th.Records {
+		if d, ok := cp[r.UID]; ok && !stale[d.Window] {
+			p.done[r.UID] = true
+		}
+	}
+	return p, nil
+}
+
+// changed compares a record's hash with the one its checkpoint kept. A
+// checkpoint from before hashes were kept is trusted, except for a
+// thread's last record: it may have grown since, so it is read once more.
+func changed(kept, now string, last bool) bool {
+	if kept == "" {
+		return last
+	}
+	return kept != now
+}
+
+// held reports whether a thread's last record is held back: the thread's
+// latest message is younger than IdleAfter. A record without a readable
+// time is not held.
+func (w *Worker) held(th *Thread) bool {
+	if w.IdleAfter <= 0 || len(th.Records) == 0 {
+		return false
+	}
+	last := th.Records[len(th.Records)-1].Last
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	return !last.IsZero() && now().Sub(last) < w.IdleAfter
+}
+
+// pending counts the records some pass has not consolidated, and among
+// them the held-back ones.
+func (w *Worker) pending(ctx context.Context, threads []*Thread) (pending, held int, err error) {
+	for _, th := range threads {
+		var done []map[string]bool
+		for _, pass := range w.passes() {
+			cp, err := w.checkpoint(ctx, th, pass)
+			if err != nil {
+				return 0, 0, err
+			}
+			done = append(done, cp.done)
+		}
+		for i, r := range th.Records {
+			if slices.ContainsFunc(done, func(d map[string]bool) bool { return !d[r.UID] }) {
+				pending++
+				if i == len(th.Records)-1 && w.held(th) {
+					held++
+				}
+			}
+		}
+	}
+	return pending, held, nil
 }
 
 // describe renders a window as it would be sent and measures it.
 func (w *Worker) describe(ctx context.Context, th *Thread, win *window) cairn.WindowPlan {
 	wp := cairn.WindowPlan{Thread: th.Key(), Pass: win.pass, Records: len(win.records), Parts: max(1, len(win.parts))}
+	if len(win.records) == 0 {
+		wp.Parts = 0 // only replaces windows whose records are gone: no model call
+		return wp
+	}
 	names := w.names(ctx, th)
 	sys := system(win.pass, !w.apart())
 	for i := 0; i < wp.Parts; i++ {
@@ -285,7 +387,7 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 	var answers []*answer
 	var running *episode
 	tokIn, tokOut := 0, 0
-	for i := 0; i < max(1, len(win.parts)); i++ {
+	for i := 0; i < max(1, len(win.parts)) && len(win.records) > 0; i++ {
 		a, resp, err := w.ask(ctx, win.pass, w.prompt(th, win, names, i, running))
 		tokIn, tokOut = tokIn+resp.TokensIn, tokOut+resp.TokensOut
 		res.TokensIn, res.TokensOut = res.TokensIn+resp.TokensIn, res.TokensOut+resp.TokensOut
@@ -299,19 +401,20 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 	}
 	g := &gate{th: th, win: win, dropped: res.Dropped}
 	mems := g.run(answers)
-	var uids []string
+	var uids, hashes []string
 	for _, r := range win.records {
-		uids = append(uids, r.UID)
+		uids, hashes = append(uids, r.UID), append(hashes, r.Hash)
 	}
 	summary := ""
 	for _, a := range answers {
 		summary = clean(a.SegmentSummary)
 	}
-	err := w.Store.CommitWindow(ctx, cairn.WindowCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
-		Records: uids, Memories: mems, Summary: summary, TokensIn: tokIn, TokensOut: tokOut})
+	removed, err := w.Store.CommitWindow(ctx, cairn.WindowCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
+		Records: uids, Hashes: hashes, Replaces: win.replaces, Memories: mems, Summary: summary, TokensIn: tokIn, TokensOut: tokOut})
 	if err != nil {
 		return err
 	}
+	res.Replaced += len(removed)
 	for _, m := range mems {
 		switch m.Kind {
 		case cairn.MemoryEpisode:
@@ -322,8 +425,8 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 			res.Items++
 		}
 	}
-	if w.Index != nil && len(mems) > 0 {
-		return w.Index(ctx, mems)
+	if w.Index != nil && len(mems)+len(removed) > 0 {
+		return w.Index(ctx, mems, removed)
 	}
 	return nil
 }

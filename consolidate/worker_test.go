@@ -109,8 +109,8 @@ func TestCancelBetweenWindows(t *testing.T) {
 // forgetful hides the checkpoint, so every window is consolidated again.
 type forgetful struct{ cairn.MemoryStore }
 
-func (forgetful) DoneRecords(context.Context, string, string, string) (map[string]bool, error) {
-	return map[string]bool{}, nil
+func (forgetful) DoneRecords(context.Context, string, string, string) (map[string]cairn.DoneRecord, error) {
+	return map[string]cairn.DoneRecord{}, nil
 }
 
 // TestSameWindowTwice: consolidating windows again stores no duplicate.

@@ -111,10 +111,16 @@ func (e *Engine) Memory(ctx context.Context, id string) (cairn.Memory, error) {
 }
 
 // indexMemories writes the documents of committed memories and indexes
-// them in one batch, without scanning the folder.
-func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory) error {
+// them in one batch, without scanning the folder. When a commit removed
+// memories (a window read again) the folder is rebuilt from the table
+// instead, which also drops their documents.
+func (e *Engine) indexMemories(ctx context.Context, ms, removed []cairn.Memory) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
+	if len(removed) > 0 {
+		_, err := e.syncMemories(ctx, nil)
+		return err
+	}
 	b := &cairn.Batch{Corpus: cairn.MemoriesCorpus}
 	var fresh []string
 	for i := range ms {

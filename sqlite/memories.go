@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,20 +60,44 @@ const memoriesSchema = `CREATE TABLE memories(
 		created_at INTEGER NOT NULL
 	);`
 
+// recordHashes is the migration that lets a record be read again when its
+// text changes: the checkpoint keeps each record's content hash, and each
+// memory the window that wrote it (filled for existing memories from the
+// checkpoint of their first source record), so reading a window again
+// replaces exactly its memories.
+const recordHashes = `ALTER TABLE consolidated_records ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN window_id INTEGER NOT NULL DEFAULT 0;
+	UPDATE memories SET window_id = COALESCE(
+		(SELECT cr.window_id FROM consolidated_records cr WHERE cr.corpus=memories.corpus AND cr.thread=memories.thread
+			AND cr.pass=(CASE WHEN memories.kind='observation' THEN 'observations' ELSE 'main' END)
+			AND cr.uid=json_extract(memories.data, '$.provenance[0].record')),
+		(SELECT cr.window_id FROM consolidated_records cr WHERE cr.corpus=memories.corpus AND cr.thread=memories.thread
+			AND cr.pass='main' AND cr.uid=json_extract(memories.data, '$.provenance[0].record')),
+		0);
+	CREATE INDEX memories_window ON memories(window_id);
+	CREATE INDEX consolidated_records_window ON consolidated_records(window_id);`
+
 var _ cairn.MemoryStore = (*Store)(nil)
 
 // CommitWindow writes a window's memories and marks its records done in one
 // transaction: a window counts as consolidated only once its memories are
 // stored. A memory whose id exists is replaced, keeping its created time,
-// so consolidating a window twice adds nothing.
-func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) error {
+// so consolidating a window twice adds nothing. When some of the window's
+// records were done before in this pass (a record changed, so its window
+// is read again), the earlier windows are replaced: their memories that
+// this window does not write again are removed and returned, and their
+// records that this window does not read become pending.
+func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) ([]cairn.Memory, error) {
+	if len(w.Hashes) != 0 && len(w.Hashes) != len(w.Records) {
+		return nil, fmt.Errorf("commit window of %s: %d hashes for %d records", w.Thread, len(w.Hashes), len(w.Records))
+	}
 	db, err := s.writer()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin window commit: %w", err)
+		return nil, fmt.Errorf("begin window commit: %w", err)
 	}
 	defer tx.Rollback()
 	now := time.Now()
@@ -79,28 +105,118 @@ func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) error {
 		tokens_in, tokens_out, created_at) VALUES(?,?,?,?,?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, len(w.Records),
 		len(w.Memories), w.Summary, w.TokensIn, w.TokensOut, now.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("record window of %s: %w", w.Thread, err)
+		return nil, fmt.Errorf("record window of %s: %w", w.Thread, err)
 	}
 	win, _ := res.LastInsertId()
+	removed, err := replaceWindows(ctx, tx, w)
+	if err != nil {
+		return nil, err
+	}
 	for i := range w.Memories {
-		if err := putMemory(ctx, tx, &w.Memories[i], now); err != nil {
-			return err
+		if err := putMemory(ctx, tx, &w.Memories[i], win, now); err != nil {
+			return nil, err
 		}
 	}
-	for _, uid := range w.Records {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO consolidated_records(corpus, thread, pass, uid, window_id)
-			VALUES(?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, uid, win); err != nil {
-			return fmt.Errorf("mark record %s done: %w", uid, err)
+	for i, uid := range w.Records {
+		hash := ""
+		if len(w.Hashes) > 0 {
+			hash = w.Hashes[i]
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO consolidated_records(corpus, thread, pass, uid, window_id, hash)
+			VALUES(?,?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, uid, win, hash); err != nil {
+			return nil, fmt.Errorf("mark record %s done: %w", uid, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit window of %s: %w", w.Thread, err)
+		return nil, fmt.Errorf("commit window of %s: %w", w.Thread, err)
 	}
 	s.wrote.Store(true)
+	return removed, nil
+}
+
+// replaceWindows undoes the earlier windows of this pass that read any of
+// w's records, and those w.Replaces names: it deletes their memories that
+// w does not write again and their checkpoint rows, and returns the deleted
+// memories.
+func replaceWindows(ctx context.Context, tx *sql.Tx, w cairn.WindowCommit) ([]cairn.Memory, error) {
+	old := map[int64]bool{}
+	for _, win := range w.Replaces {
+		old[win] = true
+	}
+	for _, uid := range w.Records {
+		var win int64
+		err := tx.QueryRowContext(ctx, `SELECT window_id FROM consolidated_records WHERE corpus=? AND thread=? AND pass=? AND uid=?`,
+			w.Corpus, w.Thread, w.Pass, uid).Scan(&win)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, fmt.Errorf("read checkpoint of %s: %w", uid, err)
+		default:
+			old[win] = true
+		}
+	}
+	keep := map[string]bool{}
+	for _, m := range w.Memories {
+		keep[m.ID] = true
+	}
+	var removed []cairn.Memory
+	for _, win := range slices.Sorted(maps.Keys(old)) {
+		ms, err := queryMemories(ctx, tx, `SELECT data FROM memories WHERE window_id=? ORDER BY id`, win)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if keep[m.ID] {
+				continue
+			}
+			if err := deleteMemory(ctx, tx, m.ID); err != nil {
+				return nil, err
+			}
+			removed = append(removed, m)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM consolidated_records WHERE corpus=? AND thread=? AND pass=? AND window_id=?`,
+			w.Corpus, w.Thread, w.Pass, win); err != nil {
+			return nil, fmt.Errorf("reopen window %d of %s: %w", win, w.Thread, err)
+		}
+	}
+	return removed, nil
+}
+
+// deleteMemory removes a memory.
+func deleteMemory(ctx context.Context, tx *sql.Tx, id string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id=?`, id); err != nil {
+		return fmt.Errorf("remove memory %s: %w", id, err)
+	}
 	return nil
 }
 
-func putMemory(ctx context.Context, tx *sql.Tx, m *cairn.Memory, now time.Time) error {
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryMemories decodes the data column of a query's rows.
+func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]cairn.Memory, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	defer rows.Close()
+	out := []cairn.Memory{}
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("list memories: %w", err)
+		}
+		var m cairn.Memory
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			return nil, fmt.Errorf("decode memory: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func putMemory(ctx context.Context, tx *sql.Tx, m *cairn.Memory, window int64, now time.Time) error {
 	var created int64
 	switch err := tx.QueryRowContext(ctx, `SELECT created_at FROM memories WHERE id=?`, m.ID).Scan(&created); {
 	case errors.Is(err, sql.ErrNoRows):
@@ -118,10 +234,10 @@ func putMemory(ctx context.Context, tx *sql.Tx, m *cairn.Memory, now time.Time) 
 	}
 	corpus, thread, _ := strings.Cut(m.Thread, "/")
 	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO memories(id, kind, title, summary, body, about, corpus, thread,
-		told_at, event_date, start_date, end_date, status, superseded_by, data, created_at, updated_at)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, m.ID, m.Kind, m.Title, m.Summary, m.Body, m.About, corpus, thread,
+		told_at, event_date, start_date, end_date, status, superseded_by, data, created_at, updated_at, window_id)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, m.ID, m.Kind, m.Title, m.Summary, m.Body, m.About, corpus, thread,
 		unixMilli(m.ToldAt), m.EventDate, m.StartDate, m.EndDate, m.Status, m.SupersededBy, string(data), created,
-		now.UnixMilli())
+		now.UnixMilli(), window)
 	if err != nil {
 		return fmt.Errorf("store memory %s: %w", m.ID, err)
 	}
@@ -135,22 +251,23 @@ func unixMilli(t time.Time) int64 {
 	return t.UnixMilli()
 }
 
-// DoneRecords returns the uids of a thread's records that a pass has
-// consolidated.
-func (s *Store) DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]bool, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT uid FROM consolidated_records WHERE corpus=? AND thread=? AND pass=?`,
+// DoneRecords returns the records of a thread that a pass has consolidated,
+// with the hash each had when it was read and the window that read it.
+func (s *Store) DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]cairn.DoneRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT uid, hash, window_id FROM consolidated_records WHERE corpus=? AND thread=? AND pass=?`,
 		corpus, thread, pass)
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint of %s: %w", thread, err)
 	}
 	defer rows.Close()
-	out := map[string]bool{}
+	out := map[string]cairn.DoneRecord{}
 	for rows.Next() {
 		var uid string
-		if err := rows.Scan(&uid); err != nil {
+		var d cairn.DoneRecord
+		if err := rows.Scan(&uid, &d.Hash, &d.Window); err != nil {
 			return nil, fmt.Errorf("read checkpoint of %s: %w", thread, err)
 		}
-		out[uid] = true
+		out[uid] = d
 	}
 	return out, rows.Err()
 }
@@ -182,24 +299,7 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list memories: %w", err)
-	}
-	defer rows.Close()
-	out := []cairn.Memory{}
-	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return nil, fmt.Errorf("list memories: %w", err)
-		}
-		var m cairn.Memory
-		if err := json.Unmarshal([]byte(data), &m); err != nil {
-			return nil, fmt.Errorf("decode memory: %w", err)
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return queryMemories(ctx, s.r, q, args...)
 }
 
 // Memory returns one memory or cairn.ErrNotFound.

@@ -374,4 +374,5 @@ var migrations = []string{
 	);
 	CREATE INDEX vectors_identity ON vectors(identity);`,
 	memoriesSchema, // memories.go
+	recordHashes,   // memories.go
 }

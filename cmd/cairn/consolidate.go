@@ -10,6 +10,8 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/consolidate"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/llm"
 )
 
@@ -21,6 +23,7 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 	thread := fs.String("thread", "", "consolidate only this session (id or projection path)")
 	limit := fs.Int("limit", 0, "at most this many windows (0: no limit)")
 	dry := fs.Bool("dry-run", false, "print the windows with character counts and token estimates; call no model")
+	idle := fs.Duration("idle", consolidate.DefaultIdleAfter, "hold a session's last record back until the session has been quiet this long (0: read it now)")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -31,6 +34,9 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 	}
 	if *limit < 0 {
 		return usagef("--limit %d: allowed 0 (no limit) or more", *limit)
+	}
+	if *idle < 0 {
+		return usagef("--idle %v: allowed 0 (read open records now) or more", *idle)
 	}
 	eng, cfg, err := e.open(ctx)
 	if err != nil {
@@ -55,7 +61,8 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "consolidate: %s (%s): %d records, %d parts, ~%d tokens\n", w.Thread, w.Pass, w.Records, w.Parts, w.Tokens)
 		}
 	}
-	res, err := eng.Consolidate(ctx, model, opts, nil)
+	tune := &engine.ConsolidateOptions{Tune: func(w *consolidate.Worker) { w.IdleAfter = *idle }}
+	res, err := eng.Consolidate(ctx, model, opts, tune)
 	if err != nil {
 		return err
 	}
@@ -97,6 +104,15 @@ func (e *env) consolidateModel(cfg *config.Config) (cairn.LLM, func() error, err
 	return llm.Counting(model, usage), usage.Flush, nil
 }
 
+// heldNote says how many pending records wait for their session to go
+// quiet.
+func heldNote(res *cairn.ConsolidateResult) string {
+	if res.Held == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d held back: their session is still going)", res.Held)
+}
+
 func printConsolidate(e *env, res *cairn.ConsolidateResult, dry bool) {
 	if dry {
 		chars, tokens := 0, 0
@@ -104,12 +120,15 @@ func printConsolidate(e *env, res *cairn.ConsolidateResult, dry bool) {
 			fmt.Fprintf(e.stdout, "%s (%s): %d records, %d parts, %d chars, ~%d tokens\n", w.Thread, w.Pass, w.Records, w.Parts, w.Chars, w.Tokens)
 			chars, tokens = chars+w.Chars, tokens+w.Tokens
 		}
-		fmt.Fprintf(e.stdout, "dry run: %d threads, %d windows, %d chars, ~%d tokens to send; %d records pending\n",
-			res.Threads, res.Windows, chars, tokens, res.Pending)
+		fmt.Fprintf(e.stdout, "dry run: %d threads, %d windows, %d chars, ~%d tokens to send; %d records pending%s\n",
+			res.Threads, res.Windows, chars, tokens, res.Pending, heldNote(res))
 		return
 	}
-	fmt.Fprintf(e.stdout, "%s: %d threads, %d windows: %d episodes, %d items, %d observations; %d records pending\n",
-		res.Status, res.Threads, res.Windows, res.Episodes, res.Items, res.Observations, res.Pending)
+	fmt.Fprintf(e.stdout, "%s: %d threads, %d windows: %d episodes, %d items, %d observations; %d records pending%s\n",
+		res.Status, res.Threads, res.Windows, res.Episodes, res.Items, res.Observations, res.Pending, heldNote(res))
+	if res.Replaced > 0 {
+		fmt.Fprintf(e.stdout, "replaced: %d memories of windows read again (a record changed)\n", res.Replaced)
+	}
 	if len(res.Dropped) > 0 {
 		var parts []string
 		for k, v := range res.Dropped {

@@ -44,7 +44,7 @@ func TestCLIConsolidate(t *testing.T) {
 	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
 	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
 	c.ok("sync")
-	resultKeys := []string{"threads", "windows", "episodes", "items", "observations", "dropped", "pending", "status"}
+	resultKeys := []string{"threads", "windows", "episodes", "items", "observations", "dropped", "pending", "status", "held", "replaced"}
 
 	// Dry run: windows with characters and token estimates, no model.
 	out := c.ok("consolidate", "--dry-run", "--json")
@@ -124,6 +124,7 @@ func TestCLIConsolidate(t *testing.T) {
 		{[]string{"memories", "show", "m-0000000000000000"}, 1},
 		{[]string{"memories", "frobnicate"}, 2},
 		{[]string{"consolidate", "--limit", "-1"}, 2},
+		{[]string{"consolidate", "--idle", "-1m"}, 2},
 		{[]string{"consolidate", "--thread", "no-such-session"}, 2},
 	} {
 		if _, stderr, code := c.run(tt.args...); code != tt.code {
