@@ -100,12 +100,17 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	}
 	idn := e.opts.Embedder.Identity()
 	id := idn.Key()
+	n, err := e.store.CountVectors(ctx, id)
+	if err != nil {
+		return err
+	}
 	var ix *vector.Index
-	err := e.store.EachVector(ctx, id, func(k int64, v []float32) error {
+	err = e.store.EachVector(ctx, id, func(k int64, v []float32) error {
 		if ix == nil {
 			ix = vector.New(len(v))
+			ix.Grow(n) // one allocation instead of doublings
 		}
-		return ix.Add(k, v)
+		return ix.Add(k, v) // Add copies v
 	})
 	if err != nil {
 		return err

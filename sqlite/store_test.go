@@ -238,7 +238,7 @@ func TestVectors(t *testing.T) {
 		t.Errorf("another identity sees %d pending, want 2: vector spaces never mix", n)
 	}
 	var got []float32
-	s.EachVector(ctx, "id-1", func(id int64, v []float32) error { got = v; return nil })
+	s.EachVector(ctx, "id-1", func(id int64, v []float32) error { got = append([]float32(nil), v...); return nil })
 	if len(got) != 2 || got[0] != 0.6 || got[1] != -0.8 {
 		t.Errorf("vector round trip = %v", got)
 	}

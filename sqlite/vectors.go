@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -82,24 +83,36 @@ func (s *Store) PutVectors(ctx context.Context, identity string, ids []int64, ve
 	return nil
 }
 
-// EachVector calls fn with every vector made by identity.
+// EachVector calls fn with every vector made by identity. v is reused
+// between calls: fn copies what it keeps.
 func (s *Store) EachVector(ctx context.Context, identity string, fn func(chunkID int64, v []float32) error) error {
 	rows, err := s.r.QueryContext(ctx, `SELECT chunk_id, vec FROM vectors WHERE identity = ?`, identity)
 	if err != nil {
 		return fmt.Errorf("load vectors: %w", err)
 	}
 	defer rows.Close()
+	var v []float32 // reused: fn must copy what it keeps
 	for rows.Next() {
 		var id int64
-		var blob []byte
+		var blob sql.RawBytes
 		if err := rows.Scan(&id, &blob); err != nil {
 			return fmt.Errorf("load vectors: %w", err)
 		}
-		if err := fn(id, DecodeVector(blob)); err != nil {
+		v = decodeInto(v, blob)
+		if err := fn(id, v); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// CountVectors counts the vectors stored under an embedder identity.
+func (s *Store) CountVectors(ctx context.Context, identity string) (int, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM vectors WHERE identity = ?`, identity).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count vectors: %w", err)
+	}
+	return n, nil
 }
 
 // ChunkDocs calls fn with every indexed chunk and a document holding it.
@@ -168,8 +181,15 @@ func EncodeVector(v []float32) []byte {
 }
 
 // DecodeVector reads float32 little endian.
-func DecodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
+func DecodeVector(b []byte) []float32 { return decodeInto(nil, b) }
+
+// decodeInto decodes b into v's storage when it is large enough.
+func decodeInto(v []float32, b []byte) []float32 {
+	n := len(b) / 4
+	if cap(v) < n {
+		v = make([]float32, n)
+	}
+	v = v[:n]
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}

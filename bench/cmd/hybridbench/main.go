@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -27,12 +29,25 @@ func main() {
 	queries := flag.Int("queries", 500, "queries per mode")
 	shared := flag.String("shared", "../shared", "folder holding models/use-lite and lib/onnxruntime")
 	out := flag.String("out", "", "work directory, kept and reused by later runs (default: a temporary one, removed)")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the query runs to this file")
 	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hybridbench:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		cpuProfile = f
+	}
 	if err := run(*notes, *queries, *shared, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "hybridbench:", err)
 		os.Exit(1)
 	}
 }
+
+// cpuProfile, when set, receives a CPU profile of the query runs.
+var cpuProfile *os.File
 
 func run(notes, nq int, shared, work string) error {
 	ctx := context.Background()
@@ -73,10 +88,22 @@ func run(notes, nq int, shared, work string) error {
 	fmt.Printf("%d notes, %d chunks: sync with embedding %.1fs (%d chunks embedded, %.0f chunks/s overall)\n",
 		notes, res.Corpora[0].Chunks, secs, res.Embedded, float64(res.Embedded)/secs)
 	qs := corpus.Queries(nq, 1)
-	for _, mode := range []string{cairn.ModeHybrid, cairn.ModeVector, cairn.ModeLexical} {
-		for _, q := range qs[:min(50, len(qs))] { // warm-up
+	if cpuProfile != nil {
+		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	modes := []string{cairn.ModeHybrid, cairn.ModeVector, cairn.ModeLexical}
+	// Warm: the first vector query loads the index; the garbage of that
+	// load is collected before anything is timed.
+	for _, mode := range modes {
+		for _, q := range qs[:min(50, len(qs))] {
 			eng.Search(ctx, q, &cairn.SearchOptions{Mode: mode})
 		}
+	}
+	runtime.GC()
+	for _, mode := range modes {
 		var lat []time.Duration
 		errs := 0
 		for _, q := range qs {
@@ -94,5 +121,8 @@ func run(notes, nq int, shared, work string) error {
 		pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
 		fmt.Printf("%-8s n=%d p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms\n", mode, len(lat), pct(0.5), pct(0.95), pct(0.99), pct(1))
 	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Printf("heap in use %.0f MB after the runs\n", float64(ms.HeapInuse)/(1<<20))
 	return nil
 }
