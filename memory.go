@@ -123,6 +123,15 @@ type WindowCommit struct {
 	TokensOut int
 }
 
+// Committed is what a window's commit changed besides storing the
+// window's memories.
+type Committed struct {
+	Removed []Memory // memories of replaced windows not written again
+	// Touched names other memories it changed: sleep decisions undone
+	// because a memory they involved was written again or removed.
+	Touched []string
+}
+
 // DoneRecord is one record's checkpoint in one pass.
 type DoneRecord struct {
 	Hash   string // the record's content hash when it was read; "" when read before hashes were kept
@@ -135,9 +144,10 @@ type MemoryStore interface {
 	// CommitWindow writes a window's memories (replacing any with the same
 	// id) and marks its records done, atomically. When some of its records
 	// were done before, the earlier windows that read them are replaced:
-	// their memories that this window does not write again are removed
-	// (and returned), and their other records become pending.
-	CommitWindow(ctx context.Context, w WindowCommit) (removed []Memory, err error)
+	// their memories that this window does not write again are removed,
+	// and their other records become pending. Sleep decisions involving a
+	// memory written again or removed are undone.
+	CommitWindow(ctx context.Context, w WindowCommit) (Committed, error)
 	// DoneRecords returns the checkpoint of a thread in a pass: each done
 	// record's uid with its hash and window.
 	DoneRecords(ctx context.Context, corpus, thread, pass string) (map[string]DoneRecord, error)

@@ -41,10 +41,10 @@ type Worker struct {
 	Store    cairn.MemoryStore
 	Corpus   string         // the sessions corpus
 	Location *time.Location // the zone projections show times in (default UTC)
-	// Index, when set, is given each committed window's memories and the
-	// memories it removed (the engine renders and indexes them as the
+	// Index, when set, is given each committed window's memories and what
+	// else the commit changed (the engine renders and indexes them as the
 	// memories corpus).
-	Index func(ctx context.Context, stored, removed []cairn.Memory) error
+	Index func(ctx context.Context, stored []cairn.Memory, other cairn.Committed) error
 
 	WindowChars int // a window's records, as rendered
 	PartChars   int // a part of a longer record
@@ -409,12 +409,12 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 	for _, a := range answers {
 		summary = clean(a.SegmentSummary)
 	}
-	removed, err := w.Store.CommitWindow(ctx, cairn.WindowCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
+	done, err := w.Store.CommitWindow(ctx, cairn.WindowCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
 		Records: uids, Hashes: hashes, Replaces: win.replaces, Memories: mems, Summary: summary, TokensIn: tokIn, TokensOut: tokOut})
 	if err != nil {
 		return err
 	}
-	res.Replaced += len(removed)
+	res.Replaced += len(done.Removed)
 	for _, m := range mems {
 		switch m.Kind {
 		case cairn.MemoryEpisode:
@@ -425,8 +425,8 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 			res.Items++
 		}
 	}
-	if w.Index != nil && len(mems)+len(removed) > 0 {
-		return w.Index(ctx, mems, removed)
+	if w.Index != nil && len(mems)+len(done.Removed)+len(done.Touched) > 0 {
+		return w.Index(ctx, mems, done)
 	}
 	return nil
 }

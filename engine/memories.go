@@ -98,7 +98,45 @@ func (e *Engine) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Me
 	if f.Kind != "" && f.Kind != cairn.MemoryEpisode && f.Kind != cairn.MemoryObservation && !slices.Contains(cairn.ItemKinds, f.Kind) {
 		return nil, cairn.Invalidf("kind %q: allowed %s, %s, %s", f.Kind, cairn.MemoryEpisode, cairn.MemoryObservation, strings.Join(cairn.ItemKinds, ", "))
 	}
+	if f.Status != "" && f.Status != cairn.StatusActive && f.Status != cairn.StatusSuperseded {
+		return nil, cairn.Invalidf("status %q: allowed %s, %s or empty for both", f.Status, cairn.StatusActive, cairn.StatusSuperseded)
+	}
 	return e.store.Memories(ctx, f)
+}
+
+// MemoryLinks lists the links from or to a memory (related, supersedes,
+// merged), oldest first.
+func (e *Engine) MemoryLinks(ctx context.Context, id string) ([]cairn.MemoryLink, error) {
+	return e.store.MemoryLinks(ctx, strings.TrimSpace(id))
+}
+
+// SleepOptions tune the sleep pass beyond cairn.SleepOptions; nil means
+// the consolidate package's defaults.
+type SleepOptions struct {
+	// Tune, when set, adjusts the sleeper before it runs.
+	Tune func(s *consolidate.Sleeper)
+}
+
+// Sleep runs the sleep pass over the stored memories with the fast model:
+// near-duplicates merged, superseded memories marked, related ones linked.
+// The memories corpus is brought up to date afterwards (superseded
+// memories leave it). A dry run lists the candidate groups without calling
+// the model (model may then be nil).
+func (e *Engine) Sleep(ctx context.Context, model cairn.LLM, opts *cairn.SleepOptions, tune *SleepOptions) (*cairn.SleepResult, error) {
+	s := consolidate.NewSleeper(model, e.store)
+	if tune != nil && tune.Tune != nil {
+		tune.Tune(s)
+	}
+	res, err := s.Run(ctx, opts)
+	if err != nil || opts != nil && opts.DryRun {
+		return res, err
+	}
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	if _, err := e.syncMemories(ctx, nil); err != nil {
+		return res, err
+	}
+	return res, nil
 }
 
 // Memory returns one memory by id, or an error matching cairn.ErrNotFound.
@@ -111,13 +149,13 @@ func (e *Engine) Memory(ctx context.Context, id string) (cairn.Memory, error) {
 }
 
 // indexMemories writes the documents of committed memories and indexes
-// them in one batch, without scanning the folder. When a commit removed
-// memories (a window read again) the folder is rebuilt from the table
-// instead, which also drops their documents.
-func (e *Engine) indexMemories(ctx context.Context, ms, removed []cairn.Memory) error {
+// them in one batch, without scanning the folder. When a commit changed
+// other memories too (removed those of a window read again, undid sleep
+// decisions) the folder is rebuilt from the table instead.
+func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory, other cairn.Committed) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
-	if len(removed) > 0 {
+	if len(other.Removed)+len(other.Touched) > 0 {
 		_, err := e.syncMemories(ctx, nil)
 		return err
 	}
@@ -173,7 +211,8 @@ func (e *Engine) writeMemory(m *cairn.Memory) (cairn.Document, error) {
 
 // syncMemories rebuilds the memories folder from the memories table
 // (writing only documents that are missing or differ, removing those of
-// memories no longer stored) and indexes it like a files corpus.
+// memories no longer stored or no longer active) and indexes it like a
+// files corpus.
 func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
 	r := cairn.CorpusSyncResult{Name: cairn.MemoriesCorpus}
 	ms, err := e.store.Memories(ctx, cairn.MemoryFilter{})
@@ -191,6 +230,9 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 	want := map[string]bool{}
 	for i := range ms {
 		m := &ms[i]
+		if m.Status != cairn.StatusActive {
+			continue // superseded: out of searches, read with cairn memories show
+		}
 		rel := consolidate.DocumentPath(m)
 		want[rel] = true
 		if st, ok := states[rel]; ok && st.Hash == sha256Hex(consolidate.Document(m)) {

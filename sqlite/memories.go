@@ -87,17 +87,18 @@ var _ cairn.MemoryStore = (*Store)(nil)
 // is read again), the earlier windows are replaced: their memories that
 // this window does not write again are removed and returned, and their
 // records that this window does not read become pending.
-func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) ([]cairn.Memory, error) {
+func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) (cairn.Committed, error) {
+	var c cairn.Committed
 	if len(w.Hashes) != 0 && len(w.Hashes) != len(w.Records) {
-		return nil, fmt.Errorf("commit window of %s: %d hashes for %d records", w.Thread, len(w.Hashes), len(w.Records))
+		return c, fmt.Errorf("commit window of %s: %d hashes for %d records", w.Thread, len(w.Hashes), len(w.Records))
 	}
 	db, err := s.writer()
 	if err != nil {
-		return nil, err
+		return c, err
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("begin window commit: %w", err)
+		return c, fmt.Errorf("begin window commit: %w", err)
 	}
 	defer tx.Rollback()
 	now := time.Now()
@@ -105,16 +106,15 @@ func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) ([]cairn
 		tokens_in, tokens_out, created_at) VALUES(?,?,?,?,?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, len(w.Records),
 		len(w.Memories), w.Summary, w.TokensIn, w.TokensOut, now.UnixMilli())
 	if err != nil {
-		return nil, fmt.Errorf("record window of %s: %w", w.Thread, err)
+		return c, fmt.Errorf("record window of %s: %w", w.Thread, err)
 	}
 	win, _ := res.LastInsertId()
-	removed, err := replaceWindows(ctx, tx, w)
-	if err != nil {
-		return nil, err
+	if c, err = replaceWindows(ctx, tx, w, now); err != nil {
+		return c, err
 	}
 	for i := range w.Memories {
 		if err := putMemory(ctx, tx, &w.Memories[i], win, now); err != nil {
-			return nil, err
+			return c, err
 		}
 	}
 	for i, uid := range w.Records {
@@ -124,21 +124,23 @@ func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) ([]cairn
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO consolidated_records(corpus, thread, pass, uid, window_id, hash)
 			VALUES(?,?,?,?,?,?)`, w.Corpus, w.Thread, w.Pass, uid, win, hash); err != nil {
-			return nil, fmt.Errorf("mark record %s done: %w", uid, err)
+			return c, fmt.Errorf("mark record %s done: %w", uid, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("commit window of %s: %w", w.Thread, err)
+		return c, fmt.Errorf("commit window of %s: %w", w.Thread, err)
 	}
 	s.wrote.Store(true)
-	return removed, nil
+	return c, nil
 }
 
 // replaceWindows undoes the earlier windows of this pass that read any of
 // w's records, and those w.Replaces names: it deletes their memories that
-// w does not write again and their checkpoint rows, and returns the deleted
-// memories.
-func replaceWindows(ctx context.Context, tx *sql.Tx, w cairn.WindowCommit) ([]cairn.Memory, error) {
+// w does not write again and their checkpoint rows. It also undoes the
+// sleep decisions involving any memory removed or about to be written
+// again.
+func replaceWindows(ctx context.Context, tx *sql.Tx, w cairn.WindowCommit, now time.Time) (cairn.Committed, error) {
+	var c cairn.Committed
 	old := map[int64]bool{}
 	for _, win := range w.Replaces {
 		old[win] = true
@@ -150,7 +152,7 @@ func replaceWindows(ctx context.Context, tx *sql.Tx, w cairn.WindowCommit) ([]ca
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return nil, fmt.Errorf("read checkpoint of %s: %w", uid, err)
+			return c, fmt.Errorf("read checkpoint of %s: %w", uid, err)
 		default:
 			old[win] = true
 		}
@@ -159,27 +161,40 @@ func replaceWindows(ctx context.Context, tx *sql.Tx, w cairn.WindowCommit) ([]ca
 	for _, m := range w.Memories {
 		keep[m.ID] = true
 	}
-	var removed []cairn.Memory
+	var gone []string
 	for _, win := range slices.Sorted(maps.Keys(old)) {
 		ms, err := queryMemories(ctx, tx, `SELECT data FROM memories WHERE window_id=? ORDER BY id`, win)
 		if err != nil {
-			return nil, err
+			return c, err
 		}
 		for _, m := range ms {
-			if keep[m.ID] {
-				continue
+			if !keep[m.ID] {
+				c.Removed = append(c.Removed, m)
+				gone = append(gone, m.ID)
 			}
-			if err := deleteMemory(ctx, tx, m.ID); err != nil {
-				return nil, err
-			}
-			removed = append(removed, m)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM consolidated_records WHERE corpus=? AND thread=? AND pass=? AND window_id=?`,
 			w.Corpus, w.Thread, w.Pass, win); err != nil {
-			return nil, fmt.Errorf("reopen window %d of %s: %w", win, w.Thread, err)
+			return c, fmt.Errorf("reopen window %d of %s: %w", win, w.Thread, err)
 		}
 	}
-	return removed, nil
+	for _, id := range append(slices.Sorted(maps.Keys(keep)), gone...) {
+		touched, err := release(ctx, tx, id, now)
+		if err != nil {
+			return c, err
+		}
+		for _, t := range touched {
+			if !keep[t] && !slices.Contains(gone, t) && !slices.Contains(c.Touched, t) {
+				c.Touched = append(c.Touched, t)
+			}
+		}
+	}
+	for _, id := range gone {
+		if err := deleteMemory(ctx, tx, id); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
 
 // deleteMemory removes a memory.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func testMemory(id, kind string, records ...string) cairn.Memory {
@@ -42,11 +44,11 @@ func TestCommitWindowReplaces(t *testing.T) {
 		if w.Pass == "" {
 			w.Pass = "main"
 		}
-		removed, err := s.CommitWindow(ctx, w)
+		c, err := s.CommitWindow(ctx, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ids(removed)
+		return ids(c.Removed)
 	}
 	done := func(pass string) map[string]string {
 		t.Helper()
@@ -149,5 +151,103 @@ func TestMigrateRecordHashes(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]cairn.DoneRecord{"a": {Window: 7}, "b": {Window: 9}}, cp); d != "" {
 		t.Errorf("checkpoint after the migration (-want +got):\n%s", d)
+	}
+}
+
+// TestApplySleepAndRelease: sleep decisions apply per group, refuse a
+// group whose member is no longer active, and are undone when
+// consolidation writes a memory again or removes it.
+func TestApplySleepAndRelease(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	commit := func(records []string, ms ...cairn.Memory) cairn.Committed {
+		t.Helper()
+		c, err := s.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main", Records: records, Memories: ms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	get := func(id string) cairn.Memory {
+		t.Helper()
+		m, err := s.Memory(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	links := func(id string) []string {
+		t.Helper()
+		ls, err := s.MemoryLinks(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range ls {
+			out = append(out, l.From+" "+l.Kind+" "+l.To)
+		}
+		return out
+	}
+	a, b, c := testMemory("m-a", "fact", "a"), testMemory("m-b", "fact", "b"), testMemory("m-c", "fact", "c")
+	a.Cues, b.Cues = []string{"cue a"}, []string{"cue b"}
+	commit([]string{"a"}, a)
+	commit([]string{"b"}, b)
+	commit([]string{"c"}, c)
+
+	// b absorbs a.
+	kept, gone := b, a
+	add := &cairn.MemoryAddition{Cues: []string{"cue a"}, Provenance: a.Provenance}
+	kept.Cues = []string{"cue b", "cue a"}
+	kept.Provenance = append(slices.Clone(b.Provenance), a.Provenance...)
+	gone.Status, gone.SupersededBy = cairn.StatusSuperseded, "m-b"
+	if err := s.ApplySleep(ctx, cairn.SleepChange{Members: []string{"m-a", "m-b"}, Updates: []cairn.Memory{gone, kept},
+		Links: []cairn.MemoryLink{{From: "m-b", To: "m-a", Kind: cairn.LinkMerged, Added: add}}}); err != nil {
+		t.Fatal(err)
+	}
+	// A group with a member merged meanwhile changes nothing.
+	c2 := c
+	c2.Status, c2.SupersededBy = cairn.StatusSuperseded, "m-a"
+	if err := s.ApplySleep(ctx, cairn.SleepChange{Members: []string{"m-a", "m-c"}, Updates: []cairn.Memory{c2}}); !errors.Is(err, cairn.ErrNotFound) {
+		t.Errorf("a stale group: %v, want ErrNotFound", err)
+	}
+	if got := get("m-c"); got.Status != cairn.StatusActive {
+		t.Errorf("a stale group changed m-c: %+v", got)
+	}
+	// c supersedes b.
+	newer, old := c, get("m-b")
+	newer.Body = "Before (m-b): m-b"
+	old.Status, old.SupersededBy = cairn.StatusSuperseded, "m-c"
+	if err := s.ApplySleep(ctx, cairn.SleepChange{Members: []string{"m-b", "m-c"}, Updates: []cairn.Memory{old, newer},
+		Links: []cairn.MemoryLink{{From: "m-c", To: "m-b", Kind: cairn.LinkSupersedes, Added: &cairn.MemoryAddition{Body: newer.Body}}}}); err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := s.JudgedPairs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[[2]string]bool{{"m-a", "m-b"}: true, {"m-b", "m-c"}: true}, pairs); d != "" {
+		t.Errorf("judged pairs (-want +got):\n%s", d)
+	}
+
+	// c is written again: b comes back, c's links and pairs go.
+	if got := commit([]string{"c"}, c); !slices.Equal(got.Touched, []string{"m-b"}) || len(got.Removed) != 0 {
+		t.Errorf("writing m-c again: %+v, want m-b touched", got)
+	}
+	if got := get("m-b"); got.Status != cairn.StatusActive || got.SupersededBy != "" || len(got.Cues) != 2 {
+		t.Errorf("m-b after m-c was written again: %+v", got)
+	}
+	if d := cmp.Diff([]string{"m-b merged m-a"}, links("m-b")); d != "" {
+		t.Errorf("links of m-b (-want +got):\n%s", d)
+	}
+	// a's record is read again and a is no longer written: b gives back
+	// what a added.
+	if got := commit([]string{"a"}); !slices.Equal(got.Touched, []string{"m-b"}) || !slices.Equal(ids(got.Removed), []string{"m-a"}) {
+		t.Errorf("removing m-a: %+v", got)
+	}
+	if d := cmp.Diff(b, get("m-b"), cmpopts.IgnoreFields(cairn.Memory{}, "CreatedAt", "Status")); d != "" {
+		t.Errorf("m-b after m-a went (-want +got):\n%s", d)
+	}
+	if l := links("m-b"); len(l) != 0 {
+		t.Errorf("links left: %v", l)
 	}
 }

@@ -375,4 +375,5 @@ var migrations = []string{
 	CREATE INDEX vectors_identity ON vectors(identity);`,
 	memoriesSchema, // memories.go
 	recordHashes,   // memories.go
+	linksSchema,    // links.go
 }

@@ -83,12 +83,18 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 // the agent's usage file. Without the table the model is nil: the run
 // pauses as unavailable.
 func (e *env) consolidateModel(cfg *config.Config) (cairn.LLM, func() error, error) {
+	return e.model(cfg, cairn.PurposeConsolidate)
+}
+
+// model builds the [llm.<purpose>] client, counting tokens in the agent's
+// usage file; nil without the table.
+func (e *env) model(cfg *config.Config, purpose string) (cairn.LLM, func() error, error) {
 	none := func() error { return nil }
-	lc, ok := cfg.LLM[cairn.PurposeConsolidate]
+	lc, ok := cfg.LLM[purpose]
 	if !ok {
 		return nil, none, nil
 	}
-	model, err := llm.New(lc, cairn.PurposeConsolidate, os.Getenv)
+	model, err := llm.New(lc, purpose, os.Getenv)
 	if err != nil {
 		return nil, none, err
 	}

@@ -132,3 +132,109 @@ func TestCLIConsolidate(t *testing.T) {
 		}
 	}
 }
+
+// fakeFast answers the sleep pass: every group's memories are duplicates.
+func fakeFast(t *testing.T) *httptest.Server {
+	ids := regexp.MustCompile(`=== (m-[0-9a-f]{16}) ·`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		json.Unmarshal(body, &req)
+		var group []string
+		for _, m := range ids.FindAllStringSubmatch(req.Messages[len(req.Messages)-1].Content, -1) {
+			group = append(group, m[1])
+		}
+		answer, _ := json.Marshal(map[string]any{"duplicates": []any{map[string]any{"ids": group, "reason": "The same preference."}},
+			"supersedes": []any{}, "related": []any{}})
+		out, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": string(answer)}}},
+			"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 5}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func appendConfig(t *testing.T, c *cli, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(c.home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprint(f, text)
+}
+
+func TestCLIMemoriesSleep(t *testing.T) {
+	c := newCLI(t)
+	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
+	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
+	c.ok("sync")
+	appendConfig(t, c, fmt.Sprintf("\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", fakeChat(t).URL+"/v1"))
+	c.ok("consolidate", "--json")
+	count := func(args ...string) int {
+		var list struct{ Memories []json.RawMessage }
+		json.Unmarshal([]byte(c.ok(append([]string{"memories", "list", "--json"}, args...)...)), &list)
+		return len(list.Memories)
+	}
+	prefs := count("--kind", "preference")
+	if prefs < 2 {
+		t.Fatalf("%d preference memories, want near-duplicates to sleep on", prefs)
+	}
+	before := count()
+	sleepKeys := []string{"groups", "merged", "superseded", "linked", "dropped", "status", "pending"}
+
+	out := c.ok("memories", "sleep", "--dry-run", "--json")
+	wantKeys(t, "sleep dry run", json.RawMessage(out), append(sleepKeys, "plan")...)
+	out = c.ok("memories", "sleep", "--json") // no [llm.fast]: paused, exit 0
+	wantKeys(t, "sleep", json.RawMessage(out), sleepKeys...)
+	if !strings.Contains(out, `"status":"paused_unavailable"`) || count() != before {
+		t.Errorf("sleep without a fast model = %s", out)
+	}
+
+	appendConfig(t, c, fmt.Sprintf("\n[llm.fast]\napi = \"openai\"\nbase_url = %q\nmodel = \"fast\"\n", fakeFast(t).URL+"/v1"))
+	var res struct {
+		Status         string
+		Groups, Merged int
+	}
+	json.Unmarshal([]byte(c.ok("memories", "sleep", "--json")), &res)
+	if res.Status != "completed" || res.Groups == 0 || res.Merged != prefs-1 {
+		t.Fatalf("sleep = %+v, want the %d preferences merged into one", res, prefs)
+	}
+	if n := count(); n != before-res.Merged {
+		t.Errorf("%d active memories after merging %d of %d", n, res.Merged, before)
+	}
+	if n := count("--status", "all"); n != before {
+		t.Errorf("%d memories in all, want %d", n, before)
+	}
+	var gone struct{ Memories []struct{ ID string } }
+	json.Unmarshal([]byte(c.ok("memories", "list", "--status", "superseded", "--json")), &gone)
+	if len(gone.Memories) != res.Merged {
+		t.Fatalf("superseded = %+v", gone)
+	}
+	id := gone.Memories[0].ID
+	out = c.ok("memories", "show", id, "--json")
+	if !strings.Contains(out, `"status":"superseded"`) || !strings.Contains(out, `"links":[{`) || !strings.Contains(out, `"kind":"merged"`) {
+		t.Errorf("memories show of a merged memory = %s", out)
+	}
+	if text := c.ok("memories", "show", id); !strings.Contains(text, "Links:\n- merged into m-") {
+		t.Errorf("memories show text = %q", text)
+	}
+	if again := c.ok("memories", "sleep"); !strings.HasPrefix(again, "completed: 0 groups") {
+		t.Errorf("a second sleep = %q, want nothing to judge", again)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"memories", "sleep", "--limit", "-1"}, 2},
+		{[]string{"memories", "sleep", "extra"}, 2},
+		{[]string{"memories", "list", "--status", "gone"}, 2},
+	} {
+		if _, stderr, code := c.run(tt.args...); code != tt.code {
+			t.Errorf("cairn %v: exit %d (%s), want %d", tt.args, code, stderr, tt.code)
+		}
+	}
+}

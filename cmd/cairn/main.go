@@ -38,9 +38,10 @@ Usage:
   cairn models list [--json]
   cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
   cairn eval longmemeval --data FILE [--mode lexical] [--json]
-  cairn consolidate [--thread ID] [--limit N] [--dry-run] [--json]   turn sessions into memories ([llm.consolidate]); --limit caps windows
-  cairn memories list [--kind K] [--json]     list consolidated memories
-  cairn memories show ID [--json]
+  cairn consolidate [--thread ID] [--limit N] [--idle 30m] [--dry-run] [--json]   turn sessions into memories ([llm.consolidate]); --limit caps windows
+  cairn memories list [--kind K] [--status active|superseded|all] [--json]   list consolidated memories (active by default)
+  cairn memories show ID [--json]             a memory with its links
+  cairn memories sleep [--limit N] [--dry-run] [--json]   merge near-duplicates, mark superseded memories, link related ones ([llm.fast])
 
 Global flags (any position):
   --agent NAME     agent whose data to use (default "default")

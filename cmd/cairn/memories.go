@@ -7,26 +7,31 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/consolidate"
+	"github.com/cairnmemory/cairn/engine"
 )
 
-// cmdMemories lists or shows consolidated memories.
+// cmdMemories lists or shows consolidated memories, or runs the sleep
+// pass over them.
 func cmdMemories(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		return usagef("memories needs a subcommand: list or show")
+		return usagef("memories needs a subcommand: list, show or sleep")
 	}
 	switch args[0] {
 	case "list":
 		return memoriesList(ctx, e, args[1:])
 	case "show":
 		return memoriesShow(ctx, e, args[1:])
+	case "sleep":
+		return memoriesSleep(ctx, e, args[1:]) // sleep.go
 	default:
-		return usagef("unknown memories subcommand %q: allowed list, show", args[0])
+		return usagef("unknown memories subcommand %q: allowed list, show, sleep", args[0])
 	}
 }
 
 func memoriesList(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("memories list")
 	kind := fs.String("kind", "", "only memories of this kind: episode, observation or an item kind")
+	status := fs.String("status", cairn.StatusActive, "only memories of this status: active, superseded or all")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -35,12 +40,19 @@ func memoriesList(ctx context.Context, e *env, args []string) error {
 	if err := noPositional("memories list", pos); err != nil {
 		return err
 	}
+	switch *status {
+	case cairn.StatusActive, cairn.StatusSuperseded:
+	case "all":
+		*status = ""
+	default:
+		return usagef("--status %q: allowed active, superseded, all", *status)
+	}
 	eng, _, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close(ctx)
-	ms, err := eng.Memories(ctx, cairn.MemoryFilter{Kind: *kind})
+	ms, err := eng.Memories(ctx, cairn.MemoryFilter{Kind: *kind, Status: *status})
 	if err != nil {
 		return err
 	}
@@ -56,7 +68,11 @@ func memoriesList(ctx context.Context, e *env, args []string) error {
 		if !m.ToldAt.IsZero() {
 			told = m.ToldAt.Format("2006-01-02")
 		}
-		fmt.Fprintf(e.stdout, "%s  %-12s %-10s %s\n", m.ID, m.Kind, told, m.Title)
+		title := m.Title
+		if m.Status != cairn.StatusActive {
+			title += " (" + m.Status + ")"
+		}
+		fmt.Fprintf(e.stdout, "%s  %-12s %-10s %s\n", m.ID, m.Kind, told, title)
 	}
 	return nil
 }
@@ -83,10 +99,47 @@ func memoriesShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	links, err := eng.MemoryLinks(ctx, m.ID)
+	if err != nil {
+		return err
+	}
 	if e.json {
-		return e.printJSON(m)
+		return e.printJSON(struct {
+			cairn.Memory
+			Links []cairn.MemoryLink `json:"links"`
+		}{m, links})
 	}
 	fmt.Fprint(e.stdout, consolidate.Document(&m))
 	fmt.Fprintf(e.stdout, "\nid %s · thread cairn://%s\n", m.ID, m.Thread)
+	if len(links) > 0 {
+		fmt.Fprintln(e.stdout, "\nLinks:")
+		for _, l := range links {
+			fmt.Fprintf(e.stdout, "- %s\n", linkLine(ctx, eng, m.ID, l))
+		}
+	}
 	return nil
+}
+
+// linkLine says what a link is from the shown memory's side: "merged
+// m-… (title)", "merged into m-…", "supersedes m-…", "superseded by m-…",
+// "related m-…", with the model's reason.
+func linkLine(ctx context.Context, eng *engine.Engine, id string, l cairn.MemoryLink) string {
+	other, verb := l.To, l.Kind
+	if l.To == id {
+		other = l.From
+		switch l.Kind {
+		case cairn.LinkMerged:
+			verb = "merged into"
+		case cairn.LinkSupersedes:
+			verb = "superseded by"
+		}
+	}
+	s := verb + " " + other
+	if o, err := eng.Memory(ctx, other); err == nil {
+		s += " (" + o.Title + ")"
+	}
+	if l.Reason != "" {
+		s += ": " + l.Reason
+	}
+	return s
 }

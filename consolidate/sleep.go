@@ -1,0 +1,236 @@
+package consolidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Defaults of a Sleeper.
+const (
+	// DefaultSleepMinScore is the similarity (word overlap plus bonuses)
+	// two memories need to be judged together.
+	DefaultSleepMinScore = 0.4
+	DefaultSleepGroup    = 8   // members of a group at most
+	DefaultSleepPosting  = 200 // a word, concept or subject shared by more memories pairs nothing
+	DefaultSleepTokens   = 4000
+	DefaultSleepTimeout  = 120 * time.Second
+	DefaultSleepBody     = 1500 // characters of a body shown to the model
+)
+
+const schemaNameSleep = "cairn_sleep"
+
+var schemaSleep = mustRead("prompts/sleep.schema.json")
+
+// Sleeper is the later pass over stored memories: it finds groups of
+// active memories of one family that look alike (in code: shared words of
+// title and summary, shared concepts, the same subject), asks the fast
+// model what they are to each other, and applies what a gate in code lets
+// through: duplicates merged into the best-supported one, older memories
+// superseded by newer ones, related ones linked both ways. Each group is
+// one transaction; a pair of memories is judged once, so a second pass
+// changes nothing.
+type Sleeper struct {
+	LLM   cairn.LLM
+	Store cairn.SleepStore
+
+	MinScore    float64
+	MaxGroup    int
+	MaxPosting  int
+	MaxTokens   int
+	CallTimeout time.Duration
+	BodyChars   int
+}
+
+// NewSleeper returns a sleeper with the defaults filled.
+func NewSleeper(llm cairn.LLM, store cairn.SleepStore) *Sleeper {
+	return &Sleeper{LLM: llm, Store: store, MinScore: DefaultSleepMinScore, MaxGroup: DefaultSleepGroup,
+		MaxPosting: DefaultSleepPosting, MaxTokens: DefaultSleepTokens, CallTimeout: DefaultSleepTimeout, BodyChars: DefaultSleepBody}
+}
+
+// Run judges every candidate group (a dry run only lists them). Groups
+// are found again after each round, so members that an earlier round left
+// out of a full group are judged in the same run. An unavailable or busy
+// model pauses the pass with every group judged so far applied and none
+// half-applied; that is not an error. The error is for the store or a
+// cancelled context.
+func (s *Sleeper) Run(ctx context.Context, opts *cairn.SleepOptions) (*cairn.SleepResult, error) {
+	o := cairn.SleepOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.Limit < 0 {
+		return nil, cairn.Invalidf("limit %d: allowed 0 (no limit) or more", o.Limit)
+	}
+	res := &cairn.SleepResult{Dropped: map[string]int{}, Status: cairn.ConsolidateCompleted}
+	skip := map[[2]string]bool{} // pairs of groups this run could not judge
+	for {
+		groups, ms, judged, err := s.candidates(ctx, skip)
+		if err != nil {
+			return res, err
+		}
+		if o.DryRun {
+			res.Plan, res.Groups, res.Pending = groups, len(groups), len(groups)
+			return res, nil
+		}
+		if len(groups) == 0 {
+			return res, nil
+		}
+		for i, g := range groups {
+			if o.Limit > 0 && res.Groups >= o.Limit {
+				res.Pending = len(groups) - i
+				return res, nil
+			}
+			err := s.judge(ctx, g, ms, judged, res)
+			var p *errPause
+			switch {
+			case errors.As(err, &p):
+				res.Status, res.Error, res.Pending = p.status, p.err.Error(), len(groups)-i
+				return res, nil
+			case errors.Is(err, errUnusable), errors.Is(err, cairn.ErrNotFound):
+				if errors.Is(err, errUnusable) {
+					res.Dropped[DropInvalidAnswer]++
+					res.Error = err.Error()
+				} else {
+					res.Dropped[DropSleepStale]++
+				}
+				for x, a := range g.Members {
+					for _, b := range g.Members[x+1:] {
+						skip[pairKey(a, b)] = true
+					}
+				}
+			case err != nil:
+				return res, err
+			default:
+				res.Groups++
+			}
+		}
+	}
+}
+
+// candidates reads the active memories and the judged pairs and finds the
+// groups to judge.
+func (s *Sleeper) candidates(ctx context.Context, skip map[[2]string]bool) ([]cairn.SleepGroup, map[string]cairn.Memory, map[[2]string]bool, error) {
+	all, err := s.Store.Memories(ctx, cairn.MemoryFilter{Status: cairn.StatusActive})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	judged, err := s.Store.JudgedPairs(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	both := map[[2]string]bool{}
+	for p := range judged {
+		both[p] = true
+	}
+	for p := range skip {
+		both[p] = true
+	}
+	ms := map[string]cairn.Memory{}
+	for _, m := range all {
+		ms[m.ID] = m
+	}
+	return sleepGroups(all, both, s.MinScore, s.MaxGroup, s.MaxPosting), ms, judged, nil
+}
+
+// judge asks the model about one group, gates its decisions and applies
+// them in one transaction.
+func (s *Sleeper) judge(ctx context.Context, grp cairn.SleepGroup, ms map[string]cairn.Memory, judged map[[2]string]bool, res *cairn.SleepResult) error {
+	var members []cairn.Memory
+	for _, id := range grp.Members {
+		members = append(members, ms[id])
+	}
+	a, err := s.ask(ctx, sleepPrompt(grp.Family, members, s.BodyChars), res)
+	if err != nil {
+		return err
+	}
+	dropped := map[string]int{}
+	g := newSleepGate(members, judged, dropped)
+	change := g.run(a)
+	if err := s.Store.ApplySleep(ctx, change); err != nil {
+		return err
+	}
+	for k, v := range dropped {
+		res.Dropped[k] += v
+	}
+	res.Merged += g.nMerged
+	res.Superseded += g.nSuperseded
+	res.Linked += g.nLinked
+	return nil
+}
+
+// ask sends a group to the fast model, asking once more when the answer
+// cannot be read; an answer that breaks the schema but is a JSON object is
+// read leniently and the gate drops what is wrong in it.
+func (s *Sleeper) ask(ctx context.Context, prompt string, res *cairn.SleepResult) (*sleepAnswer, error) {
+	req := &cairn.LLMRequest{System: sleepSystem(), Prompt: redacted(prompt), Purpose: cairn.PurposeFast,
+		MaxTokens: s.MaxTokens, Schema: schemaSleep, SchemaName: schemaNameSleep}
+	var last error
+	for range 2 {
+		resp, err := s.call(ctx, req)
+		if resp != nil {
+			res.TokensIn, res.TokensOut = res.TokensIn+resp.TokensIn, res.TokensOut+resp.TokensOut
+		}
+		var inv *cairn.InvalidOutputError
+		switch {
+		case err == nil:
+			a, derr := decodeSleep(resp.Text)
+			if derr == nil {
+				return a, nil
+			}
+			last = fmt.Errorf("read answer: %w", derr)
+		case errors.As(err, &inv):
+			if a, derr := decodeSleep(inv.Raw); derr == nil {
+				return a, nil
+			}
+			last = err
+		case errors.Is(err, cairn.ErrInvalid):
+			last = err
+		default:
+			return nil, pause(ctx, err)
+		}
+	}
+	return nil, fmt.Errorf("judge group: %w: %v", errUnusable, last)
+}
+
+func (s *Sleeper) call(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {
+	if s.CallTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.CallTimeout)
+		defer cancel()
+	}
+	if s.LLM == nil {
+		return nil, fmt.Errorf("%w: no fast model configured for sleep (set [llm.fast] in config.toml)", cairn.ErrUnavailable)
+	}
+	return s.LLM.Complete(ctx, req)
+}
+
+// decodeSleep reads the model's answer: one JSON object, possibly fenced,
+// with at least one of the schema's fields.
+func decodeSleep(text string) (*sleepAnswer, error) {
+	s := strings.TrimSpace(text)
+	if strings.HasPrefix(s, "```") {
+		s = s[strings.IndexByte(s, '\n')+1:]
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return nil, errNoObject
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &keys); err != nil {
+		return nil, err
+	}
+	if keys["duplicates"] == nil && keys["supersedes"] == nil && keys["related"] == nil {
+		return nil, errors.New("answer has none of duplicates, supersedes, related")
+	}
+	var a sleepAnswer
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
