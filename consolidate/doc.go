@@ -29,6 +29,15 @@
 // window's old memories replaced (ids stay content-derived: what is said
 // again keeps its id, what is no longer said goes).
 //
+// A Sleeper is the later pass over stored memories: groups of active
+// memories of one kind family that look alike are found in code (shared
+// words of title and summary, concepts, subject), the fast model says
+// which are duplicates, which supersede which and which are related, and
+// a gate in code (sleep_gate.go) keeps what is consistent: duplicates
+// merged into the best-supported one, older memories superseded by newer
+// ones, related ones linked both ways. Each group is one transaction and
+// each pair is judged once.
+//
 // Prompts are files beside the code (prompts/), the project's own words.
 //
 // Quick start (the engine wires this for cairn consolidate):
@@ -36,4 +45,5 @@
 //	w := consolidate.New(model, store, store, "sessions")
 //	res, err := w.Run(ctx, nil)
 //	// res.Status: "completed", "paused_unavailable" or "paused_busy"
+//	slept, err := consolidate.NewSleeper(fast, store).Run(ctx, nil)
 package consolidate

@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,25 @@ func TestGoldenSleepPrompt(t *testing.T) {
 	}
 	got := "SYSTEM:\n" + sleepSystem() + "\nUSER:\n" + sleepPrompt(FamilyKnowledge, ms, 40)
 	golden(t, "testdata/sleep-group.golden", got)
+}
+
+// BenchmarkSleepGroups finds the candidate groups among 10,000 memories
+// with a vocabulary of 3,000 words (12 words each, 8 concepts of 2,000).
+func BenchmarkSleepGroups(b *testing.B) {
+	var ms []cairn.Memory
+	for i := range 10000 {
+		var w []string
+		for j := range 12 {
+			w = append(w, fmt.Sprintf("word%d", (i*7+j*j*31+j*i)%3000))
+		}
+		kind := []string{"fact", "decision", "procedure", "observation"}[i%4]
+		ms = append(ms, cairn.Memory{ID: fmt.Sprintf("m-%016d", i), Kind: kind, Status: cairn.StatusActive,
+			Title: strings.Join(w[:6], " "), Summary: strings.Join(w[6:], " "), Concepts: []string{fmt.Sprintf("c%d", i%2000)},
+			ToldAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)})
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		groups := sleepGroups(ms, map[[2]string]bool{}, DefaultSleepMinScore, DefaultSleepGroup, DefaultSleepPosting)
+		b.ReportMetric(float64(len(groups)), "groups")
+	}
 }
