@@ -282,9 +282,9 @@ func TestSleepOverWire(t *testing.T) {
 	}
 }
 
-// TestSleepPauses: an unavailable or busy fast model pauses the pass with
-// exit status completed groups applied and none half-applied; the next
-// pass finishes.
+// TestSleepPauses: an unavailable or busy fast model pauses the pass (a
+// status, not an error) with the groups judged so far applied and none
+// half-applied; the next pass finishes the rest.
 func TestSleepPauses(t *testing.T) {
 	busyFrom := func(n int) fault {
 		return func(i int, w http.ResponseWriter, r *http.Request) bool {
