@@ -99,3 +99,62 @@ func TestRankMatchesBM25(t *testing.T) {
 		})
 	}
 }
+
+// TestSpan checks the constant-time span against a full count as chunks
+// come and go.
+func TestSpan(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	check := func(when string) {
+		t.Helper()
+		sp, err := s.Span(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want cairn.IndexSpan
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM chunks`).
+			Scan(&want.Rows, &want.MinID, &want.MaxID); err != nil {
+			t.Fatal(err)
+		}
+		if sp != want {
+			t.Errorf("%s: Span = %+v, want %+v", when, sp, want)
+		}
+	}
+	check("empty")
+	for i := range 300 {
+		d := doc("n", fmt.Sprintf("%d.md", i), fmt.Sprintf("note %d\nline two %d\n", i, i))
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{d}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after 300 documents") // 600 rows: a two-byte varint
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Remove: []string{"0.md", "7.md", "299.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GC(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after removals")
+}
+
+func TestVarint(t *testing.T) {
+	tests := []struct {
+		in   []byte
+		want uint64
+		ok   bool
+	}{
+		{[]byte{0x00}, 0, true},
+		{[]byte{0x7f}, 127, true},
+		{[]byte{0x81, 0x00}, 128, true},
+		{[]byte{0x84, 0xd8, 0x58}, 4<<14 | 0x58<<7 | 0x58, true},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, ^uint64(0), true},
+		{[]byte{0x81}, 0, false},
+		{nil, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := varint(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("varint(% x) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -270,15 +270,59 @@ func (s *Store) MatchCount(ctx context.Context, match string, max int) (cairn.Ma
 	return m, nil
 }
 
-// Span reports how many chunks the index holds and their id range.
+// Span reports how many chunks the index holds and their id range, in
+// constant time: the row count is FTS5's own (the first varint of its
+// averages record, id 1 of the %_data table, which FTS5 keeps exact on
+// every insert and delete), the range comes from the rowid b-tree. A
+// count(*) over chunks walked every page: 75 ms a CLI search at 105k
+// chunks, measured.
 func (s *Store) Span(ctx context.Context) (cairn.IndexSpan, error) {
 	var sp cairn.IndexSpan
-	err := s.r.QueryRowContext(ctx, `SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM chunks`).
-		Scan(&sp.Rows, &sp.MinID, &sp.MaxID)
+	var avg []byte
+	err := s.r.QueryRowContext(ctx, `SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks),
+		(SELECT block FROM chunks_fts_data WHERE id = 1)`).Scan(&sqlNullInt{&sp.MinID}, &sqlNullInt{&sp.MaxID}, &avg)
 	if err != nil {
 		return sp, fmt.Errorf("read index span: %w", err)
 	}
+	if len(avg) > 0 {
+		n, ok := varint(avg)
+		if !ok {
+			return sp, fmt.Errorf("read index span: unreadable FTS5 averages record")
+		}
+		sp.Rows = int64(n)
+	}
 	return sp, nil
+}
+
+// sqlNullInt scans an integer that may be NULL (as 0).
+type sqlNullInt struct{ p *int64 }
+
+func (n *sqlNullInt) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*n.p = 0
+	case int64:
+		*n.p = x
+	default:
+		return fmt.Errorf("not an integer: %T", v)
+	}
+	return nil
+}
+
+// varint decodes SQLite's variable-length integer (big-endian groups of 7
+// bits, the high bit set on all but the last byte; a ninth byte carries 8).
+func varint(b []byte) (uint64, bool) {
+	var v uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), true
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // DocumentText returns the indexed text snapshot of one document.
