@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -13,8 +14,12 @@ import (
 //go:embed prompts
 var promptFS embed.FS
 
-var prompts = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join}).
-	ParseFS(promptFS, "prompts/*.md", "prompts/*.tmpl"))
+// prompts parses the templates on first use, not at process start: every
+// cairn command links this package and most never render a prompt.
+var prompts = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join}).
+		ParseFS(promptFS, "prompts/*.md", "prompts/*.tmpl"))
+})
 
 // Schemas: the main window's (the spec's field names), the same without
 // observations (when they are read apart), and the observations pass's.
@@ -53,7 +58,7 @@ func system(pass string, observations bool) string {
 		name = "observations.md"
 	}
 	var b strings.Builder
-	if err := prompts.ExecuteTemplate(&b, name, map[string]bool{"Observations": observations}); err != nil {
+	if err := prompts().ExecuteTemplate(&b, name, map[string]bool{"Observations": observations}); err != nil {
 		panic(fmt.Sprintf("render %s: %v", name, err))
 	}
 	return strings.TrimSpace(b.String()) + "\n"
@@ -87,7 +92,7 @@ func header(th *Thread, recs []*Record, names []string) windowData {
 
 func renderWindow(d windowData) string {
 	var b strings.Builder
-	if err := prompts.ExecuteTemplate(&b, "window.tmpl", d); err != nil {
+	if err := prompts().ExecuteTemplate(&b, "window.tmpl", d); err != nil {
 		panic(fmt.Sprintf("render window: %v", err))
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"

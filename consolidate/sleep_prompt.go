@@ -10,7 +10,7 @@ import (
 // sleepSystem is the sleep pass's system prompt (prompts/sleep.md).
 func sleepSystem() string {
 	var b strings.Builder
-	if err := prompts.ExecuteTemplate(&b, "sleep.md", nil); err != nil {
+	if err := prompts().ExecuteTemplate(&b, "sleep.md", nil); err != nil {
 		panic(fmt.Sprintf("render sleep.md: %v", err))
 	}
 	return strings.TrimSpace(b.String()) + "\n"
@@ -58,7 +58,7 @@ func sleepPrompt(family string, ms []cairn.Memory, bodyChars int) string {
 		d.Members = append(d.Members, sm)
 	}
 	var b strings.Builder
-	if err := prompts.ExecuteTemplate(&b, "sleep.tmpl", d); err != nil {
+	if err := prompts().ExecuteTemplate(&b, "sleep.tmpl", d); err != nil {
 		panic(fmt.Sprintf("render sleep group: %v", err))
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"

@@ -4,14 +4,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/internal/jsonschema"
 )
 
-var schemaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// validSchemaName reports whether name is 1 to 64 letters, digits, _ and
+// - (a loop: the equivalent regexp compiles 64 states at process start).
+func validSchemaName(name string) bool {
+	if len(name) < 1 || len(name) > 64 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // DefaultSchemaName names a schema on the wire when the request gives none.
 const DefaultSchemaName = "answer"
@@ -27,7 +38,7 @@ func Schema(req *cairn.LLMRequest) (*jsonschema.Schema, string, error) {
 	if name == "" {
 		name = DefaultSchemaName
 	}
-	if !schemaName.MatchString(name) {
+	if !validSchemaName(name) {
 		return nil, "", cairn.Invalidf("schema name %q; allowed: 1 to 64 letters, digits, _ and -", name)
 	}
 	s, err := jsonschema.Compile(req.Schema)
