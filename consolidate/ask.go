@@ -23,12 +23,12 @@ const (
 // is asked again once. Unavailable and busy models pause the run.
 func (w *Worker) ask(ctx context.Context, pass, prompt string) (*answer, cairn.LLMResponse, error) {
 	req := &cairn.LLMRequest{System: system(pass, !w.apart()), Prompt: redacted(prompt), Purpose: cairn.PurposeConsolidate,
-		MaxTokens: w.MaxTokens, Schema: schemaMain, SchemaName: schemaNameMain}
+		MaxTokens: w.MaxTokens, Schema: schemaMain(), SchemaName: schemaNameMain}
 	switch {
 	case pass == PassObservations:
-		req.MaxTokens, req.Schema, req.SchemaName = w.ObservationMaxTokens, schemaObservations, schemaNameObservations
+		req.MaxTokens, req.Schema, req.SchemaName = w.ObservationMaxTokens, schemaObservations(), schemaNameObservations
 	case w.apart():
-		req.Schema = schemaMainApart
+		req.Schema = schemaMainApart()
 	}
 	var used cairn.LLMResponse
 	var last error

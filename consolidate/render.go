@@ -23,10 +23,11 @@ var prompts = sync.OnceValue(func() *template.Template {
 
 // Schemas: the main window's (the spec's field names), the same without
 // observations (when they are read apart), and the observations pass's.
+// They are read on first use, like the templates.
 var (
-	schemaMain         = mustRead("prompts/window.schema.json")
-	schemaObservations = mustRead("prompts/observations.schema.json")
-	schemaMainApart    = withoutObservations(schemaMain)
+	schemaMain         = sync.OnceValue(func() json.RawMessage { return mustRead("prompts/window.schema.json") })
+	schemaObservations = sync.OnceValue(func() json.RawMessage { return mustRead("prompts/observations.schema.json") })
+	schemaMainApart    = sync.OnceValue(func() json.RawMessage { return withoutObservations(schemaMain()) })
 )
 
 func mustRead(name string) json.RawMessage {

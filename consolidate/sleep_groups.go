@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cairnmemory/cairn"
@@ -65,16 +66,16 @@ func profileOf(m *cairn.Memory) profile {
 }
 
 // stopWords are frequent English words that say nothing about a subject.
-var stopWords = map[string]bool{}
-
-func init() {
+var stopWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`the and for with that this from into are was were has have had not but
 		its it's their them they you your our she her his him who what when where which will would can could
 		should than then there these those been being also only about after before over under more most
 		some such each other any all one two use used uses using does did done via per out off now new`) {
-		stopWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
 
 // words splits text into lowercase words of letters and digits, keeping
 // those of three or more characters or with a digit, without stop words.
@@ -82,7 +83,7 @@ func words(text string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		digit := strings.ContainsFunc(w, unicode.IsDigit)
-		if (len([]rune(w)) >= 3 || digit) && !stopWords[w] {
+		if (len([]rune(w)) >= 3 || digit) && !stopWords()[w] {
 			out = append(out, w)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -42,8 +43,10 @@ func aiderFind(root string) ([]string, error) {
 }
 
 var (
-	aiderHeader = regexp.MustCompile(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
-	aiderModel  = regexp.MustCompile(`^(?:Main model|Models?): (\S+)`)
+	aiderHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
+	})
+	aiderModel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Main model|Models?): (\S+)`) })
 )
 
 const aiderTimeLayout = "2006-01-02 15:04:05"
@@ -59,7 +62,7 @@ func parseAider(data []byte, o ParseOptions) ([]cairn.Session, error) {
 	var b *aiderBuilder
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSuffix(line, "\r")
-		if m := aiderHeader.FindStringSubmatch(line); m != nil {
+		if m := aiderHeader().FindStringSubmatch(line); m != nil {
 			if b != nil {
 				out = append(out, b.finish())
 			}
@@ -222,7 +225,7 @@ func (b *aiderBuilder) flushStatus() {
 	}
 	var lines []string
 	for _, l := range b.status {
-		if m := aiderModel.FindStringSubmatch(l); m != nil {
+		if m := aiderModel().FindStringSubmatch(l); m != nil {
 			b.model = m[1]
 		}
 		if l != "" {

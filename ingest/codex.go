@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -440,7 +441,7 @@ func (b *codexBuilder) addUser(e codexEntry, text string, keep bool) {
 	case text == "":
 	case injected:
 		if b.s.Cwd == "" {
-			if m := codexCwdRe.FindStringSubmatch(text); m != nil {
+			if m := codexCwdRe().FindStringSubmatch(text); m != nil {
 				b.s.Cwd = strings.TrimSpace(m[1])
 			}
 		}
@@ -576,7 +577,9 @@ func codexPatchFiles(patch string) string {
 }
 
 // codexExitRe finds a shell exit code in tool output text.
-var codexExitRe = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) (-?\d+)`)
+var codexExitRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) (-?\d+)`)
+})
 
 // codexOutput reads a tool output: a string (often a JSON string of
 // {output, metadata{exit_code}}), content items, or {content, success}.
@@ -614,7 +617,7 @@ func codexFailed(text string) bool {
 	if len(head) > 500 {
 		head = head[:500]
 	}
-	m := codexExitRe.FindStringSubmatch(head)
+	m := codexExitRe().FindStringSubmatch(head)
 	return m != nil && m[1] != "0"
 }
 
@@ -691,7 +694,7 @@ var codexInjectedPrefixes = []string{
 const codexRequestMarker = "## My request for Codex:"
 
 // codexCwdRe finds the working directory in an environment_context block.
-var codexCwdRe = regexp.MustCompile(`<cwd>([^<]*)</cwd>`)
+var codexCwdRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<cwd>([^<]*)</cwd>`) })
 
 // codexUserText unwraps a user text and reports whether it is injected
 // context rather than a person's words.

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -719,4 +720,6 @@ func ocArgs(raw json.RawMessage) string {
 const ocCtxMarker = "⟦openclaw:ctx⟧"
 
 // ocTimePrefix matches a leading "[Mon 2026-05-04 09:46 UTC] ".
-var ocTimePrefix = regexp.MustCompile(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,40})? ?\] `)
+var ocTimePrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,40})? ?\] `)
+})

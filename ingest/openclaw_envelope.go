@@ -30,7 +30,7 @@ func ocUserText(text string, m *ocMsg, event ocSenders) (string, string) {
 // without a closed fence is left intact, with everything after it.
 func ocStripEnvelope(text string) (string, ocSenders) {
 	var who ocSenders
-	rest, stripped := ocTimePrefix.ReplaceAllLiteralString(text, ""), false
+	rest, stripped := ocTimePrefix().ReplaceAllLiteralString(text, ""), false
 	for {
 		label, after, ok := strings.Cut(strings.TrimLeft(rest, "\r\n"), "\n")
 		if !ok || !ocIsLabel(label) {
@@ -52,7 +52,7 @@ func ocStripEnvelope(text string) (string, ocSenders) {
 	if !stripped {
 		return rest, who
 	}
-	return ocTimePrefix.ReplaceAllLiteralString(strings.TrimSpace(rest), ""), who
+	return ocTimePrefix().ReplaceAllLiteralString(strings.TrimSpace(rest), ""), who
 }
 
 func ocIsLabel(line string) bool {
