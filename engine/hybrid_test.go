@@ -196,3 +196,41 @@ func TestFuseKeepsLaneScores(t *testing.T) {
 		t.Errorf("first hit %s, want b.md: it is in both lanes", hits[0].Path)
 	}
 }
+
+// TestVectorLaneSurvivesNoOpSync checks that a sync that changes no chunk
+// keeps the loaded vector lane, and that one that does reloads it.
+func TestVectorLaneSurvivesNoOpSync(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+		"b.md": "# Garden\n\nThe tomatoes need compost and better soil.\n",
+	}, Options{Embedder: &conceptEmbedder{model: "v1"}})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	loaded := func() bool {
+		f.eng.vec.mu.RLock()
+		defer f.eng.vec.mu.RUnlock()
+		return f.eng.vec.loaded
+	}
+	if _, err := f.eng.Search(ctx, "meetup", &cairn.SearchOptions{Mode: cairn.ModeVector}); err != nil || !loaded() {
+		t.Fatalf("vector search: %v, loaded %v", err, loaded())
+	}
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !loaded() {
+		t.Error("a sync that changed nothing dropped the vector lane")
+	}
+	f.write("c.md", "# Money\n\nQuarterly budget review with the finance team.\n")
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if loaded() {
+		t.Error("a sync that added chunks kept the old vector lane")
+	}
+	hits, err := f.eng.Search(ctx, "spending", &cairn.SearchOptions{Mode: cairn.ModeVector})
+	if err != nil || len(hits) == 0 || hits[0].Path != "cairn://notes/c.md" {
+		t.Errorf("after reload: %+v, %v; want c.md first", hits, err)
+	}
+}

@@ -372,7 +372,7 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 	}
 	if e.opts.Embedder != nil {
 		_, pending, err := e.embedPending(ctx, nil)
-		e.afterSync(pending)
+		e.afterSync(pending, true)
 		if err != nil {
 			return &r, err
 		}

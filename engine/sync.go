@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +84,9 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 		res.Embedded, res.PendingEmbeddings, syncErr = e.embedPending(ctx, o.Progress)
 	}
 	if e.opts.Embedder != nil {
-		e.afterSync(res.PendingEmbeddings)
+		e.afterSync(res.PendingEmbeddings, syncErr != nil || pruned > 0 || slices.ContainsFunc(res.Corpora, func(c cairn.CorpusSyncResult) bool {
+			return c.Added > 0 || c.Updated > 0 || c.Removed > 0
+		}))
 	}
 	res.Seconds = cairn.Since(start)
 	return res, syncErr

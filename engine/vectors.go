@@ -77,11 +77,16 @@ func (e *Engine) embedPending(ctx context.Context, progress func(cairn.ProgressE
 	return done, 0, nil
 }
 
-// afterSync drops the in-memory lane so the next vector search reloads it
-// (chunks came and went), and records how many chunks still need vectors.
-func (e *Engine) afterSync(pending int) {
+// afterSync records how many chunks still need vectors and, when chunks
+// came and went, drops the in-memory lane so the next vector search
+// reloads it. A sync that changed no chunk keeps it: vectors it embedded
+// were added as they were stored, and loading 100k vectors takes seconds.
+func (e *Engine) afterSync(pending int, chunksChanged bool) {
 	e.vec.mu.Lock()
-	e.vec.loaded, e.vec.index, e.vec.docs, e.vec.pending = false, nil, nil, pending
+	if chunksChanged {
+		e.vec.loaded, e.vec.index, e.vec.docs = false, nil, nil
+	}
+	e.vec.pending = pending
 	e.vec.mu.Unlock()
 }
 
