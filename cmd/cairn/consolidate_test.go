@@ -47,7 +47,7 @@ func TestCLIConsolidate(t *testing.T) {
 	resultKeys := []string{"threads", "windows", "episodes", "items", "observations", "dropped", "pending", "status", "held", "replaced"}
 
 	// Dry run: windows with characters and token estimates, no model.
-	out := c.ok("consolidate", "--dry-run", "--json")
+	out := c.ok("consolidate", "--idle", "0", "--dry-run", "--json")
 	wantKeys(t, "dry run", json.RawMessage(out), append(resultKeys, "plan")...)
 	var dry struct {
 		Windows, Pending int
@@ -58,12 +58,12 @@ func TestCLIConsolidate(t *testing.T) {
 		t.Fatalf("dry run = %s", out)
 	}
 	wantKeys(t, "planned window", dry.Plan[0], "thread", "pass", "records", "parts", "chars", "tokens_est")
-	if text := c.ok("consolidate", "--dry-run"); !strings.Contains(text, "chars, ~") || !strings.Contains(text, "dry run:") {
+	if text := c.ok("consolidate", "--idle", "0", "--dry-run"); !strings.Contains(text, "chars, ~") || !strings.Contains(text, "dry run:") {
 		t.Errorf("dry run text = %q", text)
 	}
 
 	// No [llm.consolidate]: paused, exit 0, nothing lost.
-	out = c.ok("consolidate", "--json")
+	out = c.ok("consolidate", "--idle", "0", "--json")
 	wantKeys(t, "consolidate", json.RawMessage(out), resultKeys...)
 	if !strings.Contains(out, `"status":"paused_unavailable"`) || !strings.Contains(out, fmt.Sprintf(`"pending":%d`, dry.Pending)) {
 		t.Errorf("consolidate without a model = %s", out)
@@ -77,7 +77,7 @@ func TestCLIConsolidate(t *testing.T) {
 	}
 	fmt.Fprintf(f, "\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", srv.URL+"/v1")
 	f.Close()
-	out = c.ok("consolidate", "--json")
+	out = c.ok("consolidate", "--idle", "0", "--json")
 	var res struct {
 		Status            string
 		Episodes, Pending int
@@ -173,7 +173,7 @@ func TestCLIMemoriesSleep(t *testing.T) {
 	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
 	c.ok("sync")
 	appendConfig(t, c, fmt.Sprintf("\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", fakeChat(t).URL+"/v1"))
-	c.ok("consolidate", "--json")
+	c.ok("consolidate", "--idle", "0", "--json")
 	count := func(args ...string) int {
 		var list struct{ Memories []json.RawMessage }
 		json.Unmarshal([]byte(c.ok(append([]string{"memories", "list", "--json"}, args...)...)), &list)
