@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
 )
 
-// TestRankMatchesBM25 checks that cairn_tf weighted by inverse document
-// frequencies counted apart gives the score FTS5's own bm25() gives, for
-// words, phrases, prefixes, AND and OR, across title and body columns.
+// TestRankMatchesBM25 checks that cairn_tf with b = 0.75, weighted by
+// inverse document frequencies counted apart, gives the score FTS5's own
+// bm25() gives, for words, phrases, prefixes, AND and OR, across title and
+// body columns.
 func TestRankMatchesBM25(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
@@ -62,7 +64,7 @@ func TestRankMatchesBM25(t *testing.T) {
 				}
 				idf = append(idf, v)
 			}
-			r, err := s.r.QueryContext(ctx, `SELECT rowid, bm25(chunks_fts, `+bm25Weights+`), cairn_tf(chunks_fts, `+bm25Weights+`)
+			r, err := s.r.QueryContext(ctx, `SELECT rowid, bm25(chunks_fts, `+bm25Weights+`), cairn_tf(chunks_fts, 0.75, `+bm25Weights+`)
 				FROM chunks_fts WHERE chunks_fts MATCH ?`, tt.match)
 			if err != nil {
 				t.Fatal(err)
@@ -156,5 +158,51 @@ func TestVarint(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("varint(% x) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestRankWithoutLength checks cairn_tf with b = 0 (what search uses)
+// against occurrences counted in the chunks' own text: a title word counts
+// twice, and the row's length plays no part.
+func TestRankWithoutLength(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	texts := []string{
+		"walrus\nwalrus walrus and a much longer line with many other words in it around the walrus\n",
+		"ice\nthe walrus on the ice\n",
+	}
+	for i, text := range texts {
+		d := doc("n", fmt.Sprintf("%d.md", i), text)
+		if i == 1 {
+			d.Title = "walrus notes"
+		}
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{d}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := s.r.QueryContext(ctx, `SELECT f.rowid, cairn_tf(chunks_fts, `+scoreArgs+`), ct.title, substr(ct.doc, c.pos + 1, c.len)
+		FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN content ct ON ct.hash = c.hash
+		WHERE chunks_fts MATCH '"walrus"'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		var id int64
+		var tf []byte
+		var title, text string
+		if err := r.Scan(&id, &tf, &title, &text); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		f := 2*float64(strings.Count(title, "walrus")) + float64(strings.Count(text, "walrus"))
+		want := f * 2.2 / (f + 1.2)
+		if got := math.Float64frombits(binary.NativeEndian.Uint64(tf)); math.Abs(got-want) > 1e-12 {
+			t.Errorf("row %d (%q, title %q): factor %f, want %f", id, text, title, got, want)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d rows matched, want 4", n)
 	}
 }
