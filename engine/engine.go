@@ -58,6 +58,9 @@ type Options struct {
 	// exits (the CLI): no memory map, whose page faults cost more than
 	// they save in a single query.
 	OneShot bool
+	// Logf, when set, hears about problems the engine works around (a
+	// cache file it could not write). Nil: silent.
+	Logf func(format string, args ...any)
 }
 
 func (o *Options) setDefaults() {

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"hash/fnv"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/vector"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -198,7 +201,7 @@ func TestFuseKeepsLaneScores(t *testing.T) {
 }
 
 // TestVectorLaneSurvivesNoOpSync checks that a sync that changes no chunk
-// keeps the loaded vector lane, and that one that does reloads it.
+// keeps the loaded vector lane, and that one that does rebuilds it.
 func TestVectorLaneSurvivesNoOpSync(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, map[string]string{
@@ -222,15 +225,83 @@ func TestVectorLaneSurvivesNoOpSync(t *testing.T) {
 	if !loaded() {
 		t.Error("a sync that changed nothing dropped the vector lane")
 	}
+	index := func() *vector.Index {
+		f.eng.vec.mu.RLock()
+		defer f.eng.vec.mu.RUnlock()
+		return f.eng.vec.index
+	}
+	before := index()
 	f.write("c.md", "# Money\n\nQuarterly budget review with the finance team.\n")
 	if _, err := f.eng.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if loaded() {
-		t.Error("a sync that added chunks kept the old vector lane")
+	if !loaded() || index() == before {
+		t.Error("a sync that added chunks kept the old vector lane instead of reloading it")
 	}
 	hits, err := f.eng.Search(ctx, "spending", &cairn.SearchOptions{Mode: cairn.ModeVector})
 	if err != nil || len(hits) == 0 || hits[0].Path != "cairn://notes/c.md" {
 		t.Errorf("after reload: %+v, %v; want c.md first", hits, err)
+	}
+}
+
+// TestVectorFile checks the index file: written after a sync, used by a
+// new engine on the same data, and rebuilt when the vectors changed or
+// the file is damaged.
+func TestVectorFile(t *testing.T) {
+	ctx := context.Background()
+	emb := &conceptEmbedder{model: "v1"}
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+		"b.md": "# Garden\n\nThe tomatoes need compost and better soil.\n",
+	}, Options{Embedder: emb})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(f.eng.opts.Dir, VectorFile)
+	first, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("no index file after a sync that embedded: %v", err)
+	}
+	reopen := func() *Engine {
+		t.Helper()
+		eng, err := Open(ctx, Options{Dir: f.eng.opts.Dir, Corpora: f.eng.opts.Corpora, Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.Close(ctx) })
+		return eng
+	}
+	top := func(eng *Engine, q string) string {
+		t.Helper()
+		hits, err := eng.Search(ctx, q, &cairn.SearchOptions{Mode: cairn.ModeVector})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("search %q: %v, %v", q, hits, err)
+		}
+		return hits[0].Path
+	}
+	if got := top(reopen(), "LGBTQ meetup"); got != "cairn://notes/a.md" {
+		t.Errorf("from the file: top hit %s, want a.md", got)
+	}
+	if st, _ := os.Stat(path); !st.ModTime().Equal(first.ModTime()) {
+		t.Error("a matching file was rewritten")
+	}
+	// Another process adds a note: the file is stale for a third one.
+	f.write("c.md", "# Money\n\nQuarterly budget review with the finance team.\n")
+	other := reopen()
+	if _, err := other.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(reopen(), "spending"); got != "cairn://notes/c.md" {
+		t.Errorf("after another process synced: top hit %s, want c.md", got)
+	}
+	// A damaged file is rebuilt, not trusted.
+	if err := os.WriteFile(path, []byte("CAIRNVX1 but not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(reopen(), "compost soil"); got != "cairn://notes/b.md" {
+		t.Errorf("with a damaged file: top hit %s, want b.md", got)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() < 64 {
+		t.Errorf("the damaged file was not rewritten: %v", err)
 	}
 }

@@ -84,9 +84,15 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 		res.Embedded, res.PendingEmbeddings, syncErr = e.embedPending(ctx, o.Progress)
 	}
 	if e.opts.Embedder != nil {
-		e.afterSync(res.PendingEmbeddings, syncErr != nil || pruned > 0 || slices.ContainsFunc(res.Corpora, func(c cairn.CorpusSyncResult) bool {
+		chunksChanged := syncErr != nil || pruned > 0 || slices.ContainsFunc(res.Corpora, func(c cairn.CorpusSyncResult) bool {
 			return c.Added > 0 || c.Updated > 0 || c.Removed > 0
-		}))
+		})
+		e.afterSync(res.PendingEmbeddings, chunksChanged)
+		// Rebuild the lane and its index file now, while the caller waits
+		// for the sync anyway, rather than in the next search.
+		if syncErr == nil && (chunksChanged || res.Embedded > 0) {
+			syncErr = e.loadVectors(ctx)
+		}
 	}
 	res.Seconds = cairn.Since(start)
 	return res, syncErr

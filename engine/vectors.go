@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 
 	"github.com/cairnmemory/cairn"
@@ -14,8 +16,11 @@ import (
 const embedBatch = 64
 
 // vectors is the in-memory vector lane: the index of the current
-// embedder's vectors and which documents hold each chunk. It loads from
-// SQLite on first use and follows every embedding round and sync.
+// embedder's vectors and which documents hold each chunk. The index loads
+// on first use, from the index file (VectorFile) when it matches the
+// store, else from SQLite, after which the file is written again; the
+// chunk-to-document map loads only when a search filters. Both follow
+// every embedding round and sync.
 type vectors struct {
 	mu      sync.RWMutex
 	loaded  bool
@@ -90,7 +95,14 @@ func (e *Engine) afterSync(pending int, chunksChanged bool) {
 	e.vec.mu.Unlock()
 }
 
-// loadVectors fills the lane from the store when needed.
+// VectorFile is the index file of the vector lane in the data directory:
+// a cache of the vectors table that a new process maps instead of reading
+// every vector out of SQLite (see vector.Load).
+const VectorFile = "vectors.bin"
+
+// loadVectors fills the lane when needed: from the index file when its
+// stamp (the embedder identity and the store's vectors version) matches,
+// else from the store, writing the file for the next process.
 func (e *Engine) loadVectors(ctx context.Context) error {
 	e.vec.mu.RLock()
 	ok := e.vec.loaded
@@ -105,9 +117,41 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	}
 	idn := e.opts.Embedder.Identity()
 	id := idn.Key()
-	n, err := e.store.CountVectors(ctx, id)
+	// The version is read before the vectors: a file stamped with it can
+	// only be older than what it holds, never newer, so a change made
+	// during the load makes the file stale instead of wrong.
+	version, err := e.store.VectorsVersion(ctx)
 	if err != nil {
 		return err
+	}
+	stamp := vector.Stamp{Tag: sha256.Sum256([]byte(id)), Version: version}
+	path := filepath.Join(e.opts.Dir, VectorFile)
+	ix, err := vector.Load(path, stamp)
+	if err != nil {
+		if ix, err = e.readVectors(ctx, id, idn.Dimension); err != nil {
+			return err
+		}
+		if ix.Len() > 0 {
+			// A cache: a failure to write it costs the next process time,
+			// not correctness.
+			if err := ix.Save(path, stamp); err != nil && e.opts.Logf != nil {
+				e.opts.Logf("cairn: %v", err)
+			}
+		}
+	}
+	pending, err := e.store.CountPending(ctx, id)
+	if err != nil {
+		return err
+	}
+	e.vec.index, e.vec.docs, e.vec.pending, e.vec.loaded = ix, nil, pending, true
+	return nil
+}
+
+// readVectors builds the index from the store.
+func (e *Engine) readVectors(ctx context.Context, id string, dim int) (*vector.Index, error) {
+	n, err := e.store.CountVectors(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	var ix *vector.Index
 	err = e.store.EachVector(ctx, id, func(k int64, v []float32) error {
@@ -118,27 +162,35 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 		return ix.Add(k, v) // Add copies v
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ix == nil {
-		dim := idn.Dimension
-		if dim <= 0 {
-			dim = 1
-		}
-		ix = vector.New(dim)
+		ix = vector.New(max(dim, 1))
 	}
-	docs := map[int64][]docRef{}
+	return ix, nil
+}
+
+// vectorDocs returns which documents hold each chunk, loading the map on
+// first use after a load or sync.
+func (e *Engine) vectorDocs(ctx context.Context) (map[int64][]docRef, error) {
+	e.vec.mu.RLock()
+	docs := e.vec.docs
+	e.vec.mu.RUnlock()
+	if docs != nil {
+		return docs, nil
+	}
+	docs = map[int64][]docRef{}
 	if err := e.store.ChunkDocs(ctx, func(c int64, corpus, path string) {
 		docs[c] = append(docs[c], docRef{corpus, path})
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	pending, err := e.store.CountPending(ctx, id)
-	if err != nil {
-		return err
+	e.vec.mu.Lock()
+	if e.vec.loaded && e.vec.docs == nil {
+		e.vec.docs = docs
 	}
-	e.vec.index, e.vec.docs, e.vec.pending, e.vec.loaded = ix, docs, pending, true
-	return nil
+	e.vec.mu.Unlock()
+	return docs, nil
 }
 
 // errNoVectors says the vector lane cannot answer yet.
@@ -151,7 +203,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 		return nil, nil, err
 	}
 	e.vec.mu.RLock()
-	pending, ix, docs := e.vec.pending, e.vec.index, e.vec.docs
+	pending, ix := e.vec.pending, e.vec.index
 	e.vec.mu.RUnlock()
 	if pending > 0 {
 		return nil, nil, fmt.Errorf("%w: %d chunks are waiting for vectors (run cairn sync)", errNoVectors, pending)
@@ -176,6 +228,10 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 	if allowP != nil || len(corpora) < e.searchableCorpora() {
 		// Filters apply before top-k. Searching every corpus needs none:
 		// documents of removed corpora are dropped below and pruned at sync.
+		docs, err := e.vectorDocs(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
 		filter = func(k int64) bool {
 			for _, d := range docs[k] {
 				if ok(d) {

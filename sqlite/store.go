@@ -376,4 +376,5 @@ var migrations = []string{
 	memoriesSchema, // memories.go
 	recordHashes,   // memories.go
 	linksSchema,    // links.go
+	vectorsVersion, // vectors.go
 }

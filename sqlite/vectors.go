@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -194,4 +195,29 @@ func decodeInto(v []float32, b []byte) []float32 {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v
+}
+
+// vectorsVersion counts every change to the vectors table, so a copy of
+// them kept elsewhere (the engine's vector index file) can tell it is
+// stale by comparing one number.
+const vectorsVersion = `INSERT OR IGNORE INTO meta(key, value) VALUES('vectors_version', '0');
+	CREATE TRIGGER vectors_version_insert AFTER INSERT ON vectors BEGIN
+		UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors_version'; END;
+	CREATE TRIGGER vectors_version_update AFTER UPDATE ON vectors BEGIN
+		UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors_version'; END;
+	CREATE TRIGGER vectors_version_delete AFTER DELETE ON vectors BEGIN
+		UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors_version'; END;`
+
+// VectorsVersion returns a number that changes whenever any vector is
+// written or deleted.
+func (s *Store) VectorsVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.r.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vectors_version'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read vectors version: %w", err)
+	}
+	return v, nil
 }

@@ -28,7 +28,10 @@ type Index struct {
 	keys  []int64         // slot -> key
 	codes []uint64        // slot*words ...: sign-bit codes
 	vecs  []float32       // slot*dim ...: the vectors as added
-	slots map[int64]int32 // key -> slot
+	slots map[int64]int32 // key -> slot; nil until needed in an index Load mapped
+	// mapping, when set, is the file Load mapped keys, codes and vecs from
+	// (read-only): the first Add or Remove copies them out (own).
+	mapping *mapping
 
 	pool sync.Pool // *scratch
 }
@@ -63,6 +66,7 @@ func (ix *Index) Add(key int64, v []float32) error {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.own()
 	slot, ok := ix.slots[key]
 	if !ok {
 		if len(ix.keys) >= 1<<31-1 {
@@ -86,6 +90,7 @@ func (ix *Index) Add(key int64, v []float32) error {
 func (ix *Index) Grow(n int) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.own()
 	ix.grow(n)
 }
 
@@ -112,6 +117,7 @@ func (ix *Index) grow(n int) {
 func (ix *Index) Remove(key int64) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.own()
 	slot, ok := ix.slots[key]
 	if !ok {
 		return false

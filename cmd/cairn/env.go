@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -20,6 +21,9 @@ type env struct {
 	configPath     string
 	json           bool
 }
+
+// logf writes one diagnostic line to stderr.
+func (e *env) logf(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) }
 
 func newEnv(stdout, stderr io.Writer) *env {
 	return &env{stdout: stdout, stderr: stderr, agent: "default"}
@@ -86,7 +90,7 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 		return nil, nil, err
 	}
 	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
-		AgentName: e.agentName(), Embedder: emb})
+		AgentName: e.agentName(), Embedder: emb, Logf: e.logf})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -67,7 +67,7 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string) (
 		name = ""
 	}
 	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), Location: time.Local,
-		AgentName: name, Embedder: emb})
+		AgentName: name, Embedder: emb, Logf: e.logf})
 	if err != nil {
 		return nil, fmt.Errorf("open agent %s: %w", agent, err)
 	}

@@ -1,0 +1,170 @@
+package vector
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"unsafe"
+)
+
+// An index file holds an Index as it sits in memory, so that Load can map
+// it instead of rebuilding it: a one-shot process (a CLI search) then
+// touches only the codes it scans and the vectors it reranks, where
+// reading 100k vectors out of SQLite took 3 to 4 s (measured, see
+// bench/RESULTS.md). The file is a cache: whoever writes it also holds the
+// vectors elsewhere, and a Stamp mismatch means "rebuild".
+//
+// Layout, little-endian, every section 8-byte aligned:
+//
+//	magic "CAIRNVX1" | version u32 | dim u32 | n u64 | stamp i64 | tag [32]byte  (64 bytes)
+//	keys  n × i64
+//	codes n × words × u64
+//	vecs  n × dim × f32 (padded to 8 bytes)
+const (
+	fileMagic   = "CAIRNVX1"
+	fileVersion = 1
+	headerSize  = 64
+)
+
+// Stamp identifies the vectors an index file was built from: Tag names the
+// vector space (for example a hash of the embedder identity) and Version
+// the state of the store that held them.
+type Stamp struct {
+	Tag     [32]byte
+	Version int64
+}
+
+// ErrStale is returned by Load when the file was written for another
+// stamp, or by another version of this package: rebuild it.
+var ErrStale = errors.New("vector index file is stale")
+
+// littleEndian reports whether the machine stores integers as the file
+// does; only then can the file be used in place.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// Save writes the index to path atomically (a temporary file renamed over
+// it), with the stamp Load will check.
+func (ix *Index) Save(path string, st Stamp) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("save vector index: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
+	if err := ix.write(tmp, st); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save vector index: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save vector index: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save vector index: %w", err)
+	}
+	return nil
+}
+
+func (ix *Index) write(w io.Writer, st Stamp) error {
+	var h [headerSize]byte
+	copy(h[0:8], fileMagic)
+	binary.LittleEndian.PutUint32(h[8:], fileVersion)
+	binary.LittleEndian.PutUint32(h[12:], uint32(ix.dim))
+	binary.LittleEndian.PutUint64(h[16:], uint64(len(ix.keys)))
+	binary.LittleEndian.PutUint64(h[24:], uint64(st.Version))
+	copy(h[32:64], st.Tag[:])
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, ix.keys); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, ix.codes); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, ix.vecs); err != nil {
+		return err
+	}
+	if len(ix.vecs)%2 == 1 {
+		_, err := w.Write(make([]byte, 4))
+		return err
+	}
+	return nil
+}
+
+// Load opens an index file written by Save. On Linux and other Unix
+// systems the file is mapped read-only and used in place until the first
+// Add or Remove copies it into memory; elsewhere it is read. It returns
+// ErrStale when the file's stamp is not want.
+func Load(path string, want Stamp) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var h [headerSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil, fmt.Errorf("load vector index %s: %w", path, ErrStale)
+	}
+	dim := int(binary.LittleEndian.Uint32(h[12:]))
+	n := binary.LittleEndian.Uint64(h[16:])
+	got := Stamp{Version: int64(binary.LittleEndian.Uint64(h[24:]))}
+	copy(got.Tag[:], h[32:64])
+	if string(h[0:8]) != fileMagic || binary.LittleEndian.Uint32(h[8:]) != fileVersion || got != want ||
+		dim < 1 || dim > MaxDim || !littleEndian {
+		return nil, fmt.Errorf("load vector index %s: %w", path, ErrStale)
+	}
+	ix := New(dim)
+	words := ix.words
+	size := headerSize + 8*n + 8*n*uint64(words) + 4*n*uint64(dim)
+	size += size % 8
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load vector index %s: %w", path, err)
+	}
+	if uint64(fi.Size()) != size || n > 1<<31-1 {
+		return nil, fmt.Errorf("load vector index %s: size %d, want %d: %w", path, fi.Size(), size, ErrStale)
+	}
+	data, mapped, err := mapFile(f, int(size))
+	if err != nil {
+		return nil, fmt.Errorf("load vector index %s: %w", path, err)
+	}
+	body := data[headerSize:]
+	keysLen, codesLen := int(n), int(n)*words
+	ix.keys = unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(body))), keysLen)
+	body = body[8*keysLen:]
+	ix.codes = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(body))), codesLen)
+	body = body[8*codesLen:]
+	ix.vecs = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(body))), int(n)*dim)
+	ix.slots = nil // built on the first Add or Remove
+	if mapped {
+		ix.mapping = newMapping(data)
+	}
+	return ix, nil
+}
+
+// own makes the index's storage its own before a change: a mapped file is
+// copied into memory (the mapping is released when nothing refers to it
+// any more), and the key-to-slot map is built. The caller holds the write
+// lock.
+func (ix *Index) own() {
+	if ix.mapping != nil {
+		ix.keys = slices.Clone(ix.keys)
+		ix.codes = slices.Clone(ix.codes)
+		ix.vecs = slices.Clone(ix.vecs)
+		ix.mapping = nil
+	}
+	if ix.slots == nil {
+		ix.slots = make(map[int64]int32, len(ix.keys))
+		for i, k := range ix.keys {
+			ix.slots[k] = int32(i)
+		}
+	}
+}
