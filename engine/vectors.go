@@ -126,7 +126,7 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	}
 	stamp := vector.Stamp{Tag: sha256.Sum256([]byte(id)), Version: version}
 	path := filepath.Join(e.opts.Dir, VectorFile)
-	ix, err := vector.Load(path, stamp)
+	ix, err := vector.Load(path, stamp, !e.opts.OneShot)
 	if err != nil {
 		if ix, err = e.readVectors(ctx, id, idn.Dimension); err != nil {
 			return err

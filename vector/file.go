@@ -101,9 +101,11 @@ func (ix *Index) write(w io.Writer, st Stamp) error {
 
 // Load opens an index file written by Save. On Linux and other Unix
 // systems the file is mapped read-only and used in place until the first
-// Add or Remove copies it into memory; elsewhere it is read. It returns
-// ErrStale when the file's stamp is not want.
-func Load(path string, want Stamp) (*Index, error) {
+// Add or Remove copies it into memory; elsewhere it is read. populate maps
+// every page at once (for a long-lived process that will touch them all;
+// a one-shot search touches few). It returns ErrStale when the file's
+// stamp is not want.
+func Load(path string, want Stamp, populate bool) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -132,7 +134,7 @@ func Load(path string, want Stamp) (*Index, error) {
 	if uint64(fi.Size()) != size || n > 1<<31-1 {
 		return nil, fmt.Errorf("load vector index %s: size %d, want %d: %w", path, fi.Size(), size, ErrStale)
 	}
-	data, mapped, err := mapFile(f, int(size))
+	data, mapped, err := mapFile(f, int(size), populate)
 	if err != nil {
 		return nil, fmt.Errorf("load vector index %s: %w", path, err)
 	}

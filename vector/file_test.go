@@ -20,7 +20,7 @@ func TestSaveLoad(t *testing.T) {
 		if err := ix.Save(path, st); err != nil {
 			t.Fatal(err)
 		}
-		got, err := Load(path, st)
+		got, err := Load(path, st, false)
 		if err != nil {
 			t.Fatalf("dim %d: Load: %v", dim, err)
 		}
@@ -43,7 +43,7 @@ func TestSaveLoad(t *testing.T) {
 		if res := got.Search(vecs[11], 2, nil); len(res) != 2 || res[0].Score < 0.999 || res[1].Score < 0.999 {
 			t.Errorf("dim %d: after re-adding key 10 as a copy of 11: %+v", dim, res)
 		}
-		again, err := Load(path, st)
+		again, err := Load(path, st, false)
 		if err != nil || again.Len() != ix.Len() {
 			t.Fatalf("dim %d: file changed by edits of a loaded index: %v, %d items", dim, err, again.Len())
 		}
@@ -62,17 +62,17 @@ func TestLoadStale(t *testing.T) {
 	tagged := st
 	tagged.Tag[0] = 'x'
 	for name, want := range map[string]Stamp{"newer store": other, "other model": tagged} {
-		if _, err := Load(path, want); !errors.Is(err, ErrStale) {
+		if _, err := Load(path, want, true); !errors.Is(err, ErrStale) {
 			t.Errorf("%s: Load = %v, want ErrStale", name, err)
 		}
 	}
 	// A cut file is stale too, never read past its end.
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, b[:len(b)-8], 0o644)
-	if _, err := Load(path, st); !errors.Is(err, ErrStale) {
+	if _, err := Load(path, st, false); !errors.Is(err, ErrStale) {
 		t.Errorf("truncated file: Load = %v, want ErrStale", err)
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "none"), st); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Load(filepath.Join(t.TempDir(), "none"), st, false); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: Load = %v, want not exist", err)
 	}
 }

@@ -13,7 +13,7 @@ type mapping struct{}
 func newMapping([]byte) *mapping { return nil }
 
 // mapFile reads size bytes of f into 8-byte-aligned memory.
-func mapFile(f *os.File, size int) ([]byte, bool, error) {
+func mapFile(f *os.File, size int, _ bool) ([]byte, bool, error) {
 	words := make([]uint64, (size+7)/8)
 	data := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), size)
 	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {

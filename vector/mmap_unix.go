@@ -18,9 +18,15 @@ func newMapping(data []byte) *mapping {
 	return m
 }
 
-// mapFile maps size bytes of f read-only.
-func mapFile(f *os.File, size int) ([]byte, bool, error) {
-	data, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
+// mapFile maps size bytes of f read-only; populate asks the kernel to map
+// every page now (Linux), where touching them one by one costs a page
+// fault each.
+func mapFile(f *os.File, size int, populate bool) ([]byte, bool, error) {
+	flags := syscall.MAP_SHARED
+	if populate {
+		flags |= populateFlag
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ, flags)
 	if err != nil {
 		return nil, false, err
 	}

@@ -1,0 +1,5 @@
+package vector
+
+import "syscall"
+
+const populateFlag = syscall.MAP_POPULATE

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package vector
+
+const populateFlag = 0
