@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
@@ -26,7 +29,58 @@ func (e *env) embedder(cfg *config.Config) (cairn.Embedder, error) {
 		emb.QueryPrefix, emb.DocumentPrefix = ec.QueryPrefix, ec.DocumentPrefix
 		return emb, nil
 	case "onnx":
-		return onnxEmbedder(ec)
+		return onnxEmbedder(ec, e.embedWorkers)
 	}
 	return nil, cairn.Invalidf("[embedder] provider %q: allowed onnx, openai, none", ec.Provider)
+}
+
+// lazyEmbedder builds an embedder on first use, so a one-shot command that
+// never embeds (a lexical search, get, memories) does not load the model:
+// an ONNX session of USE-lite takes about 0.4 s to create here. A model
+// that cannot be loaded then fails the first search that needs it, with
+// the same error.
+type lazyEmbedder struct {
+	once  sync.Once
+	build func() (cairn.Embedder, error)
+	logf  func(format string, args ...any) // hears a failed build
+	emb   cairn.Embedder
+	err   error
+}
+
+func (l *lazyEmbedder) get() (cairn.Embedder, error) {
+	l.once.Do(func() {
+		if l.emb, l.err = l.build(); l.err != nil {
+			l.emb = nil // a typed nil from a failed constructor is no embedder
+			if l.logf != nil {
+				l.logf("cairn: embedder: %v", l.err)
+			}
+		}
+	})
+	return l.emb, l.err
+}
+
+// Identity is the built embedder's; empty when it could not be built (the
+// vector lane then finds no vectors for it, and stderr has said why).
+func (l *lazyEmbedder) Identity() cairn.EmbedderIdentity {
+	if emb, err := l.get(); err == nil {
+		return emb.Identity()
+	}
+	return cairn.EmbedderIdentity{}
+}
+
+func (l *lazyEmbedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
+	emb, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	return emb.Embed(ctx, kind, texts)
+}
+
+// Close closes the embedder if it was built.
+func (l *lazyEmbedder) Close() error {
+	l.once.Do(func() { l.err = errors.New("embedder closed") }) // never build after Close
+	if c, ok := l.emb.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
 )
@@ -20,6 +21,10 @@ type env struct {
 	agent          string
 	configPath     string
 	json           bool
+	// bulkEmbed marks a command that embeds many texts (sync): its ONNX
+	// embedder gets the default two sessions, the others one.
+	bulkEmbed    bool
+	embedWorkers int // ONNX sessions; 0: the package default
 }
 
 // logf writes one diagnostic line to stderr.
@@ -85,9 +90,15 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	emb, err := e.embedder(cfg)
-	if err != nil {
-		return nil, nil, err
+	// The embedder is built when first used: most one-shot commands never
+	// embed. Only sync embeds in bulk; the others embed one query at most
+	// and need one session.
+	var emb cairn.Embedder
+	if cfg.Embedder != nil {
+		if !e.bulkEmbed {
+			e.embedWorkers = 1
+		}
+		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
 	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
 		AgentName: e.agentName(), Embedder: emb, Logf: e.logf})

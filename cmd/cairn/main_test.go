@@ -276,3 +276,29 @@ func TestCLIModels(t *testing.T) {
 		t.Errorf("offline pull: exit %d %q", code, stderr)
 	}
 }
+
+// TestCLIEmbedderOnFirstUse checks that one-shot commands build the
+// embedder only when they embed: with a model that cannot load, lexical
+// search and sync's indexing still work, and the model's error is
+// reported where vectors are needed.
+func TestCLIEmbedderOnFirstUse(t *testing.T) {
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "a.md"), []byte("# Week\n\nCaroline went to the support group.\n"), 0o644)
+	c.ok("corpus", "add", "notes", notes)
+	f, _ := os.OpenFile(filepath.Join(c.home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, "\n[embedder]\nprovider = \"onnx\"\nmodel = %q\n", filepath.Join(t.TempDir(), "no-model"))
+	f.Close()
+
+	out, errs, code := c.run("sync", "--json")
+	if code != 1 || !strings.Contains(out, `"added":1`) || !strings.Contains(errs, "no-model") {
+		t.Fatalf("sync with a broken model: exit %d, stdout %s, stderr %q; want the note indexed and the model named", code, out, errs)
+	}
+	if out := c.ok("search", "support group", "--mode", "lexical", "--json"); !strings.Contains(out, "a.md") {
+		t.Errorf("lexical search = %s", out)
+	}
+	out, errs, code = c.run("search", "support group", "--json", "--explain")
+	if code != 0 || !strings.Contains(out, "a.md") || !strings.Contains(out, "vector lane off") || !strings.Contains(errs, "no-model") {
+		t.Errorf("hybrid search with a broken model: exit %d, stdout %s, stderr %q; want lexical hits and the model named", code, out, errs)
+	}
+}

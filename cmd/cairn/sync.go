@@ -24,6 +24,7 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 	if err := noPositional("sync", pos); err != nil {
 		return err
 	}
+	e.bulkEmbed = true
 	eng, _, err := e.open(ctx)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -37,6 +38,8 @@ type Embedder struct {
 	QueryPrefix    string        // prepended to queries (e.g. "search_query: ")
 	DocumentPrefix string        // prepended to documents
 	HTTP           *http.Client
+
+	learned atomic.Int64 // the dimension of the first answer, when Dimension is 0
 }
 
 var _ cairn.Embedder = (*Embedder)(nil)
@@ -48,7 +51,10 @@ func New(baseURL, model, apiKey string) *Embedder {
 }
 
 // Identity names the vectors this embedder makes. Vectors are normalized
-// here (the endpoint's normalization is not trusted).
+// here (the endpoint's normalization is not trusted). Its Dimension is the
+// configured one, 0 when it is learned from answers: an identity must not
+// change when the first answer arrives, or vectors stored before it and
+// searched after it would belong to different spaces.
 func (e *Embedder) Identity() cairn.EmbedderIdentity {
 	return cairn.EmbedderIdentity{Provider: "openai", Model: e.Model, Dimension: e.Dimension, Normalized: true,
 		QueryPrefix: e.QueryPrefix, DocumentPrefix: e.DocumentPrefix}
@@ -140,11 +146,13 @@ func (e *Embedder) decode(raw []byte, n int) ([][]float32, error) {
 		if d.Index != i {
 			return nil, fmt.Errorf("%w: embedding indexes are not 0..%d", cairn.ErrInvalid, n-1)
 		}
-		if e.Dimension == 0 {
-			e.Dimension = len(d.Embedding)
+		want := int64(e.Dimension)
+		if want == 0 {
+			e.learned.CompareAndSwap(0, int64(len(d.Embedding)))
+			want = e.learned.Load()
 		}
-		if len(d.Embedding) != e.Dimension || e.Dimension == 0 {
-			return nil, fmt.Errorf("%w: embedding %d has %d dimensions, want %d", cairn.ErrInvalid, i, len(d.Embedding), e.Dimension)
+		if int64(len(d.Embedding)) != want || want == 0 {
+			return nil, fmt.Errorf("%w: embedding %d has %d dimensions, want %d", cairn.ErrInvalid, i, len(d.Embedding), want)
 		}
 		out[i] = normalize(d.Embedding)
 	}
