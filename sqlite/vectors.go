@@ -53,6 +53,18 @@ func (s *Store) CountPending(ctx context.Context, identity string) (int, error) 
 	return n, nil
 }
 
+// CountEmbeddable counts the chunks that get a vector (all but structural
+// noise). With the vectors of an identity counted apart (an index file
+// knows its length), the difference is what CountPending counts, without
+// probing the vectors table once per chunk.
+func (s *Store) CountEmbeddable(ctx context.Context) (int, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE noise = 0`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return n, nil
+}
+
 // PutVectors stores vectors (one transaction), replacing any older vector
 // of the same chunk, whatever made it.
 func (s *Store) PutVectors(ctx context.Context, identity string, ids []int64, vecs [][]float32) error {

@@ -46,8 +46,10 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if n, _ := eng.PendingEmbeddings(ctx); n > 0 && opts.Mode != cairn.ModeLexical {
-		fmt.Fprintf(e.stderr, "cairn: %d chunks are waiting for vectors, so only the lexical lane answered; run cairn sync\n", n)
+	if opts.Mode != cairn.ModeLexical && eng.Embedder() != nil {
+		if n, _ := eng.PendingEmbeddings(ctx); n > 0 {
+			fmt.Fprintf(e.stderr, "cairn: %d chunks are waiting for vectors, so only the lexical lane answered; run cairn sync\n", n)
+		}
 	}
 	if eng.Reindexed() {
 		fmt.Fprintln(e.stderr, "cairn: the index format changed and was emptied; run cairn sync to rebuild it")
