@@ -116,8 +116,8 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "json_schema and json_object rejected: schema in the prompt", steps: []step{status(400, rejected),
 			status(400, `{"error":"response_format json_object is not supported"}`), answer(`{"n": 2}`, "stop")},
 			text: `{"n": 2}`, bodies: []string{strictBody, jsonModeBody, promptOnlyBody}},
-		{name: "other 400 is unavailable", steps: []step{status(400, `{"error":{"message":"context length exceeded"}}`)},
-			want: cairn.ErrUnavailable, bodies: []string{strictBody}, wantMsg: "context length exceeded"},
+		{name: "other 400 is invalid: the request, not the endpoint", steps: []step{status(400, `{"error":{"message":"context length exceeded"}}`)},
+			want: cairn.ErrInvalid, bodies: []string{strictBody}, wantMsg: "context length exceeded"},
 		{name: "max_tokens refused: max_completion_tokens", steps: []step{
 			status(400, `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."}}`),
 			status(400, `{"error":{"message":"Unsupported value: 'temperature' does not support 0 with this model."}}`),
@@ -267,5 +267,21 @@ func TestCallerCancelIsNeitherBusyNorUnavailable(t *testing.T) {
 	_, err := New(f.URL, "m", "").Complete(ctx, &cairn.LLMRequest{Prompt: "p"})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, cairn.ErrBusy) || errors.Is(err, cairn.ErrUnavailable) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestErrorsHideURLSecrets checks that an endpoint's password and query
+// (where some gateways take the key) stay out of error messages.
+func TestErrorsHideURLSecrets(t *testing.T) {
+	f := llmtest.New(t, status(401, `{"error":{"message":"bad key"}}`))
+	u := strings.Replace(f.URL, "http://", "http://user:hunter2@", 1) + "/v1?key=sekrit"
+	_, err := New(u, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p"})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "sekrit") {
+		t.Errorf("answered error %v: it shows a secret of the URL", err)
+	}
+	// No server at all: the transport error must not repeat the URL either.
+	_, err = New("http://user:hunter2@127.0.0.1:1/v1?key=sekrit", "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p"})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "sekrit") {
+		t.Errorf("transport error %v: it shows a secret of the URL", err)
 	}
 }

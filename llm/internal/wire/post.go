@@ -30,6 +30,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ type HTTPError struct {
 	Status     int
 	Message    string        // the body's error message, or its start
 	RetryAfter time.Duration // from Retry-After or retry-after-ms; 0 when absent
-	Err        error         // cairn.ErrBusy or cairn.ErrUnavailable
+	Err        error         // cairn.ErrBusy, cairn.ErrInvalid (400, 413, 422) or cairn.ErrUnavailable
 }
 
 func (e *HTTPError) Error() string {
@@ -110,6 +111,11 @@ func Post(ctx context.Context, hc *http.Client, url string, header http.Header, 
 
 // transportError classifies a failure to get an answer at all.
 func transportError(ctx context.Context, url string, timeout time.Duration, err error) error {
+	url = shownURL(url)
+	var ue *neturl.Error // its message repeats the full URL, query included
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
 	if ctx.Err() != nil { // the caller gave up, not the endpoint
 		return fmt.Errorf("post %s: %w", url, context.Cause(ctx))
 	}
@@ -138,10 +144,17 @@ func isTimeout(err error) bool {
 }
 
 func statusError(url string, res *http.Response, raw []byte) *HTTPError {
+	url = shownURL(url)
 	e := &HTTPError{URL: url, Status: res.StatusCode, Message: errorMessage(raw), RetryAfter: retryAfter(res.Header)}
 	switch s := res.StatusCode; {
 	case s == http.StatusRequestTimeout, s == http.StatusConflict, s == http.StatusTooManyRequests, s >= 500:
 		e.Err = cairn.ErrBusy
+	case s == http.StatusBadRequest, s == http.StatusRequestEntityTooLarge, s == http.StatusUnprocessableEntity:
+		// The request is refused, not the endpoint (a prompt too long, a
+		// content filter): another request may pass, so this one is
+		// invalid and a consolidation run moves on to the next window
+		// instead of pausing on it every time.
+		e.Err = cairn.ErrInvalid
 	default:
 		e.Err = cairn.ErrUnavailable
 	}
@@ -194,4 +207,16 @@ func retryAfter(h http.Header) time.Duration {
 		return max(time.Until(t), 0)
 	}
 	return 0
+}
+
+// shownURL is an endpoint as errors show it: without a password or a query
+// (some gateways take the key as ?key=), which errors must not carry into
+// logs and results.
+func shownURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.Redacted()
 }
