@@ -74,6 +74,7 @@ func TestHTTPAPI(t *testing.T) {
 		{"search range", request{"POST", "/v1/search", `{"query":"x","maxResults":50}`, nil}, 400, []string{"maxResults 50 out of range"}},
 		{"search bad date", request{"POST", "/v1/search", `{"query":"x","sessionFilter":{"startedTo":"soon"}}`, nil}, 400, []string{"sessionFilter.startedTo"}},
 		{"search unknown corpus", request{"POST", "/v1/search", `{"query":"x","corpora":["nope"]}`, nil}, 400, []string{"unknown corpus: nope"}},
+		{"search empty corpus list", request{"POST", "/v1/search", `{"query":"x","corpora":[]}`, nil}, 400, []string{"unknown corpus: []"}},
 		{"search not an object", request{"POST", "/v1/search", `["x"]`, nil}, 400, []string{"must be a JSON object"}},
 		{"search body too big", request{"POST", "/v1/search", big, nil}, 413, []string{"request body over"}},
 		{"get", request{"POST", "/v1/get", `{"path":"cairn://notes/db.md","from":3,"lines":1}`, nil}, 200, []string{`"status":"ok"`, `"nextFrom":4`}},

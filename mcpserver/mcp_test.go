@@ -144,6 +144,7 @@ func TestToolErrors(t *testing.T) {
 		{ToolSearch, map[string]any{"query": "x", "mode": "semantic"}, []string{`mode "semantic"`, "hybrid, lexical or vector"}},
 		{ToolSearch, map[string]any{"query": "x", "mode": "vector"}, []string{`mode "vector" needs an embedder`}},
 		{ToolSearch, map[string]any{"query": "x", "corpora": []string{"nope"}}, []string{"corpora", "unknown corpus: nope", "known: notes"}},
+		{ToolSearch, map[string]any{"query": "x", "corpora": []string{}}, []string{"corpora", "unknown corpus: []", "known: notes"}},
 		{ToolSearch, map[string]any{"query": "x", "corpora": []string{"all", "notes"}}, []string{"corpora", "all"}},
 		{ToolSearch, map[string]any{"query": "x", "corpora": []string{""}}, []string{"corpora[0] is blank"}},
 		{ToolSearch, map[string]any{"query": "x", "corpora": "notes"}, []string{"corpora", "want an array of strings"}},

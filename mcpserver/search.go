@@ -76,6 +76,12 @@ func (a *Agent) searchOptions(in SearchIn) (string, *cairn.SearchOptions, error)
 	default:
 		return "", nil, cairn.Invalidf("mode %q: allowed hybrid, lexical or vector", in.Mode)
 	}
+	if in.Corpora != nil && len(in.Corpora) == 0 {
+		// Spec C3: omitted or ["all"] is every corpus; an empty list is an
+		// error, not a quiet "all".
+		return "", nil, cairn.Invalidf("corpora: unknown corpus: [] selects none (omit corpora or pass [\"all\"] for every corpus; known: %s)",
+			strings.Join(a.searchable(), ", "))
+	}
 	for i, c := range in.Corpora {
 		if strings.TrimSpace(c) == "" {
 			return "", nil, cairn.Invalidf("corpora[%d] is blank: allowed %s", i, strings.Join(a.searchable(), ", "))
