@@ -2,6 +2,9 @@ package cairn
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"time"
 )
 
@@ -214,4 +217,15 @@ type WindowPlan struct {
 	Parts   int    `json:"parts"` // model calls: 1, or the parts of a long record
 	Chars   int    `json:"chars"` // characters sent, prompts included
 	Tokens  int    `json:"tokens_est"`
+}
+
+// MemoryFingerprint identifies a memory's stored content: it changes
+// whenever any field does.
+func MemoryFingerprint(m Memory) string {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -65,6 +65,10 @@ type SleepChange struct {
 	// memory's note, a superseded one's status and pointer).
 	Updates []Memory
 	Links   []MemoryLink
+	// Seen holds each member's MemoryFingerprint as the judge read it:
+	// a member rewritten since (a consolidation replaced its window) fails
+	// the change instead of being overwritten with the old copy.
+	Seen map[string]string
 }
 
 // SleepStore is what the sleep pass needs from a store besides a

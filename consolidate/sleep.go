@@ -152,6 +152,10 @@ func (s *Sleeper) judge(ctx context.Context, grp cairn.SleepGroup, ms map[string
 	dropped := map[string]int{}
 	g := newSleepGate(members, judged, dropped)
 	change := g.run(a)
+	change.Seen = map[string]string{}
+	for _, m := range members {
+		change.Seen[m.ID] = cairn.MemoryFingerprint(m)
+	}
 	if err := s.Store.ApplySleep(ctx, change); err != nil {
 		return err
 	}

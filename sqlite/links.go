@@ -56,8 +56,9 @@ func (s *Store) JudgedPairs(ctx context.Context) (map[[2]string]bool, error) {
 
 // ApplySleep writes one group's decisions in one transaction: the
 // rewritten members, the links and the judged pairs. It fails with
-// cairn.ErrNotFound, changing nothing, when a member is gone or no longer
-// active (a consolidation ran meanwhile).
+// cairn.ErrNotFound, changing nothing, when a member is gone, no longer
+// active, or rewritten since the judge read it (c.Seen): a consolidation
+// ran meanwhile.
 func (s *Store) ApplySleep(ctx context.Context, c cairn.SleepChange) error {
 	db, err := s.writer()
 	if err != nil {
@@ -69,13 +70,22 @@ func (s *Store) ApplySleep(ctx context.Context, c cairn.SleepChange) error {
 	}
 	defer tx.Rollback()
 	for _, id := range c.Members {
-		var status string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM memories WHERE id=?`, id).Scan(&status)
+		var status, data string
+		err := tx.QueryRowContext(ctx, `SELECT status, data FROM memories WHERE id=?`, id).Scan(&status, &data)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && status != cairn.StatusActive {
 			return fmt.Errorf("apply sleep to memory %s: no longer active: %w", id, cairn.ErrNotFound)
 		}
 		if err != nil {
 			return fmt.Errorf("apply sleep to memory %s: %w", id, err)
+		}
+		if seen, ok := c.Seen[id]; ok {
+			var m cairn.Memory
+			if err := json.Unmarshal([]byte(data), &m); err != nil {
+				return fmt.Errorf("decode memory %s: %w", id, err)
+			}
+			if cairn.MemoryFingerprint(m) != seen {
+				return fmt.Errorf("apply sleep to memory %s: rewritten since it was judged: %w", id, cairn.ErrNotFound)
+			}
 		}
 	}
 	now := time.Now()

@@ -251,3 +251,52 @@ func TestApplySleepAndRelease(t *testing.T) {
 		t.Errorf("links left: %v", l)
 	}
 }
+
+// TestApplySleepRefusesRewrittenMembers: a member that a consolidation
+// rewrote while the judge read the old copy makes the change fail, and
+// the new content stays.
+func TestApplySleepRefusesRewrittenMembers(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	old := testMemory("m1", "fact", "a")
+	old.Summary = "old summary"
+	other := testMemory("m2", "fact", "b")
+	if _, err := s.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main", Records: []string{"a", "b"},
+		Memories: []cairn.Memory{old, other}}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := s.Memories(ctx, cairn.MemoryFilter{Status: cairn.StatusActive})
+	if err != nil || len(read) != 2 {
+		t.Fatalf("memories = %v, %v", read, err)
+	}
+	seen := map[string]string{}
+	for _, m := range read {
+		seen[m.ID] = cairn.MemoryFingerprint(m)
+	}
+	// The window is read again and m1 rewritten.
+	newer := testMemory("m1", "fact", "a")
+	newer.Summary = "new summary"
+	if _, err := s.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main", Records: []string{"a", "b"},
+		Memories: []cairn.Memory{newer, other}}); err != nil {
+		t.Fatal(err)
+	}
+	stale := read[0]
+	if stale.ID != "m1" {
+		stale = read[1]
+	}
+	stale.Body = "merged by sleep"
+	err = s.ApplySleep(ctx, cairn.SleepChange{Members: []string{"m1", "m2"}, Updates: []cairn.Memory{stale}, Seen: seen})
+	if !errors.Is(err, cairn.ErrNotFound) {
+		t.Fatalf("ApplySleep over a rewritten member = %v, want ErrNotFound", err)
+	}
+	if m, err := s.Memory(ctx, "m1"); err != nil || m.Summary != "new summary" || m.Body == "merged by sleep" {
+		t.Errorf("m1 = %+v, %v; want the rewritten content kept", m, err)
+	}
+	// Read again, the same change applies.
+	fresh, _ := s.Memory(ctx, "m1")
+	seen["m1"] = cairn.MemoryFingerprint(fresh)
+	fresh.Body = "merged by sleep"
+	if err := s.ApplySleep(ctx, cairn.SleepChange{Members: []string{"m1", "m2"}, Updates: []cairn.Memory{fresh}, Seen: seen}); err != nil {
+		t.Fatalf("ApplySleep after a fresh read: %v", err)
+	}
+}
