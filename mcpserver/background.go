@@ -110,7 +110,22 @@ type dirWatcher struct {
 	stopped bool       // under runMu: no more flushes
 }
 
-type watchRoot struct{ dir, corpus string }
+// watchRoot is a folder a files corpus reads. deep: its pattern can match
+// below it (it has a / or **), so its whole tree is watched; otherwise (a
+// single file, or *.md) only the folder itself, never, say, all of $HOME
+// above a ~/TODO.md.
+type watchRoot struct {
+	dir, corpus string
+	deep        bool
+}
+
+// covers reports whether an event at path concerns the root.
+func (r watchRoot) covers(path string) bool {
+	if r.deep {
+		return path == r.dir || strings.HasPrefix(path, r.dir+string(filepath.Separator))
+	}
+	return path == r.dir || filepath.Dir(path) == r.dir
+}
 
 func newDirWatcher(a *Agent, opts BackgroundOptions) (*dirWatcher, error) {
 	fw, err := fsnotify.NewWatcher()
@@ -128,12 +143,19 @@ func newDirWatcher(a *Agent, opts BackgroundOptions) (*dirWatcher, error) {
 			return nil, err
 		}
 		for _, s := range srcs {
-			d.roots = append(d.roots, watchRoot{dir: filepath.Clean(s.Root), corpus: c.Name})
+			deep := strings.Contains(s.Pattern, "/") || strings.Contains(s.Pattern, "**")
+			d.roots = append(d.roots, watchRoot{dir: filepath.Clean(s.Root), corpus: c.Name, deep: deep})
 		}
 	}
 	n := 0
 	for _, r := range d.roots {
-		n += d.addTree(r.dir)
+		if r.deep {
+			n += d.addTree(r.dir)
+		} else if err := d.w.Add(r.dir); err != nil {
+			d.setError(err)
+		} else {
+			n++
+		}
 	}
 	a.updateBackground(func(_ **PeriodicStatus, w **WatcherStatus) {
 		*w = &WatcherStatus{Enabled: true, Directories: n, DebounceMs: int(opts.Debounce / time.Millisecond)}
@@ -198,8 +220,10 @@ func (d *dirWatcher) event(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 			isDir = true
-			n := d.addTree(ev.Name)
-			d.a.updateBackground(func(_ **PeriodicStatus, w **WatcherStatus) { (*w).Directories += n })
+			if slices.ContainsFunc(d.roots, func(r watchRoot) bool { return r.deep && r.covers(ev.Name) }) {
+				n := d.addTree(ev.Name)
+				d.a.updateBackground(func(_ **PeriodicStatus, w **WatcherStatus) { (*w).Directories += n })
+			}
 		}
 	}
 	removed := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
@@ -211,7 +235,7 @@ func (d *dirWatcher) event(ev fsnotify.Event) {
 	}
 	var corpora []string
 	for _, r := range d.roots {
-		if ev.Name == r.dir || strings.HasPrefix(ev.Name, r.dir+string(filepath.Separator)) {
+		if r.covers(ev.Name) {
 			corpora = append(corpora, r.corpus)
 		}
 	}

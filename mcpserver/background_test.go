@@ -89,3 +89,55 @@ func TestNoPeriodicWithoutSessions(t *testing.T) {
 		t.Errorf("background without sessions or watcher: %+v", b)
 	}
 }
+
+// TestWatcherSingleFileCorpus: a corpus of one file watches its folder,
+// not the tree under it, and its changes sync it.
+func TestWatcherSingleFileCorpus(t *testing.T) {
+	f := newFixture(t, fixtureOpts{todo: "sub/TODO.md"})
+	for _, d := range []string{"sub/a", "sub/b", "sub/a/c"} {
+		write(t, filepath.Join(f.notes, d, "x.md"), "# x\n")
+	}
+	write(t, filepath.Join(f.notes, "sub", "TODO.md"), "# Todo\n\nBuy saffron.\n")
+	a := f.agent
+	if err := a.StartBackground(BackgroundOptions{Watch: true, Debounce: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := a.SyncStatus(ctx, Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The notes tree (notes, sub, sub/a, sub/b, sub/a/c) plus the todo
+	// folder once more, not its subtree twice.
+	if w := st.Background.Watcher; w == nil || w.Directories != 6 {
+		t.Errorf("watcher status %+v: want 6 folders (5 for notes, 1 for the todo file)", w)
+	}
+	write(t, filepath.Join(f.notes, "sub", "TODO.md"), "# Todo\n\nBuy saffron and cardamom pods.\n")
+	eventually(t, "the watcher syncs the changed todo file", func() bool {
+		out, err := a.Search(ctx, SearchIn{Query: "cardamom pods", Corpora: []string{"todo"}, MinScore: ptr(0.0)})
+		return err == nil && len(out.Results) > 0
+	})
+}
+
+func TestWatchRootCovers(t *testing.T) {
+	sep := string(filepath.Separator)
+	deep := watchRoot{dir: sep + "n", deep: true}
+	flat := watchRoot{dir: sep + "n"}
+	tests := []struct {
+		r    watchRoot
+		path string
+		want bool
+	}{
+		{deep, sep + "n" + sep + "a.md", true},
+		{deep, sep + "n" + sep + "x" + sep + "a.md", true},
+		{deep, sep + "nn" + sep + "a.md", false},
+		{flat, sep + "n" + sep + "a.md", true},
+		{flat, sep + "n" + sep + "x" + sep + "a.md", false},
+		{flat, sep + "n", true},
+	}
+	for _, tt := range tests {
+		if got := tt.r.covers(tt.path); got != tt.want {
+			t.Errorf("%+v covers %s = %v, want %v", tt.r, tt.path, got, tt.want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type fixtureOpts struct {
 	name     string // agent id, default "default"
 	sessions bool   // add a sessions corpus
 	noSync   bool
+	// todo, when set, adds a corpus "todo" of this one file (relative to
+	// the notes folder).
+	todo string
 }
 
 // topics fill the notes corpus: one distinctive note per topic plus
@@ -51,6 +54,9 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	}
 	write(t, filepath.Join(f.notes, "long.md"), longDoc(3000))
 	corpora := []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{f.notes}, Glob: cairn.DefaultGlob}}
+	if o.todo != "" {
+		corpora = append(corpora, cairn.Corpus{Name: "todo", Kind: cairn.KindFiles, Paths: []string{filepath.Join(f.notes, o.todo)}, Glob: cairn.DefaultGlob})
+	}
 	if o.sessions {
 		root := t.TempDir()
 		f.sessRoot = root
