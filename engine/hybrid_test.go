@@ -305,3 +305,32 @@ func TestVectorFile(t *testing.T) {
 		t.Errorf("the damaged file was not rewritten: %v", err)
 	}
 }
+
+// TestVectorLaneSeesOtherProcesses: vectors another engine on the same
+// data writes reach a lane loaded before them.
+func TestVectorLaneSeesOtherProcesses(t *testing.T) {
+	ctx := context.Background()
+	emb := &conceptEmbedder{model: "v1"}
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+	}, Options{Embedder: emb})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Search(ctx, "meetup", &cairn.SearchOptions{Mode: cairn.ModeVector}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(ctx, Options{Dir: f.eng.opts.Dir, Corpora: f.eng.opts.Corpora, Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	f.write("c.md", "# Money\n\nQuarterly budget review with the finance team.\n")
+	if _, err := other.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := f.eng.Search(ctx, "spending", &cairn.SearchOptions{Mode: cairn.ModeVector})
+	if err != nil || len(hits) == 0 || hits[0].Path != "cairn://notes/c.md" {
+		t.Errorf("after another engine synced: %+v, %v; want c.md first", hits, err)
+	}
+}

@@ -155,6 +155,11 @@ func (e *Engine) Memory(ctx context.Context, id string) (cairn.Memory, error) {
 func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory, other cairn.Committed) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
+	if e.opts.Embedder != nil {
+		// New memory chunks have no vectors until the next sync embeds
+		// them: the lane recounts what is pending before its next search.
+		defer e.afterSync(-1, true)
+	}
 	if len(other.Removed)+len(other.Touched) > 0 {
 		_, err := e.syncMemories(ctx, nil)
 		return err

@@ -24,6 +24,7 @@ const embedBatch = 64
 type vectors struct {
 	mu      sync.RWMutex
 	loaded  bool
+	version int64 // the store's vectors version the index was loaded at
 	index   *vector.Index
 	docs    map[int64][]docRef // chunk id → documents holding it
 	pending int                // chunks without a vector; -1: unknown
@@ -103,20 +104,11 @@ const VectorFile = "vectors.bin"
 // loadVectors fills the lane when needed: from the index file when its
 // stamp (the embedder identity and the store's vectors version) matches,
 // else from the store, writing the file for the next process.
+//
+// A loaded lane is checked against the store's vectors version on every
+// call (one row read): vectors written by another process, or by a sync in
+// this one, make it reload.
 func (e *Engine) loadVectors(ctx context.Context) error {
-	e.vec.mu.RLock()
-	ok := e.vec.loaded
-	e.vec.mu.RUnlock()
-	if ok {
-		return nil
-	}
-	e.vec.mu.Lock()
-	defer e.vec.mu.Unlock()
-	if e.vec.loaded {
-		return nil
-	}
-	idn := e.opts.Embedder.Identity()
-	id := idn.Key()
 	// The version is read before the vectors: a file stamped with it can
 	// only be older than what it holds, never newer, so a change made
 	// during the load makes the file stale instead of wrong.
@@ -124,6 +116,19 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	e.vec.mu.RLock()
+	ok := e.vec.loaded && e.vec.version == version
+	e.vec.mu.RUnlock()
+	if ok {
+		return nil
+	}
+	e.vec.mu.Lock()
+	defer e.vec.mu.Unlock()
+	if e.vec.loaded && e.vec.version == version {
+		return nil
+	}
+	idn := e.opts.Embedder.Identity()
+	id := idn.Key()
 	stamp := vector.Stamp{Tag: sha256.Sum256([]byte(id)), Version: version}
 	path := filepath.Join(e.opts.Dir, VectorFile)
 	ix, err := vector.Load(path, stamp, !e.opts.OneShot)
@@ -154,7 +159,7 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 			return err
 		}
 	}
-	e.vec.index, e.vec.docs, e.vec.pending, e.vec.loaded = ix, nil, pending, true
+	e.vec.index, e.vec.docs, e.vec.pending, e.vec.loaded, e.vec.version = ix, nil, pending, true, version
 	return nil
 }
 
