@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
 	"github.com/cairnmemory/cairn/transcript"
 )
 
@@ -55,8 +56,12 @@ func threadOf(rec cairn.SessionRecord, text string, loc *time.Location) *Thread 
 			return
 		}
 		first, last := spans[start], spans[end-1]
+		// Projections are redacted when written; a record is redacted
+		// again whole, before any split into parts or context tails could
+		// cut a secret (a private key block) in two.
+		clean, _ := redact.Redact(strings.TrimRight(text[first.Start:last.End], "\n"))
 		r := Record{
-			Text:      strings.TrimRight(text[first.Start:last.End], "\n"),
+			Text:      clean,
 			StartLine: first.StartLine,
 			EndLine:   last.EndLine,
 			Stamp:     first.Timestamp,

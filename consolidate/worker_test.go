@@ -247,3 +247,39 @@ func TestPromptRedaction(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRecordSecretAcrossParts: a private key block that straddles two
+// parts of a long record is redacted whole, not half in each part.
+func TestLongRecordSecretAcrossParts(t *testing.T) {
+	st := sqlite.New(filepath.Join(t.TempDir(), "index.db"), "test")
+	if err := st.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	body := strings.Repeat("MIIEowIBAAKCAQEA7bq9", 3)
+	pem := "-----BEGIN " + "RSA PRIVATE KEY-----\n" + body + "\n" + body + "\n" + body + "\n-----END RSA PRIVATE KEY-----\n"
+	head := "# Transcript\n\n## User — Dana — 2026-05-04 09:00:00 UTC\n\nKeep this key safe:\n"
+	line := strings.Repeat("filler words for a long record ", 2) + "\n" // 63 characters
+	var b strings.Builder
+	b.WriteString(head)
+	for b.Len() < consolidate.DefaultPartChars-len(head)/2 {
+		b.WriteString(line)
+	}
+	b.WriteString(pem)
+	for range 200 {
+		b.WriteString(line)
+	}
+	model := &scripted{}
+	w := consolidate.New(model, fakeSessions{b.String()}, st, "sessions")
+	if _, err := w.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(model.reqs) < 2 {
+		t.Fatalf("%d requests: the record should be read in parts", len(model.reqs))
+	}
+	for i, r := range model.reqs {
+		if strings.Contains(r.Prompt, "MIIEowIBAAKCAQEA7bq9") || strings.Contains(r.Prompt, "END RSA PRIVATE KEY") {
+			t.Errorf("request %d carries part of the key", i+1)
+		}
+	}
+}
