@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -85,7 +86,10 @@ type Engine struct {
 	store    *sqlite.Store
 	searcher *search.Searcher
 	syncMu   sync.Mutex
-	vec      vectors
+	// sessionSyncing is set while this engine runs a session sync: a
+	// running status with this process's PID is only alive then.
+	sessionSyncing atomic.Bool
+	vec            vectors
 }
 
 // Open opens (creating if needed) the index in opts.Dir.

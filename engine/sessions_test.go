@@ -362,3 +362,30 @@ func TestSubagentLinkedToParent(t *testing.T) {
 	}
 	t.Errorf("no sub-agent session among %d hits", len(hits))
 }
+
+// TestStaleRunningStatus: a "running" status left by a crash reads as
+// failed, also when it names this process's PID (a restarted server that
+// is PID 1 again), unless this engine is running a sync.
+func TestStaleRunningStatus(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.md": "# A\n\nalpha\n"}, Options{})
+	write := func(pid int) {
+		t.Helper()
+		data := fmt.Sprintf(`{"status":"running","phase":"projecting","pid":%d,"startedAt":"2026-11-30T00:00:00Z"}`, pid)
+		if err := os.WriteFile(filepath.Join(f.eng.opts.Dir, StatusFile), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, pid := range map[string]int{"own pid": os.Getpid(), "gone pid": 1 << 30} {
+		write(pid)
+		st, err := f.eng.SyncStatus()
+		if err != nil || st.Status != "failed" || !strings.Contains(st.Error, "interrupted") {
+			t.Errorf("%s: status %+v, %v; want failed (interrupted)", name, st, err)
+		}
+	}
+	write(os.Getpid())
+	f.eng.sessionSyncing.Store(true)
+	defer f.eng.sessionSyncing.Store(false)
+	if st, _ := f.eng.SyncStatus(); st.Status != "running" {
+		t.Errorf("status while this engine syncs: %+v; want running", st)
+	}
+}

@@ -53,18 +53,22 @@ func (e *Engine) SyncStatus() (*SyncStatus, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("read sync status: %w", err)
 	}
-	if st.Status == "running" && !alive(st.PID) {
+	if st.Status == "running" && !e.alive(st.PID) {
 		st.Status, st.Phase, st.Error = "failed", "", "interrupted: the syncing process is gone"
 	}
 	return &st, nil
 }
 
-func alive(pid int) bool {
+// alive reports whether the process that wrote a running status still
+// runs that sync. The status may name this very process's PID after a
+// crash and a restart (a container's server is PID 1 every time): then
+// only a sync this engine is running counts.
+func (e *Engine) alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
 	if pid == os.Getpid() {
-		return true
+		return e.sessionSyncing.Load()
 	}
 	return syscall.Kill(pid, 0) == nil
 }
@@ -81,11 +85,17 @@ func (e *Engine) beginStatus() (*SyncStatus, error) {
 	}
 	st := &SyncStatus{Status: "running", Phase: "projecting", PID: os.Getpid(), StartedAt: now(),
 		LastSuccessfulSyncAt: prev.LastSuccessfulSyncAt}
-	return st, e.saveStatus(st)
+	e.sessionSyncing.Store(true)
+	if err := e.saveStatus(st); err != nil {
+		e.sessionSyncing.Store(false)
+		return nil, err
+	}
+	return st, nil
 }
 
 // endStatus records how the session sync ended.
 func (e *Engine) endStatus(st *SyncStatus, r *cairn.CorpusSyncResult, syncErr error) {
+	defer e.sessionSyncing.Store(false)
 	st.Phase, st.PID, st.CompletedAt = "", 0, now()
 	if syncErr != nil {
 		st.Status, st.Error = "failed", syncErr.Error()
