@@ -18,7 +18,11 @@ type sessionRunner struct {
 	mu        sync.Mutex
 	running   bool
 	startedAt string
-	wg        sync.WaitGroup
+	// failed is the error of the last run when it failed before the engine
+	// could record it (another process's sync held the status, a store
+	// error), with when it ended.
+	failed, failedAt string
+	wg               sync.WaitGroup
 }
 
 // start begins a session sync of corpus unless one is running in this
@@ -33,10 +37,16 @@ func (r *sessionRunner) start(corpus string, force bool) (string, bool) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		// The engine records the outcome in its status file.
-		_, _ = r.agent.eng.Sync(r.agent.base, &cairn.SyncOptions{Corpora: []string{corpus}, Force: force})
+		// The engine records the outcome in its status file once it has
+		// begun; an error before that is kept here for memory_sync_status.
+		before, _ := r.agent.eng.SyncStatus()
+		_, err := r.agent.eng.Sync(r.agent.base, &cairn.SyncOptions{Corpora: []string{corpus}, Force: force})
+		after, _ := r.agent.eng.SyncStatus()
 		r.mu.Lock()
-		r.running = false
+		r.running, r.failed, r.failedAt = false, "", ""
+		if err != nil && (after == nil || before != nil && after.StartedAt == before.StartedAt) {
+			r.failed, r.failedAt = err.Error(), time.Now().UTC().Format(time.RFC3339)
+		}
 		r.mu.Unlock()
 	}()
 	return r.startedAt, true
@@ -47,6 +57,13 @@ func (r *sessionRunner) state() (bool, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.running, r.startedAt
+}
+
+// lastFailure returns the error of the last run that failed unrecorded.
+func (r *sessionRunner) lastFailure() (startedAt, err, at string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.startedAt, r.failed, r.failedAt
 }
 
 // wait waits for a running sync or for ctx to end.
@@ -90,6 +107,8 @@ func (a *Agent) SyncStatus(ctx context.Context, _ Empty) (*SyncStatusOut, error)
 	out := statusOut(st)
 	if running, startedAt := a.sessions.state(); running && !(st.Status == "running" && st.PID == os.Getpid()) {
 		out = &SyncStatusOut{Status: "running", Phase: "queued", StartedAt: startedAt}
+	} else if startedAt, msg, at := a.sessions.lastFailure(); !running && msg != "" && st.Status != "running" {
+		out = &SyncStatusOut{Status: "failed", StartedAt: startedAt, CompletedAt: at, Error: msg}
 	}
 	out.Background = a.background()
 	return out, nil
