@@ -107,7 +107,7 @@ func (a *Agent) SyncStatus(ctx context.Context, _ Empty) (*SyncStatusOut, error)
 	out := statusOut(st)
 	if running, startedAt := a.sessions.state(); running && !(st.Status == "running" && st.PID == os.Getpid()) {
 		out = &SyncStatusOut{Status: "running", Phase: "queued", StartedAt: startedAt}
-	} else if startedAt, msg, at := a.sessions.lastFailure(); !running && msg != "" && st.Status != "running" {
+	} else if startedAt, msg, at := a.sessions.lastFailure(); !running && msg != "" && st.Status != "running" && st.StartedAt < at {
 		out = &SyncStatusOut{Status: "failed", StartedAt: startedAt, CompletedAt: at, Error: msg}
 	}
 	out.Background = a.background()
