@@ -109,17 +109,34 @@ type httpServer struct {
 type agentKey struct{}
 
 // guard applies, in order: the Host check against DNS rebinding on a
-// loopback listener, the Origin check, the bearer token, the body size
-// limit and the request time limit.
+// loopback listener, the Origin check (with CORS headers and preflight
+// answers for allowed origins), the bearer token, the body size limit and
+// the request time limit.
 func (h *httpServer) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) && !isLoopback(r.Host) {
 			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q refused: a server on a loopback address answers only loopback host names", r.Host))
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) {
-			writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q refused: allow it with cairn serve --allow-origin", o))
-			return
+		if o := r.Header.Get("Origin"); o != "" {
+			if !h.originAllowed(o) {
+				writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q refused: allow it with cairn serve --allow-origin", o))
+				return
+			}
+			// CORS for an allowed origin: browsers send a preflight without
+			// credentials before a JSON or authorized request, so it is
+			// answered before the token check.
+			w.Header().Set("Access-Control-Allow-Origin", o)
+			w.Header().Add("Vary", "Origin")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				w.Header().Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, X-Cairn-Agent")
+				w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+				w.Header().Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
 		}
 		if h.opts.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)

@@ -207,3 +207,40 @@ func TestHTTPGetTraversalNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPCORS: an allowed origin gets its preflight answered before the
+// token check and CORS headers on the answer; a foreign one gets neither.
+func TestHTTPCORS(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}, Token: "s3cret-token", AllowedOrigins: []string{"https://app.example"}})
+	send := func(method, origin string, header map[string]string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+"/v1/search", strings.NewReader(`{"query":"busy"}`))
+		req.Header.Set("Origin", origin)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	pre := send("OPTIONS", "https://app.example", map[string]string{"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"})
+	if pre.StatusCode != http.StatusNoContent || pre.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.Contains(pre.Header.Get("Access-Control-Allow-Headers"), "Authorization") {
+		t.Errorf("preflight: %d %v", pre.StatusCode, pre.Header)
+	}
+	post := send("POST", "https://app.example", map[string]string{"Authorization": "Bearer s3cret-token", "Content-Type": "application/json"})
+	if post.StatusCode != 200 || post.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("post: %d %v", post.StatusCode, post.Header)
+	}
+	if r := send("POST", "https://app.example", nil); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("post without token from an allowed origin: %d, want 401", r.StatusCode)
+	}
+	evil := send("OPTIONS", "https://evil.example", map[string]string{"Access-Control-Request-Method": "POST"})
+	if evil.StatusCode != http.StatusForbidden || evil.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign preflight: %d %v", evil.StatusCode, evil.Header)
+	}
+}
