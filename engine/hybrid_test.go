@@ -334,3 +334,27 @@ func TestVectorLaneSeesOtherProcesses(t *testing.T) {
 		t.Errorf("after another engine synced: %+v, %v; want c.md first", hits, err)
 	}
 }
+
+// TestSearchDuringReload: while another goroutine reloads a stale lane,
+// a vector search answers from the lane it has instead of waiting (the
+// reload of 100k vectors takes seconds). If it waited, this test would
+// hang: the reload lock is held for its whole length.
+func TestSearchDuringReload(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+	}, Options{Embedder: &conceptEmbedder{model: "v1"}})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Search(ctx, "meetup", &cairn.SearchOptions{Mode: cairn.ModeVector}); err != nil {
+		t.Fatal(err)
+	}
+	f.eng.afterSync(0, true) // stale
+	f.eng.vec.loadMu.Lock()  // a reload under way
+	hits, err := f.eng.Search(ctx, "LGBTQ meetup", &cairn.SearchOptions{Mode: cairn.ModeVector})
+	f.eng.vec.loadMu.Unlock()
+	if err != nil || len(hits) == 0 || hits[0].Path != "cairn://notes/a.md" {
+		t.Errorf("search during a reload: %+v, %v", hits, err)
+	}
+}

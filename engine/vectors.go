@@ -22,8 +22,11 @@ const embedBatch = 64
 // chunk-to-document map loads only when a search filters. Both follow
 // every embedding round and sync.
 type vectors struct {
+	// loadMu serializes loads; a load builds the new index without mu,
+	// so searches go on with the lane they have meanwhile.
+	loadMu  sync.Mutex
 	mu      sync.RWMutex
-	loaded  bool
+	loaded  bool  // index matches the store as of version
 	version int64 // the store's vectors version the index was loaded at
 	index   *vector.Index
 	docs    map[int64][]docRef // chunk id → documents holding it
@@ -84,13 +87,14 @@ func (e *Engine) embedPending(ctx context.Context, progress func(cairn.ProgressE
 }
 
 // afterSync records how many chunks still need vectors and, when chunks
-// came and went, drops the in-memory lane so the next vector search
-// reloads it. A sync that changed no chunk keeps it: vectors it embedded
+// came and went, marks the in-memory lane stale so the next use reloads
+// it (searches answer from the stale lane while another goroutine
+// reloads). A sync that changed no chunk keeps it: vectors it embedded
 // were added as they were stored, and loading 100k vectors takes seconds.
 func (e *Engine) afterSync(pending int, chunksChanged bool) {
 	e.vec.mu.Lock()
 	if chunksChanged {
-		e.vec.loaded, e.vec.index, e.vec.docs = false, nil, nil
+		e.vec.loaded, e.vec.docs = false, nil
 	}
 	e.vec.pending = pending
 	e.vec.mu.Unlock()
@@ -116,15 +120,23 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.vec.mu.RLock()
-	ok := e.vec.loaded && e.vec.version == version
-	e.vec.mu.RUnlock()
+	fresh := func() (bool, bool) {
+		e.vec.mu.RLock()
+		defer e.vec.mu.RUnlock()
+		return e.vec.loaded && e.vec.version == version, e.vec.index != nil
+	}
+	ok, have := fresh()
 	if ok {
 		return nil
 	}
-	e.vec.mu.Lock()
-	defer e.vec.mu.Unlock()
-	if e.vec.loaded && e.vec.version == version {
+	if !e.vec.loadMu.TryLock() {
+		if have {
+			return nil // another goroutine reloads: answer from the lane we have
+		}
+		e.vec.loadMu.Lock()
+	}
+	defer e.vec.loadMu.Unlock()
+	if ok, _ := fresh(); ok {
 		return nil
 	}
 	idn := e.opts.Embedder.Identity()
@@ -159,7 +171,9 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 			return err
 		}
 	}
+	e.vec.mu.Lock()
 	e.vec.index, e.vec.docs, e.vec.pending, e.vec.loaded, e.vec.version = ix, nil, pending, true, version
+	e.vec.mu.Unlock()
 	return nil
 }
 
