@@ -43,18 +43,11 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer eng.Close(ctx)
-	var model cairn.LLM
-	if !*dry {
-		var flush func() error
-		if model, flush, err = e.consolidateModel(cfg); err != nil {
-			return err
-		}
-		defer func() {
-			if err := flush(); err != nil {
-				fmt.Fprintln(e.stderr, "cairn: "+err.Error())
-			}
-		}()
+	model, done, err := e.runModel(cfg, cairn.PurposeConsolidate, *dry)
+	if err != nil {
+		return err
 	}
+	defer done()
 	opts := &cairn.ConsolidateOptions{Thread: *thread, Limit: *limit, DryRun: *dry}
 	if !e.json && !*dry {
 		opts.Progress = func(w cairn.WindowPlan) {
@@ -66,12 +59,7 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if res.TokensIn+res.TokensOut > 0 {
-		fmt.Fprintf(e.stderr, "cairn: model tokens: %d in, %d out\n", res.TokensIn, res.TokensOut)
-	}
-	if res.Error != "" {
-		fmt.Fprintln(e.stderr, "cairn: "+oneLine(res.Error))
-	}
+	e.reportRun(res.TokensIn, res.TokensOut, res.Error)
 	if e.json {
 		return e.printJSON(res)
 	}
@@ -79,11 +67,34 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// consolidateModel builds the [llm.consolidate] client, counting tokens in
-// the agent's usage file. Without the table the model is nil: the run
-// pauses as unavailable.
-func (e *env) consolidateModel(cfg *config.Config) (cairn.LLM, func() error, error) {
-	return e.model(cfg, cairn.PurposeConsolidate)
+// runModel builds the [llm.<purpose>] client of a model-driven command
+// (nil for a dry run, or without the table: the run then pauses as
+// unavailable) and returns what to call when the command ends: it saves
+// the token counts, reporting a failure on stderr.
+func (e *env) runModel(cfg *config.Config, purpose string, dry bool) (cairn.LLM, func(), error) {
+	if dry {
+		return nil, func() {}, nil
+	}
+	model, flush, err := e.model(cfg, purpose)
+	if err != nil {
+		return nil, nil, err
+	}
+	return model, func() {
+		if err := flush(); err != nil {
+			fmt.Fprintln(e.stderr, "cairn: "+err.Error())
+		}
+	}, nil
+}
+
+// reportRun writes a model-driven run's token counts and the reason it
+// paused, if any, to stderr.
+func (e *env) reportRun(tokensIn, tokensOut int, reason string) {
+	if tokensIn+tokensOut > 0 {
+		fmt.Fprintf(e.stderr, "cairn: model tokens: %d in, %d out\n", tokensIn, tokensOut)
+	}
+	if reason != "" {
+		fmt.Fprintln(e.stderr, "cairn: "+oneLine(reason))
+	}
 }
 
 // model builds the [llm.<purpose>] client, counting tokens in the agent's

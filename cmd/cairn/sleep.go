@@ -32,28 +32,16 @@ func memoriesSleep(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer eng.Close(ctx)
-	var model cairn.LLM
-	if !*dry {
-		var flush func() error
-		if model, flush, err = e.model(cfg, cairn.PurposeFast); err != nil {
-			return err
-		}
-		defer func() {
-			if err := flush(); err != nil {
-				fmt.Fprintln(e.stderr, "cairn: "+err.Error())
-			}
-		}()
+	model, done, err := e.runModel(cfg, cairn.PurposeFast, *dry)
+	if err != nil {
+		return err
 	}
+	defer done()
 	res, err := eng.Sleep(ctx, model, &cairn.SleepOptions{DryRun: *dry, Limit: *limit}, nil)
 	if err != nil {
 		return err
 	}
-	if res.TokensIn+res.TokensOut > 0 {
-		fmt.Fprintf(e.stderr, "cairn: model tokens: %d in, %d out\n", res.TokensIn, res.TokensOut)
-	}
-	if res.Error != "" {
-		fmt.Fprintln(e.stderr, "cairn: "+oneLine(res.Error))
-	}
+	e.reportRun(res.TokensIn, res.TokensOut, res.Error)
 	if e.json {
 		return e.printJSON(res)
 	}
