@@ -25,7 +25,7 @@ import (
 
 // ftsVersion identifies the index tokenizer and identifier expansion; bump
 // it with any change to search.IdentText or the FTS5 tokenizer settings.
-const ftsVersion = 1
+const ftsVersion = 2
 
 // FeatureVersion names the chunker and tokenizer the index was built with.
 // A change empties the index at Open so the next Sync rebuilds it.

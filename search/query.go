@@ -28,20 +28,35 @@ func (t Term) Expr() string {
 
 // Phrases returns the FTS5 phrases of the term's expression, in order: one,
 // or for an identifier its joined form and its parts as a phrase. Scoring
-// weighs each phrase by its own inverse document frequency.
+// weighs each phrase by its own inverse document frequency. A phrase of
+// several words (not a prefix) starts with GramMarker.
 func (t Term) Phrases() []string {
 	switch {
 	case t.Prefix:
 		return []string{quote(strings.Join(t.Words, " ")) + "*"}
 	case t.Phrase || len(t.Words) == 1 && !isCamel(t.Text):
-		return []string{quote(strings.Join(t.Words, " "))}
+		return []string{phrase(t.Words)}
 	default:
 		parts := t.Words
 		if len(parts) == 1 {
 			parts = camelParts(t.Text)
 		}
-		return []string{quote(strings.Join(parts, "")), quote(strings.Join(parts, " "))}
+		return []string{quote(strings.Join(parts, "")), phrase(parts)}
 	}
+}
+
+// GramMarker starts a quoted FTS5 string that the index's tokenizer answers
+// with common grams (pairs of adjacent words in which one is common; see
+// package sqlite, grams.go): the same matches as the plain phrase, without
+// walking every row that holds its frequent words.
+const GramMarker = "\x1f"
+
+// phrase quotes words as one FTS5 phrase.
+func phrase(words []string) string {
+	if len(words) < 2 {
+		return quote(strings.Join(words, " "))
+	}
+	return quote(GramMarker + strings.Join(words, " "))
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

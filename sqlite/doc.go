@@ -10,7 +10,8 @@
 //	documents  corpus, path (UNIQUE together), hash, size, mtime
 //	chunks     id PK, hash + seq UNIQUE, byte pos/len, lines, tokens, noise
 //	chunks_fts FTS5 (title, body, ident), contentless with delete support,
-//	           rowid = chunks.id, tokenizer "porter unicode61 remove_diacritics 2"
+//	           rowid = chunks.id, tokenizer "cairn porter unicode61 remove_diacritics 2"
+//	           (common grams for phrases, grams.go)
 //
 // Content is keyed by its sha256, so a renamed or copied file reuses its
 // chunks and index rows. Removing a document deletes its row at once (it

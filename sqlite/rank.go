@@ -22,62 +22,13 @@ package sqlite
 // about 0.36 µs of 0.48 µs a row, measured).
 //
 // The function is registered on every connection the process opens, through
-// sqlite3_auto_extension; connections without FTS5 are left alone. The
-// declarations below are the parts of SQLite's public C interface (sqlite3.h,
-// its FTS5 extension API) this file uses; the definitions come from the
-// SQLite that github.com/mattn/go-sqlite3 compiles into the binary.
+// sqlite3_auto_extension, together with the cairn tokenizer (grams.go);
+// connections without FTS5 are left alone. fts5.h declares the parts of
+// SQLite's C interface both use.
 
 /*
 #include <stdlib.h>
-
-typedef struct sqlite3 sqlite3;
-typedef struct sqlite3_stmt sqlite3_stmt;
-typedef struct sqlite3_context sqlite3_context;
-typedef struct sqlite3_value sqlite3_value;
-typedef long long sqlite3_int64;
-typedef struct sqlite3_api_routines sqlite3_api_routines;
-
-int sqlite3_prepare_v2(sqlite3*, const char*, int, sqlite3_stmt**, const char**);
-int sqlite3_bind_pointer(sqlite3_stmt*, int, void*, const char*, void(*)(void*));
-int sqlite3_step(sqlite3_stmt*);
-int sqlite3_finalize(sqlite3_stmt*);
-double sqlite3_value_double(sqlite3_value*);
-void sqlite3_result_blob(sqlite3_context*, const void*, int, void(*)(void*));
-void sqlite3_result_error_code(sqlite3_context*, int);
-void *sqlite3_malloc(int);
-void sqlite3_free(void*);
-int sqlite3_auto_extension(void(*)(void));
-
-typedef struct Fts5Context Fts5Context;
-typedef struct Fts5PhraseIter { const unsigned char *a; const unsigned char *b; } Fts5PhraseIter;
-typedef struct Fts5ExtensionApi Fts5ExtensionApi;
-struct Fts5ExtensionApi {
-	int iVersion;
-	void *(*xUserData)(Fts5Context*);
-	int (*xColumnCount)(Fts5Context*);
-	int (*xRowCount)(Fts5Context*, sqlite3_int64*);
-	int (*xColumnTotalSize)(Fts5Context*, int, sqlite3_int64*);
-	int (*xTokenize)(Fts5Context*, const char*, int, void*, int (*)(void*, int, const char*, int, int, int));
-	int (*xPhraseCount)(Fts5Context*);
-	int (*xPhraseSize)(Fts5Context*, int);
-	int (*xInstCount)(Fts5Context*, int*);
-	int (*xInst)(Fts5Context*, int, int*, int*, int*);
-	sqlite3_int64 (*xRowid)(Fts5Context*);
-	int (*xColumnText)(Fts5Context*, int, const char**, int*);
-	int (*xColumnSize)(Fts5Context*, int, int*);
-	int (*xQueryPhrase)(Fts5Context*, int, void*, int (*)(const Fts5ExtensionApi*, Fts5Context*, void*));
-	int (*xSetAuxdata)(Fts5Context*, void*, void (*)(void*));
-	void *(*xGetAuxdata)(Fts5Context*, int);
-	int (*xPhraseFirst)(Fts5Context*, int, Fts5PhraseIter*, int*, int*);
-	void (*xPhraseNext)(Fts5Context*, Fts5PhraseIter*, int*, int*);
-};
-typedef void (*fts5_extension_function)(const Fts5ExtensionApi*, Fts5Context*, sqlite3_context*, int, sqlite3_value**);
-typedef struct fts5_api {
-	int iVersion;
-	void *xCreateTokenizer;
-	void *xFindTokenizer;
-	int (*xCreateFunction)(struct fts5_api*, const char*, void*, fts5_extension_function, void (*)(void*));
-} fts5_api;
+#include "fts5.h"
 
 #define CAIRN_K1 1.2
 #define CAIRN_MAX_COLS 8
@@ -129,7 +80,7 @@ static void cairn_tf_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
 	sqlite3_result_blob(ctx, out, nPhrase * (int)sizeof(double), (void(*)(void*))-1);
 }
 
-// cairn_init registers cairn_tf on a new connection that has FTS5.
+// cairn_init registers cairn_tf and the cairn tokenizer on a new connection that has FTS5.
 static int cairn_init(sqlite3 *db, char **err, const sqlite3_api_routines *unused) {
 	fts5_api *fts = 0;
 	sqlite3_stmt *st = 0;
@@ -140,7 +91,9 @@ static int cairn_init(sqlite3 *db, char **err, const sqlite3_api_routines *unuse
 	sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (fts == 0 || fts->iVersion < 2) return 0;
-	return fts->xCreateFunction(fts, "cairn_tf", 0, cairn_tf_fn, 0);
+	int rc = fts->xCreateFunction(fts, "cairn_tf", 0, cairn_tf_fn, 0);
+	if (rc != 0) return rc;
+	return cairn_grams_register(fts);
 }
 
 static int cairn_register(void) {

@@ -377,4 +377,5 @@ var migrations = []string{
 	recordHashes,   // memories.go
 	linksSchema,    // links.go
 	vectorsVersion, // vectors.go
+	gramsTable,     // grams.go
 }

@@ -1,0 +1,242 @@
+package sqlite
+
+import (
+	"context"
+
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// gramVocab mixes common words (some that Porter stems: "was", "this"),
+// inflected forms that stem alike (run, runs, running) and rarer words,
+// with a long word that never pairs.
+var gramVocab = strings.Fields(`the of and a to in is it was this that with for as
+	run runs running runner server servers config walrus ice timeout busy sqlite
+	Café cafe über naïve x y z 42 ` + strings.Repeat("l", 70))
+
+func gramText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString([]string{" ", " ", " ", ", ", ". ", "\n", " - "}[r.IntN(7)])
+		}
+		w := gramVocab[r.IntN(len(gramVocab))]
+		if r.IntN(8) == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// openGramTables makes two tables over the same rows: one with the cairn
+// tokenizer, one with the tokenizer it wraps.
+func openGramTables(t *testing.T, texts []string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(driverName, filepath.Join(t.TempDir(), "grams.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE g USING fts5(title, body, content='', contentless_delete=1, tokenize='cairn porter unicode61 remove_diacritics 2')`,
+		`CREATE VIRTUAL TABLE p USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
+		`CREATE VIRTUAL TABLE gv USING fts5vocab(g, 'row')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, text := range texts {
+		title := ""
+		if i%3 == 0 {
+			title = text[:min(len(text), 30)]
+		}
+		for _, tab := range []string{"g", "p"} {
+			if _, err := db.Exec(`INSERT INTO `+tab+`(rowid, title, body) VALUES(?, ?, ?)`, i+1, title, text); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return db
+}
+
+func matchIDs(t *testing.T, db *sql.DB, table, match string) []int64 {
+	t.Helper()
+	rows, err := db.Query(`SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, match)
+	if err != nil {
+		t.Fatalf("%s MATCH %q: %v", table, match, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func ftsQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// TestGramPhrasesMatchPlainPhrases checks the rewrite is exact: a phrase
+// answered with common grams matches the same rows as the plain phrase,
+// and plain queries on the gram table match what the wrapped tokenizer's
+// table matches.
+func TestGramPhrasesMatchPlainPhrases(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var texts []string
+	for range 400 {
+		texts = append(texts, gramText(r, 5+r.IntN(60)))
+	}
+	db := openGramTables(t, texts)
+	var phrases []string
+	for range 600 {
+		// Runs of words from a row (found) and random runs (mostly not).
+		src := texts[r.IntN(len(texts))]
+		if r.IntN(3) == 0 {
+			src = gramText(r, 8)
+		}
+		ws := strings.FieldsFunc(src, func(c rune) bool { return c == ' ' || c == ',' || c == '.' || c == '\n' || c == '-' })
+		n := 1 + r.IntN(5)
+		if len(ws) < n {
+			continue
+		}
+		at := r.IntN(len(ws) - n + 1)
+		phrases = append(phrases, strings.Join(ws[at:at+n], " "))
+	}
+	found := 0
+	for _, ph := range phrases {
+		plain := matchIDs(t, db, "p", ftsQuote(ph))
+		if got := matchIDs(t, db, "g", ftsQuote(ph)); !slices.Equal(got, plain) {
+			t.Fatalf("phrase %q: gram table %v, plain table %v", ph, got, plain)
+		}
+		if got := matchIDs(t, db, "g", ftsQuote("\x1f"+ph)); !slices.Equal(got, plain) {
+			t.Fatalf("gram phrase %q: %v, plain phrase %v", ph, got, plain)
+		}
+		if len(plain) > 0 {
+			found++
+		}
+	}
+	if found < len(phrases)/3 {
+		t.Fatalf("only %d of %d phrases match anything: the test checks too little", found, len(phrases))
+	}
+	// Other query forms are unchanged.
+	for _, q := range []string{`run`, `"the"`, `walrus AND ice`, `the OR timeout`, `"run"*`, `"the serv"*`, `NEAR(walrus ice, 3)`, `title : walrus`} {
+		if got, want := matchIDs(t, db, "g", q), matchIDs(t, db, "p", q); !slices.Equal(got, want) {
+			t.Errorf("%s: gram table %v, plain table %v", q, got, want)
+		}
+	}
+}
+
+// TestGramTokens checks which pair tokens the index holds: pairs with a
+// common word, stemmed as the words are; none between two rare words or
+// with a word over 64 bytes.
+func TestGramTokens(t *testing.T) {
+	db := openGramTables(t, []string{"Running servers of the walrus cafe " + strings.Repeat("l", 70) + " of"})
+	rows, err := db.Query(`SELECT term FROM gv WHERE instr(term, char(31)) > 0 ORDER BY term`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var term string
+		if err := rows.Scan(&term); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.ReplaceAll(term, "\x1f", "|"))
+	}
+	want := []string{"of|the", "server|of", "the|walru"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pair tokens %q, want %q", got, want)
+	}
+}
+
+// TestGramColumnSizes checks pair tokens leave BM25's length normalization
+// alone: bm25() with b = 0.75 scores a word the same on both tables.
+func TestGramColumnSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var texts []string
+	for range 50 {
+		texts = append(texts, gramText(r, 5+r.IntN(40)))
+	}
+	db := openGramTables(t, texts)
+	score := func(table string) string {
+		var out []string
+		rows, err := db.Query(`SELECT rowid, bm25(` + table + `) FROM ` + table + ` WHERE ` + table + ` MATCH 'walrus' ORDER BY rowid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var s float64
+			if err := rows.Scan(&id, &s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%d:%.9f", id, s))
+		}
+		return strings.Join(out, " ")
+	}
+	g, p := score("g"), score("p")
+	if g == "" || g != p {
+		t.Fatalf("bm25 differs:\ngram  %s\nplain %s", g, p)
+	}
+}
+
+// TestGramsMigration opens a store of schema version 7 (the table on the
+// plain tokenizer) and checks the upgrade moves the table to the cairn
+// tokenizer and empties the index for a rebuild, even with the feature
+// version unchanged.
+func TestGramsMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	s := openStore(t, path, "f1")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", "a.md", "of the walrus\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TABLE chunks_fts`,
+		`CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, ident, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
+		`UPDATE meta SET value='7' WHERE key='schema_version'`,
+	} {
+		if _, err := s.w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	up := openStore(t, path, "f1")
+	if !up.Reindexed {
+		t.Error("upgrade to the cairn tokenizer did not ask for a rebuild")
+	}
+	var ddl string
+	if err := up.r.QueryRow(`SELECT sql FROM sqlite_master WHERE name='chunks_fts'`).Scan(&ddl); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ddl, "tokenize='cairn porter") {
+		t.Errorf("table after upgrade: %s", ddl)
+	}
+	if st, _ := up.Stats(ctx); st.Documents != 0 || st.Chunks != 0 {
+		t.Errorf("upgrade kept rows the new table does not index: %+v", st)
+	}
+	if err := up.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", "a.md", "of the walrus\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := up.MatchCount(ctx, "\"\x1fof the walrus\"", 10); err != nil || m.N != 1 {
+		t.Errorf("gram phrase after rebuild: %+v, %v", m, err)
+	}
+}
