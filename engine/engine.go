@@ -24,8 +24,11 @@ import (
 )
 
 // ftsVersion identifies the index tokenizer and identifier expansion; bump
-// it with any change to search.IdentText or the FTS5 tokenizer settings.
-const ftsVersion = 2
+// it with any change to search.IdentText or the FTS5 tokenizer settings
+// that a schema migration does not handle (a migration can rebuild the
+// full-text table from stored chunks and keep the vectors, as the move to
+// the common-grams tokenizer did; a bump empties everything).
+const ftsVersion = 1
 
 // FeatureVersion names the chunker and tokenizer the index was built with.
 // A change empties the index at Open so the next Sync rebuilds it.
@@ -114,6 +117,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	st := sqlite.New(filepath.Join(opts.Dir, DBFile), FeatureVersion)
 	st.Mmap = !opts.OneShot
+	st.Ident = search.IdentText
+	st.Logf = opts.Logf
 	if err := st.Open(ctx); err != nil {
 		return nil, err
 	}

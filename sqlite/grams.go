@@ -217,26 +217,92 @@ int cairn_grams_register(fts5_api *api) {
 */
 import "C"
 
-import "strings"
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
 
-// gramsTable moves the full-text index to the cairn tokenizer. The old
-// rows cannot be carried over (the table keeps no content), so the stored
-// feature version is changed to make Open empty the index and the next
-// sync rebuild it.
+// gramsTable moves the full-text index to the cairn tokenizer. The table
+// keeps no content, so rebuildFTS then indexes the stored chunks again,
+// in the same transaction: documents, chunks and vectors stay.
 const gramsTable = `DROP TABLE chunks_fts;
 	CREATE VIRTUAL TABLE chunks_fts USING fts5(
 		title, body, ident,
 		content='', contentless_delete=1,
 		tokenize='cairn porter unicode61 remove_diacritics 2'
-	);
-	UPDATE meta SET value = 'tokenizer changed' WHERE key = 'feature_version';`
+	);`
+
+// rebuildFTS indexes every stored chunk (but noise) into an empty
+// chunks_fts, as Apply does, reading in batches of ids.
+func rebuildFTS(ctx context.Context, s *Store, tx *sql.Tx) error {
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE noise = 0`).Scan(&total); err != nil {
+		return fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	if total == 0 {
+		return nil
+	}
+	if s.Logf != nil {
+		s.Logf("rebuilding the full-text index for the new tokenizer: %d chunks", total)
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts(rowid, title, body, ident) VALUES(?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	defer ins.Close()
+	type row struct {
+		id          int64
+		title, body string
+	}
+	const batch = 2000
+	batchRows := make([]row, 0, batch)
+	for last := int64(-1); ; {
+		batchRows = batchRows[:0]
+		rows, err := tx.QueryContext(ctx, `SELECT c.id, ct.title, substr(ct.doc, c.pos + 1, c.len)
+			FROM chunks c JOIN content ct ON ct.hash = c.hash
+			WHERE c.noise = 0 AND c.id > ? ORDER BY c.id LIMIT ?`, last, batch)
+		if err != nil {
+			return fmt.Errorf("rebuild full-text index: %w", err)
+		}
+		for rows.Next() {
+			var r row
+			var body []byte
+			if err := rows.Scan(&r.id, &r.title, &body); err != nil {
+				rows.Close()
+				return fmt.Errorf("rebuild full-text index: %w", err)
+			}
+			r.body = string(body)
+			batchRows = append(batchRows, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("rebuild full-text index: %w", err)
+		}
+		if len(batchRows) == 0 {
+			return nil
+		}
+		for _, r := range batchRows {
+			ident := ""
+			if s.Ident != nil {
+				ident = s.Ident(r.body)
+			}
+			if _, err := ins.ExecContext(ctx, r.id, r.title, r.body, ident); err != nil {
+				return fmt.Errorf("rebuild full-text index: chunk %d: %w", r.id, err)
+			}
+		}
+		last = batchRows[len(batchRows)-1].id
+	}
+}
 
 // GramWords are the common words of the cairn tokenizer: each pair of
 // adjacent words in which one of these is indexed as one more token. They
 // are the twenty most frequent English words (in the usual corpus counts);
 // the longer stop-word list the search package drops from queries costs
 // more to index than it saves (measured, docs/design.md). Changing the list
-// changes the index: bump the engine's ftsVersion with it.
+// changes the index: it needs a migration that rebuilds the table, as
+// gramsTable does.
 var GramWords = strings.Fields(`the of and to a in is it that for on with as was at by this be are from`)
 
 func init() {

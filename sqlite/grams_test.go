@@ -200,13 +200,20 @@ func TestGramColumnSizes(t *testing.T) {
 
 // TestGramsMigration opens a store of schema version 7 (the table on the
 // plain tokenizer) and checks the upgrade moves the table to the cairn
-// tokenizer and empties the index for a rebuild, even with the feature
-// version unchanged.
+// tokenizer and indexes the stored chunks again, identifier column
+// included, keeping documents and chunks (so vectors need no new work).
 func TestGramsMigration(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
 	s := openStore(t, path, "f1")
-	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", "a.md", "of the walrus\n")}}); err != nil {
+	noisy := doc("n", "b.md", "of the seal\nnoise line\n")
+	noisy.Chunks[1].Noise = true
+	noisy.Title = "Seal notes"
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", "a.md", "of the walrus\ncall parseConfig\n"), noisy}}); err != nil {
+		t.Fatal(err)
+	}
+	var chunks int
+	if err := s.r.QueryRow(`SELECT count(*) FROM chunks`).Scan(&chunks); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
@@ -219,9 +226,19 @@ func TestGramsMigration(t *testing.T) {
 		}
 	}
 	s.Close()
-	up := openStore(t, path, "f1")
-	if !up.Reindexed {
-		t.Error("upgrade to the cairn tokenizer did not ask for a rebuild")
+	up := New(path, "f1")
+	up.Ident = func(body string) string { return strings.ReplaceAll(body, "parseConfig", "parse config") }
+	var logged string
+	up.Logf = func(format string, args ...any) { logged = fmt.Sprintf(format, args...) }
+	if err := up.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	if up.Reindexed {
+		t.Error("upgrade to the cairn tokenizer emptied the index")
+	}
+	if !strings.Contains(logged, "3 chunks") {
+		t.Errorf("log %q, want the 3 chunks that are not noise", logged)
 	}
 	var ddl string
 	if err := up.r.QueryRow(`SELECT sql FROM sqlite_master WHERE name='chunks_fts'`).Scan(&ddl); err != nil {
@@ -230,13 +247,22 @@ func TestGramsMigration(t *testing.T) {
 	if !strings.Contains(ddl, "tokenize='cairn porter") {
 		t.Errorf("table after upgrade: %s", ddl)
 	}
-	if st, _ := up.Stats(ctx); st.Documents != 0 || st.Chunks != 0 {
-		t.Errorf("upgrade kept rows the new table does not index: %+v", st)
+	var after int
+	if err := up.r.QueryRow(`SELECT count(*) FROM chunks`).Scan(&after); err != nil || after != chunks {
+		t.Errorf("chunks after upgrade %d (%v), before %d", after, err, chunks)
 	}
-	if err := up.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", "a.md", "of the walrus\n")}}); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := up.MatchCount(ctx, "\"\x1fof the walrus\"", 10); err != nil || m.N != 1 {
-		t.Errorf("gram phrase after rebuild: %+v, %v", m, err)
+	for _, tt := range []struct {
+		match string
+		want  int
+	}{
+		{"\"\x1fof the walrus\"", 1},
+		{"\"\x1fof the seal\"", 1},
+		{`"noise"`, 0},
+		{`ident : "parse config"`, 1},
+		{`title : seal`, 1},
+	} {
+		if m, err := up.MatchCount(ctx, tt.match, 10); err != nil || m.N != tt.want {
+			t.Errorf("%q after upgrade: %+v, %v; want %d", tt.match, m, err, tt.want)
+		}
 	}
 }

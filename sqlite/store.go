@@ -71,6 +71,12 @@ type Store struct {
 	// Mmap maps the database into memory (DefaultMmapBytes): faster for a
 	// long-lived process, slower for a one-shot command.
 	Mmap bool
+	// Ident derives a chunk's identifier column from its text when the
+	// store re-indexes stored chunks itself (a tokenizer change); the
+	// engine sets search.IdentText. Nil leaves the column empty.
+	Ident func(body string) string
+	// Logf, when set, reports long migrations.
+	Logf func(format string, args ...any)
 
 	w *sql.DB // one writer connection
 	r *sql.DB // read-only pool
@@ -254,6 +260,11 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 			}
 			return fmt.Errorf("migrate store to version %d: %w", i+1, err)
 		}
+		if after := migrationsAfter[i]; after != nil {
+			if err := after(ctx, s, tx); err != nil {
+				return fmt.Errorf("migrate store to version %d: %w", i+1, err)
+			}
+		}
 	}
 	if err := setMeta(ctx, tx, "schema_version", fmt.Sprint(SchemaVersion)); err != nil {
 		return err
@@ -294,6 +305,12 @@ func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
 		return fmt.Errorf("write meta %s: %w", key, err)
 	}
 	return nil
+}
+
+// migrationsAfter[i], when set, runs in Go after migrations[i], in the
+// same transaction.
+var migrationsAfter = map[int]func(ctx context.Context, s *Store, tx *sql.Tx) error{
+	len(migrations) - 1: rebuildFTS, // gramsTable
 }
 
 // migrations[i] takes the schema from version i to i+1. Append only.
