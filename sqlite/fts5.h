@@ -19,6 +19,9 @@ int sqlite3_bind_pointer(sqlite3_stmt*, int, void*, const char*, void(*)(void*))
 int sqlite3_step(sqlite3_stmt*);
 int sqlite3_finalize(sqlite3_stmt*);
 double sqlite3_value_double(sqlite3_value*);
+const void *sqlite3_value_blob(sqlite3_value*);
+int sqlite3_value_bytes(sqlite3_value*);
+void sqlite3_result_double(sqlite3_context*, double);
 void sqlite3_result_blob(sqlite3_context*, const void*, int, void(*)(void*));
 void sqlite3_result_error_code(sqlite3_context*, int);
 void *sqlite3_malloc(int);

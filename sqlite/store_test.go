@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -248,5 +250,77 @@ func TestVectors(t *testing.T) {
 	s.EachVector(ctx, "id-1", func(int64, []float32) error { n++; return nil })
 	if n != 0 {
 		t.Errorf("%d vectors left after their chunk was collected", n)
+	}
+}
+
+// TestScanTopMatchesGoScoring checks the pass that keeps the best rows in
+// SQLite (cairn_score) against scoring every row in Go from cairn_tf: the
+// same rows, scores equal bit for bit, the same scan statistics.
+func TestScanTopMatchesGoScoring(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	r := rand.New(rand.NewPCG(5, 6))
+	words := strings.Fields("alpha beta gamma delta walrus ice the of busy timeout")
+	var docs []cairn.Document
+	for i := range 300 {
+		var b strings.Builder
+		for range 3 + r.IntN(30) {
+			b.WriteString(words[r.IntN(len(words))] + " ")
+		}
+		docs = append(docs, doc("n", fmt.Sprintf("%d.md", i), b.String()+"\n"))
+	}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: docs}); err != nil {
+		t.Fatal(err)
+	}
+	for _, match := range []string{`"walrus"`, `"alpha" OR "beta" OR "ice"`, `"busy" AND "timeout"`, "\"\x1fof the\" OR \"gamma\"", `"nothing"`} {
+		for _, capN := range []int{0, 1, 40, 1000} {
+			idf := []float64{1.7, 0.3, 2.9}
+			q := cairn.LexicalQuery{Match: match, Limit: 7, MaxCandidates: capN, IDF: idf}
+			got := &cairn.LexicalResult{}
+			top, err := s.scanTop(ctx, q, got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The reference: every row newest first, up to the cap, scored in Go.
+			rows, err := s.r.QueryContext(ctx, `SELECT rowid, cairn_tf(chunks_fts, `+scoreArgs+`) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC`, match)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []scored
+			want := cairn.LexicalResult{}
+			for rows.Next() {
+				var m scored
+				var tf []byte
+				if err := rows.Scan(&m.id, &tf); err != nil {
+					t.Fatal(err)
+				}
+				if capN > 0 && want.Scanned == capN {
+					want.Capped = true
+					break
+				}
+				m.score = score(tf, idf)
+				all = append(all, m)
+				want.Scanned++
+				want.Low = m.id
+			}
+			rows.Close()
+			slices.SortFunc(all, func(a, b scored) int {
+				if worse(a, b) {
+					return 1
+				}
+				if worse(b, a) {
+					return -1
+				}
+				return 0
+			})
+			all = all[:min(len(all), q.Limit)]
+			name := fmt.Sprintf("%s cap %d", match, capN)
+			if !slices.Equal(top, all) {
+				t.Errorf("%s: top %v, want %v", name, top, all)
+			}
+			if got.Scanned != want.Scanned || got.Capped != want.Capped || got.Low != want.Low {
+				t.Errorf("%s: scanned %d capped %v low %d, want %d %v %d", name, got.Scanned, got.Capped, got.Low, want.Scanned, want.Capped, want.Low)
+			}
+		}
 	}
 }
