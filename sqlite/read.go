@@ -264,7 +264,7 @@ func (s *Store) hydrate(ctx context.Context, top []scored) ([]cairn.Candidate, e
 	}
 	list, _ := json.Marshal(ids)
 	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-			substr(ct.doc, c.pos + 1, c.len)
+			CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
 		FROM chunks c JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
 		WHERE c.id IN (SELECT value FROM json_each(?))`)
 	if err != nil {
@@ -278,11 +278,10 @@ func (s *Store) hydrate(ctx context.Context, top []scored) ([]cairn.Candidate, e
 	var out []cairn.Candidate
 	for rows.Next() {
 		var c cairn.Candidate
-		var text []byte
-		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
+		// The text comes as TEXT (CAST), so it is copied once, into the string.
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &c.Text); err != nil {
 			return nil, queryError(err)
 		}
-		c.Text = string(text)
 		c.BM25 = -byID[c.ChunkID]
 		out = append(out, c)
 	}

@@ -154,7 +154,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, err
 	}
 	list, _ := json.Marshal(ids)
 	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-		substr(ct.doc, c.pos + 1, c.len) FROM chunks c JOIN documents d ON d.hash = c.hash
+		CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT) FROM chunks c JOIN documents d ON d.hash = c.hash
 		JOIN content ct ON ct.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
 	if err != nil {
 		return nil, err
@@ -167,11 +167,10 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, err
 	byID := map[int64][]cairn.Candidate{}
 	for rows.Next() {
 		var c cairn.Candidate
-		var text []byte
-		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
+		// The text comes as TEXT (CAST), so it is copied once, into the string.
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &c.Text); err != nil {
 			return nil, fmt.Errorf("read chunks: %w", err)
 		}
-		c.Text = string(text)
 		byID[c.ChunkID] = append(byID[c.ChunkID], c)
 	}
 	if err := rows.Err(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -31,8 +32,10 @@ func main() {
 	out := flag.String("out", "", "work directory, kept and reused by later runs (default: a temporary one, removed)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the query runs to this file")
 	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile of the query runs to this file")
+	modeList := flag.String("modes", "hybrid,vector,lexical", "comma-separated modes to time")
 	flag.IntVar(&slowest, "slowest", 0, "also list the N slowest queries of each mode")
 	flag.Parse()
+	modes = strings.Split(*modeList, ",")
 	if *prof != "" {
 		f, err := os.Create(*prof)
 		if err != nil {
@@ -50,6 +53,9 @@ func main() {
 
 // memProfile, when set, names the file for an allocation profile.
 var memProfile string
+
+// modes are the search modes timed.
+var modes []string
 
 // slowest is how many of each mode's slowest queries to list.
 var slowest int
@@ -102,7 +108,6 @@ func run(notes, nq int, shared, work string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	modes := []string{cairn.ModeHybrid, cairn.ModeVector, cairn.ModeLexical}
 	t1 := time.Now()
 	if _, err := eng.Search(ctx, qs[0], &cairn.SearchOptions{Mode: cairn.ModeVector}); err != nil {
 		return err
