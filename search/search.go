@@ -182,9 +182,12 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn
 }
 
 // idf is FTS5's inverse document frequency of a phrase in n of rows chunks.
+// A count above the row count (a span cached before a sync added rows)
+// makes the logarithm's argument negative: that weighs like a phrase in
+// every row, not NaN.
 func idf(rows int64, n int) float64 {
 	v := math.Log((float64(rows) - float64(n) + 0.5) / (float64(n) + 0.5))
-	if v <= 0 {
+	if !(v > 0) {
 		return 1e-6
 	}
 	return v

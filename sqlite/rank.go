@@ -113,6 +113,7 @@ static void cairn_score_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite
 		if (i < nIdf) memcpy(&w, idf + i, sizeof(double)); // the blob may be unaligned
 		sum += w * out[i];
 	}
+	if (sum != sum) sum = 0; // SQLite would store a NaN as NULL
 	sqlite3_result_double(ctx, sum);
 }
 
