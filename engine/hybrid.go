@@ -110,25 +110,47 @@ func (e *Engine) vectorHits(query string, cands []cairn.Candidate, o *cairn.Sear
 type fused struct {
 	hit   cairn.Hit
 	score float64
+	top   float64 // the largest single-lane contribution: whose chunk hit shows
 	parts []string
 }
 
-// fuse merges the lanes by reciprocal rank (k = 60), keeps the best chunk
-// of each docKey unit, and normalizes the fused score to 0..1 (1 = first in
-// both lanes).
+// fuse merges the lanes by reciprocal rank (k = 60) over docKey units and
+// normalizes the fused score to 0..1 (1 = first in both lanes).
+//
+// Each lane ranks units, not chunks: a unit's best chunk in the lane
+// stands for it, and its other chunks neither count again nor push other
+// units down the lane's ranking. Hybrid returns one chunk per unit, so the
+// ranks it fuses are the units' ranks too. A unit found in both lanes gets
+// both contributions even when the lanes' best chunks differ; it shows the
+// chunk of the lane that ranks it higher (the lexical one on a tie). On the
+// regression fixture this took "MutexGuard across await" from rank 2 to 1:
+// three chunks of one other note had pushed the answer to vector rank 5,
+// where as a note it is third.
 func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string) []cairn.Hit {
 	byKey := map[string]*fused{}
 	var order []string
 	add := func(lane string, hits []cairn.Hit) {
-		for i, h := range hits {
-			key := fmt.Sprintf("%s#%d", h.Path, h.StartLine)
+		seen := map[string]bool{}
+		rank := 0
+		for _, h := range hits {
+			key := docKey(h)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			rank++
+			c := 1 / float64(rrfK+rank)
 			f, ok := byKey[key]
 			if !ok {
 				f = &fused{hit: h}
 				byKey[key] = f
 				order = append(order, key)
 			}
-			c := 1 / float64(rrfK+i+1)
+			if c > f.top {
+				ts, vs := f.hit.TextScore, f.hit.VectorScore
+				f.hit, f.top = h, c
+				f.hit.TextScore, f.hit.VectorScore = ts, vs
+			}
 			f.score += c
 			score := h.Score
 			if lane == "bm25" {
@@ -136,23 +158,20 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 			} else {
 				f.hit.VectorScore = &score
 			}
-			f.parts = append(f.parts, fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", lane, h.Score, i+1, c))
+			part := fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", lane, h.Score, rank, c)
+			if h.Path != f.hit.Path || h.StartLine != f.hit.StartLine {
+				part += fmt.Sprintf(" (lines %d-%d)", h.StartLine, h.EndLine)
+			}
+			f.parts = append(f.parts, part)
 		}
 	}
 	add("bm25", lex)
 	add("vec", vec)
-	best := map[string]*fused{} // one chunk per document
+	all := make([]*fused, 0, len(order))
 	for _, k := range order {
-		f := byKey[k]
-		if b, ok := best[docKey(f.hit)]; !ok || f.score > b.score {
-			best[docKey(f.hit)] = f
-		}
+		all = append(all, byKey[k])
 	}
-	all := make([]*fused, 0, len(best))
-	for _, f := range best {
-		all = append(all, f)
-	}
-	sort.Slice(all, func(i, j int) bool {
+	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].score != all[j].score {
 			return all[i].score > all[j].score
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"os"
@@ -356,5 +357,41 @@ func TestSearchDuringReload(t *testing.T) {
 	f.eng.vec.loadMu.Unlock()
 	if err != nil || len(hits) == 0 || hits[0].Path != "cairn://notes/a.md" {
 		t.Errorf("search during a reload: %+v, %v", hits, err)
+	}
+}
+
+// TestFuseRanksDocuments checks that each lane ranks documents: extra
+// chunks of one document do not push another down, a document found by
+// both lanes through different chunks gets both contributions, and it
+// shows the chunk of the lane that ranks it higher.
+func TestFuseRanksDocuments(t *testing.T) {
+	lex := []cairn.Hit{
+		{Path: "cairn://n/answer.md", StartLine: 1, EndLine: 4, Score: 0.9},
+		{Path: "cairn://n/other.md", StartLine: 1, EndLine: 6, Score: 0.6},
+	}
+	vec := []cairn.Hit{
+		{Path: "cairn://n/noisy.md", StartLine: 3, EndLine: 4, Score: 0.42},
+		{Path: "cairn://n/other.md", StartLine: 1, EndLine: 6, Score: 0.41},
+		{Path: "cairn://n/noisy.md", StartLine: 1, EndLine: 2, Score: 0.40},
+		{Path: "cairn://n/noisy.md", StartLine: 5, EndLine: 6, Score: 0.36},
+		{Path: "cairn://n/answer.md", StartLine: 9, EndLine: 12, Score: 0.35},
+	}
+	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, func(h cairn.Hit) string { return h.Path })
+	var got []string
+	for _, h := range hits {
+		got = append(got, fmt.Sprintf("%s:%d %s", h.Path, h.StartLine, strings.Join(h.Explain, " ")))
+	}
+	want := []string{
+		// 1/61 + 1/63 beats other.md's 1/62 + 1/62: answer.md is third in
+		// the vector lane as a document, not fifth as a chunk.
+		"cairn://n/answer.md:1 bm25(0.9000):rank 1 rrf 0.0164 vec(0.3500):rank 3 rrf 0.0159 (lines 9-12) fused:0.9841",
+		"cairn://n/other.md:1 bm25(0.6000):rank 2 rrf 0.0161 vec(0.4100):rank 2 rrf 0.0161 fused:0.9839",
+		"cairn://n/noisy.md:3 vec(0.4200):rank 1 rrf 0.0164 fused:0.5000",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fused hits (-want +got):\n%s", diff)
+	}
+	if h := hits[0]; *h.TextScore != 0.9 || *h.VectorScore != 0.35 {
+		t.Errorf("answer.md lane scores %v %v, want its best chunk in each lane", *h.TextScore, *h.VectorScore)
 	}
 }
