@@ -25,6 +25,9 @@ func TestRecallReport(t *testing.T) {
 	g.offset = g.gaussian(1)
 	shifted, _ := g.build(20_000)
 	report(t, "noise 1.0, offset", shifted, queries(g, 100))
+
+	ix, qs = shiftedSet()
+	report(t, "shiftedSet", ix, qs)
 }
 
 func queries(g *clustered, n int) [][]float32 {
@@ -42,15 +45,21 @@ func report(t *testing.T, name string, ix *Index, qs [][]float32) {
 		want[i] = ix.Exact(q, 10, nil)
 	}
 	exact := time.Since(start) / time.Duration(len(qs))
-	for _, c := range []int{100, 200, 400, 800} {
-		var sum float64
-		start := time.Now()
-		for i, q := range qs {
-			sum += recallAt(ix.Search(q, 10, &SearchOptions{Candidates: c}), want[i])
+	for _, pool := range []int{1, 0} {
+		for _, c := range []int{100, 200, 300, 400, 800} {
+			var sum float64
+			start := time.Now()
+			for i, q := range qs {
+				sum += recallAt(ix.Search(q, 10, &SearchOptions{Candidates: c, Pool: pool}), want[i])
+			}
+			took := time.Since(start) / time.Duration(len(qs))
+			stage := "with the asymmetric stage"
+			if pool == 1 {
+				stage = "Hamming only"
+			}
+			t.Logf("%s: n=%d dim=%d candidates=%d, %s: recall@10 %.4f, %v/query (exact %v/query)",
+				name, ix.Len(), ix.Dim(), c, stage, sum/float64(len(qs)), took, exact)
 		}
-		took := time.Since(start) / time.Duration(len(qs))
-		t.Logf("%s: n=%d dim=%d candidates=%d: recall@10 %.4f, %v/query (exact %v/query)",
-			name, ix.Len(), ix.Dim(), c, sum/float64(len(qs)), took, exact)
 	}
 }
 

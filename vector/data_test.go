@@ -107,3 +107,15 @@ var recallSet = sync.OnceValues(func() (*Index, [][]float32) {
 	}
 	return ix, qs
 })
+
+// shiftedSet is 30k x 384 clustered vectors (1,000 clusters, noise 1.2)
+// plus a shared offset of norm 2 before normalizing, and 200 queries: the
+// mean direction real embeddings have (USE-lite's chunk vectors: a mean of
+// norm 0.81). Hamming distance alone finds 0.968 of the top 10 here with
+// 300 candidates, close to the 0.956 measured on real USE-lite vectors.
+var shiftedSet = sync.OnceValues(func() (*Index, [][]float32) {
+	g := newClustered(45, 384, 1000, 1.2)
+	g.offset = g.gaussian(2)
+	ix, _ := g.build(30_000)
+	return ix, queries(g, 200)
+})

@@ -14,6 +14,8 @@ type scratch struct {
 	hist  []int32  // distance -> number of items at it
 	cand  []int32  // candidate slots
 	heap  []Result
+	lut   []float32   // the query's per-byte tables (narrow.go)
+	est   []estimated // the pool's best estimates
 }
 
 // scratch returns pooled working memory sized for n items and the top k.

@@ -5,9 +5,14 @@ import "slices"
 // Defaults for SearchOptions.Candidates: max(DefaultCandidates,
 // DefaultCandidatesPerResult*k).
 const (
-	DefaultCandidates          = 400
+	DefaultCandidates          = 300
 	DefaultCandidatesPerResult = 20
 )
+
+// DefaultPoolFactor sets SearchOptions.Pool's default: Candidates times
+// this many items, nearest by Hamming distance, are ranked by the
+// asymmetric estimate before the Candidates best of them are rescored.
+const DefaultPoolFactor = 5
 
 // SearchOptions tunes Search. A nil *SearchOptions means the defaults.
 type SearchOptions struct {
@@ -20,6 +25,11 @@ type SearchOptions struct {
 	// items for which it returns true compete for the top k. It runs under
 	// the index's read lock and must not call Add or Remove.
 	Filter func(key int64) bool
+	// Pool is how many items, nearest by Hamming distance, are ranked by
+	// the asymmetric estimate (the float query against each item's sign
+	// bits) to choose the Candidates. Zero or less means
+	// DefaultPoolFactor*Candidates; at most Candidates skips the stage.
+	Pool int
 	// Exact scores every item with a full float32 dot product instead of
 	// the two-stage search.
 	Exact bool
@@ -32,6 +42,10 @@ func (o *SearchOptions) SetDefaults(k int) {
 		o.Candidates = max(DefaultCandidates, DefaultCandidatesPerResult*k)
 	}
 	o.Candidates = max(o.Candidates, k)
+	if o.Pool <= 0 {
+		o.Pool = DefaultPoolFactor * o.Candidates
+	}
+	o.Pool = max(o.Pool, o.Candidates)
 }
 
 // Result is one hit: the item's key and its dot product with the query.
@@ -68,7 +82,11 @@ func (ix *Index) Search(q []float32, k int, opts *SearchOptions) []Result {
 	defer ix.pool.Put(s)
 	signCode(s.qcode, q)
 	top := topK{h: s.heap[:0], k: k}
-	for _, slot := range ix.candidates(s, o.Candidates, o.Filter) {
+	cand := ix.candidates(s, o.Pool, o.Filter)
+	if len(cand) > o.Candidates {
+		cand = ix.narrow(s, q, cand, o.Candidates)
+	}
+	for _, slot := range cand {
 		top.push(Result{Key: ix.keys[slot], Score: dot(q, ix.vector(slot))})
 	}
 	s.heap = top.h
