@@ -99,6 +99,24 @@ func (ix *Index) write(w io.Writer, st Stamp) error {
 	return nil
 }
 
+// FileStamp reads the stamp an index file was saved with, for tools that
+// open a file whatever it belongs to (benchmarks); a process serving
+// searches should pass the stamp it expects to Load instead.
+func FileStamp(path string) (Stamp, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Stamp{}, err
+	}
+	defer f.Close()
+	var h [headerSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[0:8]) != fileMagic {
+		return Stamp{}, fmt.Errorf("read vector index stamp %s: %w", path, ErrStale)
+	}
+	st := Stamp{Version: int64(binary.LittleEndian.Uint64(h[24:]))}
+	copy(st.Tag[:], h[32:64])
+	return st, nil
+}
+
 // Load opens an index file written by Save. On Linux and other Unix
 // systems the file is mapped read-only and used in place until the first
 // Add or Remove copies it into memory; elsewhere it is read. populate maps

@@ -20,6 +20,9 @@ func TestSaveLoad(t *testing.T) {
 		if err := ix.Save(path, st); err != nil {
 			t.Fatal(err)
 		}
+		if read, err := FileStamp(path); err != nil || read != st {
+			t.Fatalf("dim %d: FileStamp = %v, %v; want %v", dim, read, err, st)
+		}
 		got, err := Load(path, st, false)
 		if err != nil {
 			t.Fatalf("dim %d: Load: %v", dim, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/cairnmemory/cairn/embed/onnx"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/tokenize"
+	"github.com/cairnmemory/cairn/vector"
 )
 
 func main() {
@@ -33,6 +34,7 @@ func main() {
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the query runs to this file")
 	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile of the query runs to this file")
 	modeList := flag.String("modes", "hybrid,vector,lexical", "comma-separated modes to time")
+	flag.BoolVar(&recall, "recall", false, "also measure the vector index's recall@10 against exact search on the query embeddings")
 	flag.IntVar(&slowest, "slowest", 0, "also list the N slowest queries of each mode")
 	flag.Parse()
 	modes = strings.Split(*modeList, ",")
@@ -56,6 +58,9 @@ var memProfile string
 
 // modes are the search modes timed.
 var modes []string
+
+// recall asks for the vector index's recall against exact search.
+var recall bool
 
 // slowest is how many of each mode's slowest queries to list.
 var slowest int
@@ -163,6 +168,11 @@ func run(notes, nq int, shared, work string) error {
 			fmt.Printf("    %6.2f ms  %s\n", float64(t.d.Microseconds())/1000, t.q)
 		}
 	}
+	if recall {
+		if err := measureRecall(ctx, emb, filepath.Join(work, "data", "vectors.bin"), qs); err != nil {
+			return err
+		}
+	}
 	if memProfile != "" {
 		f, err := os.Create(memProfile)
 		if err != nil {
@@ -188,4 +198,54 @@ func printLatency(name string, lat []time.Duration, refused int) {
 	slices.Sort(lat)
 	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
 	fmt.Printf("%-8s n=%d p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms\n", name, len(lat), pct(0.5), pct(0.95), pct(0.99), pct(1))
+}
+
+// measureRecall loads the vector index file the engine wrote and reports,
+// for the query embeddings, recall@10 of Search against Exact with the
+// default options, with Hamming distance alone (the pool stage off) and
+// with more candidates.
+func measureRecall(ctx context.Context, emb cairn.Embedder, path string, qs []string) error {
+	st, err := vector.FileStamp(path)
+	if err != nil {
+		return err
+	}
+	ix, err := vector.Load(path, st, true)
+	if err != nil {
+		return err
+	}
+	vs, err := emb.Embed(ctx, cairn.EmbedQuery, qs)
+	if err != nil {
+		return err
+	}
+	exact := make([]map[int64]bool, len(vs))
+	for i, v := range vs {
+		exact[i] = map[int64]bool{}
+		for _, r := range ix.Exact(v, 10, nil) {
+			exact[i][r.Key] = true
+		}
+	}
+	for _, o := range []struct {
+		name string
+		opts vector.SearchOptions
+	}{
+		{"default (300 of a 1,500 pool)", vector.SearchOptions{}},
+		{"Hamming only, 300", vector.SearchOptions{Candidates: 300, Pool: 1}},
+		{"Hamming only, 400", vector.SearchOptions{Candidates: 400, Pool: 1}},
+		{"600 of a 3,000 pool", vector.SearchOptions{Candidates: 600}},
+	} {
+		hit, total := 0, 0
+		start := time.Now()
+		for i, v := range vs {
+			opts := o.opts
+			for _, r := range ix.Search(v, 10, &opts) {
+				if exact[i][r.Key] {
+					hit++
+				}
+			}
+			total += len(exact[i])
+		}
+		took := time.Since(start) / time.Duration(len(vs))
+		fmt.Printf("recall@10 %-30s %.4f  %.2f ms/query (%d items)\n", o.name, float64(hit)/float64(total), float64(took.Microseconds())/1000, ix.Len())
+	}
+	return nil
 }
