@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -46,7 +47,7 @@ var (
 	outcomes = []string{"success", "partial", "fail", "uncertain"}
 	scopes   = []string{"project", "global", "person"}
 	phases   = []string{"done", "plan", "ongoing", "state"}
-	dateRe   = regexp.MustCompile(`^\d{4}(-\d{2}(-\d{2})?)?$`)
+	dateRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}(-\d{2}(-\d{2})?)?$`) })
 )
 
 // Limits the gate applies to observations.
@@ -370,7 +371,7 @@ func normalize(s string) string { return strings.ToLower(oneLine(s)) }
 // validDate keeps YYYY, YYYY-MM and YYYY-MM-DD when they name a real date.
 func validDate(s string) string {
 	s = strings.TrimSpace(s)
-	if !dateRe.MatchString(s) {
+	if !dateRe().MatchString(s) {
 		return ""
 	}
 	layout := []string{"2006", "2006-01", "2006-01-02"}[strings.Count(s, "-")]

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -152,7 +153,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 
 func sessionOfTurn(id string) string { s, _, _ := strings.Cut(id, ":"); return s }
 
-var sessionField = regexp.MustCompile(`^session_(\d+)$`)
+var sessionField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session_(\d+)$`) })
 
 // locomoSessions turns a sample into one session per LoCoMo session, one
 // message per turn (both speakers as users with their names), and returns
@@ -161,7 +162,7 @@ var sessionField = regexp.MustCompile(`^session_(\d+)$`)
 func locomoSessions(s locomoSample) ([]cairn.Session, map[string]bool, map[string]string, error) {
 	var nums []int
 	for k := range s.Conversation {
-		if m := sessionField.FindStringSubmatch(k); m != nil {
+		if m := sessionField().FindStringSubmatch(k); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			nums = append(nums, n)
 		}
@@ -203,7 +204,7 @@ func parseLocomoTime(s string) (time.Time, error) {
 	return time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(s))
 }
 
-var evidenceID = regexp.MustCompile(`D\s*(\d+)\s*:\s*(\d+)`)
+var evidenceID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`D\s*(\d+)\s*:\s*(\d+)`) })
 
 // resolveEvidence parses evidence ids leniently (extra spaces, several ids
 // in one string, a missing "D") and returns the known turns and how many
@@ -216,7 +217,7 @@ func resolveEvidence(ev []string, turns map[string]bool) ([]string, int) {
 		if !strings.Contains(e, "D") {
 			e = "D" + e
 		}
-		ms := evidenceID.FindAllStringSubmatch(e, -1)
+		ms := evidenceID().FindAllStringSubmatch(e, -1)
 		if len(ms) == 0 {
 			bad++
 			continue

@@ -4,16 +4,21 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // assignAnchors are the lower-case name fragments that make a line worth
 // parsing for assignments.
 var assignAnchors = []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "private", "signing", "salt"}
 
+// The patterns compile on first use: a one-shot search links this package
+// and never redacts.
 var (
-	identRe       = regexp.MustCompile(`^[A-Za-z_]+$`)
-	varRe         = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`)
-	dottedIdentRe = regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$`)
+	identRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_]+$`) })
+	varRe         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*$`) })
+	dottedIdentRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$`)
+	})
 )
 
 // family is what a variable name says about its value.
@@ -147,7 +152,7 @@ func flagAt(s, name string, k int) (hit, bool) {
 		return hit{}, false
 	}
 	v := s[a:b]
-	if !quoted && (strings.ContainsAny(v, "()|") || dottedIdentRe.MatchString(v)) {
+	if !quoted && (strings.ContainsAny(v, "()|") || dottedIdentRe().MatchString(v)) {
 		return hit{}, false
 	}
 	kind := classify(name, v, !quoted)
@@ -214,10 +219,10 @@ func valueAt(s string, k int) (a, b int, quoted bool) {
 // identifier on the right of a spaced =) and, after a colon, it is a YAML
 // scalar alone on its line.
 func bareOK(s string, nameStart, end int, op string, spaced bool, v string) bool {
-	if strings.ContainsAny(v, "()[]") || dottedIdentRe.MatchString(v) {
+	if strings.ContainsAny(v, "()[]") || dottedIdentRe().MatchString(v) {
 		return false
 	}
-	if spaced && identRe.MatchString(v) {
+	if spaced && identRe().MatchString(v) {
 		return false
 	}
 	if op != ":" {
@@ -353,7 +358,7 @@ func isPlaceholder(v string) bool {
 	case strings.HasPrefix(v, "${") || strings.HasPrefix(v, "$(") || strings.HasPrefix(v, "{{") ||
 		strings.HasPrefix(v, "#{") || strings.HasPrefix(v, "%(") || strings.HasPrefix(v, "<%"):
 		return true
-	case varRe.MatchString(v):
+	case varRe().MatchString(v):
 		return true
 	case v[0] == '<' && v[len(v)-1] == '>', v[0] == '{' && v[len(v)-1] == '}', v[0] == '[' && v[len(v)-1] == ']':
 		return true
