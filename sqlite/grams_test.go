@@ -266,3 +266,87 @@ func TestGramsMigration(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGramPhrase checks on arbitrary text that a phrase answered with
+// common grams matches exactly the rows the plain phrase matches: each
+// input is a row set (lines) and a phrase taken from it or made up.
+func FuzzGramPhrase(f *testing.F) {
+	f.Add("the walrus of the ice\nof the seal", "of the walrus", 0)
+	f.Add("Running servers, of THE cafe\nnaïve über the", "ubér the", 1)
+	f.Add(strings.Repeat("l", 70)+" of the x\nthe of the of", "the of the", 2)
+	f.Add("a\nb c d", "", 3)
+	db, err := sql.Open(driverName, filepath.Join(f.TempDir(), "fuzz.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE g USING fts5(body, content='', contentless_delete=1, tokenize='cairn porter unicode61 remove_diacritics 2')`,
+		`CREATE VIRTUAL TABLE p USING fts5(body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text, phrase string, pick int) {
+		rows := strings.Split(text, "\n")
+		if len(rows) > 20 || len(text) > 2000 {
+			return
+		}
+		if phrase == "" && len(rows) > 0 {
+			// Take a run of words from a row.
+			ws := strings.Fields(rows[abs(pick)%len(rows)])
+			if len(ws) == 0 {
+				return
+			}
+			at := abs(pick) % len(ws)
+			phrase = strings.Join(ws[at:min(len(ws), at+1+abs(pick)%4)], " ")
+		}
+		for _, tab := range []string{"g", "p"} {
+			if _, err := db.Exec(`DELETE FROM ` + tab); err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range rows {
+				if _, err := db.Exec(`INSERT INTO `+tab+`(rowid, body) VALUES(?, ?)`, i+1, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		plain, perr := matchIDsErr(db, "p", ftsQuote(phrase))
+		gram, gerr := matchIDsErr(db, "g", ftsQuote("\x1f"+phrase))
+		if (perr == nil) != (gerr == nil) {
+			t.Fatalf("phrase %q: plain error %v, gram error %v", phrase, perr, gerr)
+		}
+		if !slices.Equal(plain, gram) {
+			t.Fatalf("phrase %q over %q: gram %v, plain %v", phrase, rows, gram, plain)
+		}
+	})
+}
+
+func abs(x int) int {
+	if x < 0 {
+		if x == -x { // the smallest int
+			return 0
+		}
+		return -x
+	}
+	return x
+}
+
+func matchIDsErr(db *sql.DB, table, match string) ([]int64, error) {
+	rows, err := db.Query(`SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, match)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
