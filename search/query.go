@@ -48,7 +48,9 @@ func (t Term) Phrases() []string {
 // GramMarker starts a quoted FTS5 string that the index's tokenizer answers
 // with common grams (pairs of adjacent words in which one is common; see
 // package sqlite, grams.go): the same matches as the plain phrase, without
-// walking every row that holds its frequent words.
+// walking every row that holds its frequent words. That holds for the
+// phrase as a term of its own, as Term.Expr writes it; the rewritten
+// phrase has fewer tokens, so it must not go inside NEAR() or after + or ^.
 const GramMarker = "\x1f"
 
 // phrase quotes words as one FTS5 phrase.

@@ -15,16 +15,20 @@ package sqlite
 // remove_diacritics 2') and changes two things:
 //
 //   - Documents: after each token, when it or the token before it is a
-//     common word, it emits the pair "prev\x1fcur" colocated with the
-//     second word. Column sizes count positions, not colocated tokens, so
+//     common word, it emits the pair "\x1fprev\x1fcur" colocated with the
+//     second word (the leading separator keeps pairs out of prefix
+//     queries). Column sizes count positions, not colocated tokens, so
 //     BM25 length normalization is unchanged.
 //   - Queries: a quoted string that starts with \x1f is a phrase to answer
 //     with pairs: each word that forms a pair with the word before it
 //     becomes that pair token, at the word's position; the other words stay
 //     words, except a first word that the next pair token already fixes.
-//     "\x1fof the server" becomes the two-token phrase "of\x1fthe"
-//     "the\x1fserver", which matches exactly the rows where "of the server"
-//     does. Strings without the marker are tokenized as the wrapped
+//     "\x1fof the server" becomes the two-token phrase "\x1fof\x1fthe"
+//     "\x1fthe\x1fserver", which matches exactly the rows where "of the
+//     server" does, as a phrase on its own: the rewritten phrase has fewer
+//     tokens and may start a position later, so inside NEAR(), after +
+//     or after ^ it means something else (package search never writes
+//     those). Strings without the marker are tokenized as the wrapped
 //     tokenizer does.
 //
 // Pairs are made of the wrapped tokenizer's output, so both sides see the
@@ -38,6 +42,7 @@ package sqlite
 
 #define GRAM_SEP 0x1f
 #define GRAM_MAX_TOKEN 64   // longer words never form pairs
+#define GRAM_PAIR_MAX (2 * GRAM_MAX_TOKEN + 2)
 #define GRAM_SLOTS 1024     // open-addressing table of common words
 
 typedef struct GramTokenizer {
@@ -115,8 +120,21 @@ typedef struct GramDoc {
 	fts5_token_fn xToken;
 	int nPrev; // -1: no previous word that can pair
 	int prevStart, prevCommon;
-	char buf[2 * GRAM_MAX_TOKEN + 1]; // prev, separator, current
+	char prev[GRAM_MAX_TOKEN];
+	char buf[GRAM_PAIR_MAX];
 } GramDoc;
+
+// gram_pair writes the pair token of words a and b into buf (GRAM_PAIR_MAX
+// bytes) and returns its length: separator, a, separator, b. Starting with
+// the separator, which no word contains, keeps pairs out of prefix queries
+// ("walr"* must not match the pair of walrus and of).
+static int gram_pair(char *buf, const char *a, int na, const char *b, int nb) {
+	buf[0] = GRAM_SEP;
+	memcpy(buf + 1, a, na);
+	buf[1 + na] = GRAM_SEP;
+	memcpy(buf + 2 + na, b, nb);
+	return 2 + na + nb;
+}
 
 static int gram_doc_token(void *ctx, int tflags, const char *s, int n, int start, int end) {
 	GramDoc *d = (GramDoc*)ctx;
@@ -125,12 +143,11 @@ static int gram_doc_token(void *ctx, int tflags, const char *s, int n, int start
 	if (n > GRAM_MAX_TOKEN) { d->nPrev = -1; return 0; }
 	int common = gram_common(d->p, s, n);
 	if (d->nPrev >= 0 && (common || d->prevCommon)) {
-		d->buf[d->nPrev] = GRAM_SEP;
-		memcpy(d->buf + d->nPrev + 1, s, n);
-		rc = d->xToken(d->ctx, FTS5_TOKEN_COLOCATED, d->buf, d->nPrev + 1 + n, d->prevStart, end);
+		int len = gram_pair(d->buf, d->prev, d->nPrev, s, n);
+		rc = d->xToken(d->ctx, FTS5_TOKEN_COLOCATED, d->buf, len, d->prevStart, end);
 		if (rc != 0) return rc;
 	}
-	memcpy(d->buf, s, n);
+	memcpy(d->prev, s, n);
 	d->nPrev = n;
 	d->prevStart = start;
 	d->prevCommon = common;
@@ -189,7 +206,7 @@ static int gram_tokenize(Fts5Tokenizer *t, void *ctx, int flags, const char *tex
 	memset(&q, 0, sizeof(q));
 	q.p = p;
 	int rc = p->inner.xTokenize(p->pInner, &q, flags, text + 1, n - 1, gram_query_token);
-	char buf[2 * GRAM_MAX_TOKEN + 1];
+	char buf[GRAM_PAIR_MAX];
 	for (int i = 0; rc == 0 && i < q.nWord; i++) {
 		GramWord *w = &q.words[i];
 		if (i == 0 && q.nWord > 1 && gram_pairs(w, &q.words[1])) {
@@ -197,10 +214,8 @@ static int gram_tokenize(Fts5Tokenizer *t, void *ctx, int flags, const char *tex
 		}
 		if (i > 0 && gram_pairs(&q.words[i - 1], w)) {
 			GramWord *v = &q.words[i - 1];
-			memcpy(buf, q.text + v->off, v->n);
-			buf[v->n] = GRAM_SEP;
-			memcpy(buf + v->n + 1, q.text + w->off, w->n);
-			rc = xToken(ctx, 0, buf, v->n + 1 + w->n, v->start + 1, w->end + 1);
+			int len = gram_pair(buf, q.text + v->off, v->n, q.text + w->off, w->n);
+			rc = xToken(ctx, 0, buf, len, v->start + 1, w->end + 1);
 		} else {
 			rc = xToken(ctx, 0, q.text + w->off, w->n, w->start + 1, w->end + 1);
 		}

@@ -135,11 +135,36 @@ func TestGramPhrasesMatchPlainPhrases(t *testing.T) {
 		t.Fatalf("only %d of %d phrases match anything: the test checks too little", found, len(phrases))
 	}
 	// Other query forms are unchanged.
-	for _, q := range []string{`run`, `"the"`, `walrus AND ice`, `the OR timeout`, `"run"*`, `"the serv"*`, `NEAR(walrus ice, 3)`, `title : walrus`} {
+	for _, q := range []string{`run`, `"the"`, `walrus AND ice`, `the OR timeout`, `"run"*`, `"the serv"*`,
+		`NEAR(walrus ice, 3)`, `title : walrus`, `"the th"*`, `"run ru"*`, `"of o"*`, `"th"*`, `"walr"*`, `"o"*`} {
 		if got, want := matchIDs(t, db, "g", q), matchIDs(t, db, "p", q); !slices.Equal(got, want) {
 			t.Errorf("%s: gram table %v, plain table %v", q, got, want)
 		}
+		// Prefixes must not reach pair tokens: the same term frequencies.
+		if got, want := tfs(t, db, "g", q), tfs(t, db, "p", q); got != want {
+			t.Errorf("%s: cairn_tf on the gram table %s, plain table %s", q, got, want)
+		}
 	}
+}
+
+// tfs returns each matching row's cairn_tf factors, for comparing tables.
+func tfs(t *testing.T, db *sql.DB, table, match string) string {
+	t.Helper()
+	rows, err := db.Query(`SELECT rowid, cairn_tf(`+table+`, 0, 1, 1) FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, match)
+	if err != nil {
+		t.Fatalf("%s MATCH %q: %v", table, match, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id int64
+		var tf []byte
+		if err := rows.Scan(&id, &tf); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%d:%x ", id, tf)
+	}
+	return b.String()
 }
 
 // TestGramTokens checks which pair tokens the index holds: pairs with a
@@ -160,7 +185,7 @@ func TestGramTokens(t *testing.T) {
 		}
 		got = append(got, strings.ReplaceAll(term, "\x1f", "|"))
 	}
-	want := []string{"of|the", "server|of", "the|walru"}
+	want := []string{"|of|the", "|server|of", "|the|walru"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("pair tokens %q, want %q", got, want)
 	}
@@ -203,6 +228,14 @@ func TestGramColumnSizes(t *testing.T) {
 // tokenizer and indexes the stored chunks again, identifier column
 // included, keeping documents and chunks (so vectors need no new work).
 func TestGramsMigration(t *testing.T) {
+	for _, from := range []string{"7", "8"} {
+		t.Run("from "+from, func(t *testing.T) { testGramsMigration(t, from) })
+	}
+}
+
+// testGramsMigration: from is the schema version to start at, 7 (the
+// plain tokenizer) or 8 (the first form of the common-grams table).
+func testGramsMigration(t *testing.T, from string) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
 	s := openStore(t, path, "f1")
@@ -219,11 +252,13 @@ func TestGramsMigration(t *testing.T) {
 	for _, q := range []string{
 		`DROP TABLE chunks_fts`,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, ident, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
-		`UPDATE meta SET value='7' WHERE key='schema_version'`,
 	} {
 		if _, err := s.w.Exec(q); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := s.w.Exec(`UPDATE meta SET value=? WHERE key='schema_version'`, from); err != nil {
+		t.Fatal(err)
 	}
 	s.Close()
 	up := New(path, "f1")
@@ -322,6 +357,14 @@ func FuzzGramPhrase(f *testing.F) {
 		}
 		if !slices.Equal(plain, gram) {
 			t.Fatalf("phrase %q over %q: gram %v, plain %v", phrase, rows, gram, plain)
+		}
+		// Prefix queries, answered by the wrapped tokenizer, must not reach
+		// pair tokens.
+		prefix := ftsQuote(phrase) + "*"
+		plain, perr = matchIDsErr(db, "p", prefix)
+		gram, gerr = matchIDsErr(db, "g", prefix)
+		if (perr == nil) != (gerr == nil) || !slices.Equal(plain, gram) {
+			t.Fatalf("prefix %s over %q: gram %v (%v), plain %v (%v)", prefix, rows, gram, gerr, plain, perr)
 		}
 	})
 }

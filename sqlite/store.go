@@ -310,7 +310,7 @@ func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
 // migrationsAfter[i], when set, runs in Go after migrations[i], in the
 // same transaction.
 var migrationsAfter = map[int]func(ctx context.Context, s *Store, tx *sql.Tx) error{
-	len(migrations) - 1: rebuildFTS, // gramsTable
+	8: rebuildFTS, // gramsTable
 }
 
 // migrations[i] takes the schema from version i to i+1. Append only.
@@ -394,5 +394,9 @@ var migrations = []string{
 	recordHashes,   // memories.go
 	linksSchema,    // links.go
 	vectorsVersion, // vectors.go
-	gramsTable,     // grams.go
+	// Version 8 was a first form of the common-grams table, whose pair
+	// tokens prefix queries could reach; it never left development, and
+	// version 9 rebuilds the table in the final form.
+	`SELECT 1`,
+	gramsTable, // grams.go, with rebuildFTS after it
 }
