@@ -111,7 +111,16 @@ type fused struct {
 	hit   cairn.Hit
 	score float64
 	top   float64 // the largest single-lane contribution: whose chunk hit shows
-	parts []string
+	parts []lanePart
+}
+
+// lanePart is one lane's contribution to a fused unit, for --explain.
+type lanePart struct {
+	lane       string
+	score, rrf float64
+	rank       int
+	start, end int
+	path       string
 }
 
 // fuse merges the lanes by reciprocal rank (k = 60) over docKey units and
@@ -122,7 +131,9 @@ type fused struct {
 // units down the lane's ranking. Hybrid returns one chunk per unit, so the
 // ranks it fuses are the units' ranks too. A unit found in both lanes gets
 // both contributions even when the lanes' best chunks differ; it shows the
-// chunk of the lane that ranks it higher (the lexical one on a tie). On the
+// chunk of the lane that ranks it higher (the lexical one on a tie), and its
+// TextScore and VectorScore are the scores of its best chunk in each lane,
+// which need not be the chunk shown (--explain then names the lines). On the
 // regression fixture this took "MutexGuard across await" from rank 2 to 1:
 // three chunks of one other note had pushed the answer to vector rank 5,
 // where as a note it is third.
@@ -158,11 +169,7 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 			} else {
 				f.hit.VectorScore = &score
 			}
-			part := fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", lane, h.Score, rank, c)
-			if h.Path != f.hit.Path || h.StartLine != f.hit.StartLine {
-				part += fmt.Sprintf(" (lines %d-%d)", h.StartLine, h.EndLine)
-			}
-			f.parts = append(f.parts, part)
+			f.parts = append(f.parts, lanePart{lane, h.Score, c, rank, h.StartLine, h.EndLine, h.Path})
 		}
 	}
 	add("bm25", lex)
@@ -187,7 +194,16 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 		}
 		h.Explain = nil
 		if o.Explain {
-			h.Explain = append(f.parts, fmt.Sprintf("fused:%.4f", h.Score))
+			// Written once both lanes are in, against the chunk shown: a
+			// lane whose best chunk is another says which lines it scored.
+			for _, p := range f.parts {
+				part := fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", p.lane, p.score, p.rank, p.rrf)
+				if p.path != h.Path || p.start != h.StartLine {
+					part += fmt.Sprintf(" (lines %d-%d)", p.start, p.end)
+				}
+				h.Explain = append(h.Explain, part)
+			}
+			h.Explain = append(h.Explain, fmt.Sprintf("fused:%.4f", h.Score))
 		}
 		out = append(out, h)
 	}

@@ -395,3 +395,20 @@ func TestFuseRanksDocuments(t *testing.T) {
 		t.Errorf("answer.md lane scores %v %v, want its best chunk in each lane", *h.TextScore, *h.VectorScore)
 	}
 }
+
+// TestFuseExplainNamesOtherLanesLines checks the explanation when the
+// vector lane's chunk is the one shown: the lexical part names the lines
+// it scored.
+func TestFuseExplainNamesOtherLanesLines(t *testing.T) {
+	lex := []cairn.Hit{
+		{Path: "cairn://n/x.md", StartLine: 1, EndLine: 2, Score: 0.9},
+		{Path: "cairn://n/y.md", StartLine: 1, EndLine: 2, Score: 0.8},
+		{Path: "cairn://n/doc.md", StartLine: 1, EndLine: 4, Score: 0.7},
+	}
+	vec := []cairn.Hit{{Path: "cairn://n/doc.md", StartLine: 20, EndLine: 24, Score: 0.5}}
+	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, func(h cairn.Hit) string { return h.Path })
+	want := "cairn://n/doc.md:20 bm25(0.7000):rank 3 rrf 0.0159 (lines 1-4) vec(0.5000):rank 1 rrf 0.0164 fused:0.9841"
+	if got := fmt.Sprintf("%s:%d %s", hits[0].Path, hits[0].StartLine, strings.Join(hits[0].Explain, " ")); got != want {
+		t.Errorf("first hit\n got %s\nwant %s", got, want)
+	}
+}
