@@ -36,6 +36,15 @@ func gramText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
+// gramTexts returns n rows of 5 to 5+spread words.
+func gramTexts(r *rand.Rand, n, spread int) []string {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = gramText(r, 5+r.IntN(spread))
+	}
+	return texts
+}
+
 // openGramTables makes two tables over the same rows: one with the cairn
 // tokenizer, one with the tokenizer it wraps.
 func openGramTables(t *testing.T, texts []string) *sql.DB {
@@ -98,10 +107,7 @@ func ftsQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) +
 // table matches.
 func TestGramPhrasesMatchPlainPhrases(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var texts []string
-	for range 400 {
-		texts = append(texts, gramText(r, 5+r.IntN(60)))
-	}
+	texts := gramTexts(r, 400, 60)
 	db := openGramTables(t, texts)
 	var phrases []string
 	for range 600 {
@@ -194,12 +200,7 @@ func TestGramTokens(t *testing.T) {
 // TestGramColumnSizes checks pair tokens leave BM25's length normalization
 // alone: bm25() with b = 0.75 scores a word the same on both tables.
 func TestGramColumnSizes(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	var texts []string
-	for range 50 {
-		texts = append(texts, gramText(r, 5+r.IntN(40)))
-	}
-	db := openGramTables(t, texts)
+	db := openGramTables(t, gramTexts(rand.New(rand.NewPCG(3, 4)), 50, 40))
 	score := func(table string) string {
 		var out []string
 		rows, err := db.Query(`SELECT rowid, bm25(` + table + `) FROM ` + table + ` WHERE ` + table + ` MATCH 'walrus' ORDER BY rowid`)
