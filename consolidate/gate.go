@@ -319,32 +319,24 @@ func redacted(s string) string {
 // cleanCues redacts, drops empty ones and repeats (the title counts as
 // seen), and keeps at most max (0: all).
 func cleanCues(cues []string, title string, max int) []string {
-	out := []string{}
-	seen := map[string]bool{normalize(title): true}
-	for _, c := range cues {
-		c = clean(c)
-		k := normalize(c)
-		if c == "" || seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, c)
-		if max > 0 && len(out) == max {
-			break
-		}
-	}
-	return out
+	return cleanUnique(cues, normalize, map[string]bool{normalize(title): true}, max)
 }
 
 // cleanConcepts keeps one concept per spelling key (letters and digits,
 // lowercased: parse_config, parseConfig and parse-config are one).
 func cleanConcepts(cs []string, max int) []string {
+	return cleanUnique(cs, conceptKey, map[string]bool{}, max)
+}
+
+// cleanUnique cleans each item and keeps the first of each key (an empty
+// key or item is dropped; keys in seen count as taken), at most max (0:
+// all).
+func cleanUnique(items []string, key func(string) string, seen map[string]bool, max int) []string {
 	out := []string{}
-	seen := map[string]bool{}
-	for _, c := range cs {
+	for _, c := range items {
 		c = clean(c)
-		k := conceptKey(c)
-		if k == "" || seen[k] {
+		k := key(c)
+		if c == "" || k == "" || seen[k] {
 			continue
 		}
 		seen[k] = true
