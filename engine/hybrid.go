@@ -38,7 +38,9 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	// Measured with the lanes swapped on alternating queries: hybrid p50
 	// 0.2 to 0.4 ms lower at 105k chunks (docs/design.md).
 	lo := *o
-	lo.Limit, lo.MinScore, lo.Explain = min(n, cairn.MaxSearchLimit), 0, true
+	// The lane's own explanations are shown only when the vector lane is
+	// off; fusion writes its own.
+	lo.Limit, lo.MinScore = min(n, cairn.MaxSearchLimit), 0
 	var lex []cairn.Hit
 	var lerr error
 	_, perr := search.Parse(query)
@@ -114,10 +116,11 @@ func (e *Engine) vectorHits(query string, cands []cairn.Candidate, o *cairn.Sear
 }
 
 type fused struct {
-	hit   cairn.Hit
-	score float64
-	top   float64 // the largest single-lane contribution: whose chunk hit shows
-	parts []lanePart
+	hit    cairn.Hit
+	score  float64
+	top    float64 // the largest single-lane contribution: whose chunk hit shows
+	parts  [2]lanePart
+	nparts int
 }
 
 // lanePart is one lane's contribution to a fused unit, for --explain.
@@ -143,66 +146,68 @@ type lanePart struct {
 // regression fixture this took "MutexGuard across await" from rank 2 to 1:
 // three chunks of one other note had pushed the answer to vector rank 5,
 // where as a note it is third.
+//
+// Units live in one slice and lane scores are attached only to the hits
+// returned: fusion runs on every hybrid query, and its allocations were a
+// sixth of a query's (hybridbench).
 func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string) []cairn.Hit {
-	byKey := map[string]*fused{}
-	var order []string
+	units := make([]fused, 0, len(lex)+len(vec))
+	index := make(map[string]int, len(lex)+len(vec))
 	add := func(lane string, hits []cairn.Hit) {
-		seen := map[string]bool{}
 		rank := 0
 		for _, h := range hits {
 			key := docKey(h)
-			if seen[key] {
-				continue
+			i, ok := index[key]
+			if ok && units[i].nparts > 0 && units[i].parts[units[i].nparts-1].lane == lane {
+				continue // the unit's best chunk in this lane came earlier
 			}
-			seen[key] = true
 			rank++
 			c := 1 / float64(rrfK+rank)
-			f, ok := byKey[key]
 			if !ok {
-				f = &fused{hit: h}
-				byKey[key] = f
-				order = append(order, key)
+				i = len(units)
+				index[key] = i
+				units = append(units, fused{hit: h})
 			}
+			f := &units[i]
 			if c > f.top {
-				ts, vs := f.hit.TextScore, f.hit.VectorScore
 				f.hit, f.top = h, c
-				f.hit.TextScore, f.hit.VectorScore = ts, vs
 			}
 			f.score += c
-			score := h.Score
-			if lane == "bm25" {
-				f.hit.TextScore = &score
-			} else {
-				f.hit.VectorScore = &score
-			}
-			f.parts = append(f.parts, lanePart{lane, h.Score, c, rank, h.StartLine, h.EndLine, h.Path})
+			f.parts[f.nparts] = lanePart{lane, h.Score, c, rank, h.StartLine, h.EndLine, h.Path}
+			f.nparts++
 		}
 	}
 	add("bm25", lex)
 	add("vec", vec)
-	all := make([]*fused, 0, len(order))
-	for _, k := range order {
-		all = append(all, byKey[k])
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].score != all[j].score {
-			return all[i].score > all[j].score
+	sort.SliceStable(units, func(i, j int) bool {
+		if units[i].score != units[j].score {
+			return units[i].score > units[j].score
 		}
-		return all[i].hit.Path < all[j].hit.Path
+		return units[i].hit.Path < units[j].hit.Path
 	})
 	maxScore := 2 / float64(rrfK+1)
 	var out []cairn.Hit
-	for _, f := range all {
+	for i := range units {
+		f := &units[i]
 		h := f.hit
 		h.Score = f.score / maxScore
 		if h.Score < o.MinScore || len(out) == o.Limit {
 			continue
 		}
 		h.Explain = nil
+		h.TextScore, h.VectorScore = nil, nil
+		for _, p := range f.parts[:f.nparts] {
+			score := p.score
+			if p.lane == "bm25" {
+				h.TextScore = &score
+			} else {
+				h.VectorScore = &score
+			}
+		}
 		if o.Explain {
 			// Written once both lanes are in, against the chunk shown: a
 			// lane whose best chunk is another says which lines it scored.
-			for _, p := range f.parts {
+			for _, p := range f.parts[:f.nparts] {
 				part := fmt.Sprintf("%s(%.4f):rank %d rrf %.4f", p.lane, p.score, p.rank, p.rrf)
 				if p.path != h.Path || p.start != h.StartLine {
 					part += fmt.Sprintf(" (lines %d-%d)", p.start, p.end)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,29 +36,66 @@ func stemPrefix(w string) string {
 // Snippet picks the lines of text where the most query words occur and
 // returns about SnippetChars bytes from there, starting one line earlier for
 // context when that line is short.
+//
+// It runs for every hit of every search, so it walks the lines in place and
+// lowercases ASCII lines into one reused buffer; it allocates only for lines
+// with other letters and for the cut snippet. TestSnippetMatchesSplit checks
+// it against the plain split-and-join form.
 func Snippet(text string, words []string) string {
-	lines := strings.Split(strings.TrimRight(text, "\r\n"), "\n")
-	best, bestN := 0, -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
+	text = strings.TrimRight(text, "\r\n")
+	var low []byte
+	bestN := -1              // the best line's word count
+	startOff := 0            // where the snippet starts: the best line or the short one before it
+	prevOff, prevLen := 0, 0 // the line before the current one
+	lineNo, off := 0, 0
+	for {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
 		}
-		ll := strings.ToLower(l)
-		n := 0
-		for _, w := range words {
-			if strings.Contains(ll, w) {
-				n++
+		l := text[off:end]
+		if strings.TrimSpace(l) != "" {
+			n := 0
+			if ascii(l) {
+				low = append(low[:0], l...)
+				for i, c := range low {
+					if 'A' <= c && c <= 'Z' {
+						low[i] = c + 'a' - 'A'
+					}
+				}
+				for _, w := range words {
+					if bytes.Contains(low, []byte(w)) {
+						n++
+					}
+				}
+			} else {
+				ll := strings.ToLower(l)
+				for _, w := range words {
+					if strings.Contains(ll, w) {
+						n++
+					}
+				}
+			}
+			if n > bestN {
+				bestN, startOff = n, off
+				if lineNo > 0 && prevLen < 120 && strings.TrimSpace(text[prevOff:prevOff+prevLen]) != "" {
+					startOff = prevOff
+				}
 			}
 		}
-		if n > bestN {
-			best, bestN = i, n
+		if end == len(text) {
+			break
 		}
+		prevOff, prevLen = off, end-off
+		off, lineNo = end+1, lineNo+1
 	}
-	start := best
-	if start > 0 && len(lines[start-1]) < 120 && strings.TrimSpace(lines[start-1]) != "" {
-		start--
+	s := text[startOff:]
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r", "")
 	}
-	s := strings.TrimSpace(strings.ReplaceAll(strings.Join(lines[start:], "\n"), "\r", ""))
+	s = strings.TrimSpace(s)
 	if len(s) <= SnippetChars {
 		return s
 	}
@@ -69,4 +107,14 @@ func Snippet(text string, words []string) string {
 		cut = i
 	}
 	return strings.TrimSpace(s[:cut]) + " …"
+}
+
+// ascii reports whether s is all ASCII.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

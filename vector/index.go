@@ -33,7 +33,7 @@ type Index struct {
 	// (read-only): the first Add or Remove copies them out (own).
 	mapping *mapping
 
-	pool sync.Pool // *scratch
+	pool scratchPool
 }
 
 // New returns an empty index for vectors of dimension dim. It panics when

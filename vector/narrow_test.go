@@ -63,7 +63,7 @@ func TestEstimate(t *testing.T) {
 		if got := ix.narrow(s, q, pool, 10); !slices.Equal(got, want) {
 			t.Fatalf("dim %d: narrow = %v, want %v", dim, got, want)
 		}
-		ix.pool.Put(s)
+		ix.pool.put(s)
 	}
 }
 

@@ -1,6 +1,10 @@
 package vector
 
-import "math/bits"
+import (
+	"math/bits"
+	"runtime"
+	"sync"
+)
 
 // skip marks an item the filter rejected; it is larger than any Hamming
 // distance because dim <= MaxDim.
@@ -18,9 +22,41 @@ type scratch struct {
 	est   []estimated // the pool's best estimates
 }
 
+// scratchPool keeps working memory between searches. It is not a
+// sync.Pool: the garbage collector empties those at every cycle, and a
+// scratch for 100k items is about 300 KB, so a search after each
+// collection allocated it again. In hybridbench that was 8 KB a query on
+// average, and the allocation itself brought the next collection sooner.
+// It keeps as many scratches as searches can run at once (GOMAXPROCS, at
+// least 4); more concurrent searches allocate and drop theirs.
+type scratchPool struct {
+	mu   sync.Mutex
+	free []*scratch
+}
+
+func (p *scratchPool) get() *scratch {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) == 0 {
+		return nil
+	}
+	s := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return s
+}
+
+// put returns s for reuse.
+func (p *scratchPool) put(s *scratch) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < max(4, runtime.GOMAXPROCS(0)) {
+		p.free = append(p.free, s)
+	}
+}
+
 // scratch returns pooled working memory sized for n items and the top k.
 func (ix *Index) scratch(n, k int) *scratch {
-	s, _ := ix.pool.Get().(*scratch)
+	s := ix.pool.get()
 	if s == nil {
 		s = &scratch{qcode: make([]uint64, ix.words), hist: make([]int32, ix.dim+1)}
 	}

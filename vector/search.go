@@ -79,7 +79,7 @@ func (ix *Index) Search(q []float32, k int, opts *SearchOptions) []Result {
 		return nil
 	}
 	s := ix.scratch(n, k)
-	defer ix.pool.Put(s)
+	defer ix.pool.put(s)
 	signCode(s.qcode, q)
 	top := topK{h: s.heap[:0], k: k}
 	cand := ix.candidates(s, o.Pool, o.Filter)
@@ -107,7 +107,7 @@ func (ix *Index) Exact(q []float32, k int, filter func(int64) bool) []Result {
 		return nil
 	}
 	s := ix.scratch(0, k)
-	defer ix.pool.Put(s)
+	defer ix.pool.put(s)
 	top := topK{h: s.heap[:0], k: k}
 	for slot, key := range ix.keys {
 		if filter != nil && !filter(key) {

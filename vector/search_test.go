@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 
@@ -129,7 +130,7 @@ func TestOrder(t *testing.T) {
 func TestCandidates(t *testing.T) {
 	ix, qs := recallSet()
 	s := ix.scratch(ix.Len(), 10)
-	defer ix.pool.Put(s)
+	defer ix.pool.put(s)
 	tests := []struct{ c, want int }{{1, 1}, {400, 400}, {5000, 5000}, {ix.Len(), ix.Len()}, {1 << 30, ix.Len()}}
 	for _, tt := range tests {
 		signCode(s.qcode, qs[0])
@@ -187,5 +188,28 @@ func TestKernels(t *testing.T) {
 		if dist[0] != uint16(wantH) || dist[1] != 0 || hist[wantH] < 1 || hist[0] < 1 {
 			t.Fatalf("dim %d: scanCodes = %v, want [%d 0]", dim, dist, wantH)
 		}
+	}
+}
+
+// TestScratchSurvivesGC checks that a search after garbage collections
+// reuses its working memory: only the result slice is allocated. (A
+// sync.Pool is emptied by two collections, and the scratch, mostly the
+// per-item distances, was then allocated again.)
+func TestScratchSurvivesGC(t *testing.T) {
+	g := newClustered(5, 64, 8, 1)
+	ix, vs := g.build(5000)
+	ix.Search(vs[0], 10, nil)
+	var bytes uint64
+	allocs := testing.AllocsPerRun(5, func() {
+		runtime.GC()
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		ix.Search(vs[1], 10, nil)
+		runtime.ReadMemStats(&m1)
+		bytes = m1.TotalAlloc - m0.TotalAlloc
+	})
+	if allocs > 1 || bytes > 1024 {
+		t.Fatalf("Search after two collections: %v allocations, %d bytes; want the result slice alone", allocs, bytes)
 	}
 }
