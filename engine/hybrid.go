@@ -28,7 +28,8 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		if err != nil {
 			return nil, err
 		}
-		return e.vectorHits(query, vecCands, o), nil
+		hits, ids := e.vectorHits(vecCands, o)
+		return hits, e.withSnippets(ctx, query, hits, ids)
 	}
 	// The lanes run side by side: hybrid costs the slower lane, not both.
 	// The vector lane (query embedding, index, chunk reads) is the slower
@@ -78,7 +79,9 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		}
 		return trimExplain(hits[:min(len(hits), o.Limit)], o.Explain), nil
 	}
-	return fuse(lex, e.vectorHits(query, vecCands, &lo), o, e.docKey), nil
+	vecHits, ids := e.vectorHits(vecCands, &lo)
+	hits := fuse(lex, vecHits, o, e.docKey)
+	return hits, e.withSnippets(ctx, query, hits, ids)
 }
 
 // docKey is the unit hybrid search keeps one chunk of: the document for
@@ -91,28 +94,64 @@ func (e *Engine) docKey(h cairn.Hit) string {
 	return h.Path
 }
 
-// vectorHits turns vector candidates into hits scored by cosine.
-func (e *Engine) vectorHits(query string, cands []cairn.Candidate, o *cairn.SearchOptions) []cairn.Hit {
-	var words []string
-	if q, err := search.Parse(query); err == nil {
-		for _, t := range q.Terms {
-			words = append(words, t.Words...)
-		}
-	}
+// chunkKey names the chunk a hit shows: its document and first line.
+type chunkKey struct {
+	path  string
+	start int
+}
+
+// vectorHits turns vector candidates into hits scored by cosine. The hits
+// have no snippets yet: withSnippets writes them for the hits a search
+// returns, reading their chunks by the ids returned here.
+func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]cairn.Hit, map[chunkKey]int64) {
 	var out []cairn.Hit
+	ids := make(map[chunkKey]int64, min(len(cands), o.Limit))
 	for i, c := range cands {
 		cos := -c.BM25
 		if cos < o.MinScore || len(out) == o.Limit {
 			continue
 		}
 		h := cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
-			Snippet: search.Snippet(c.Text, words), Corpus: c.Corpus, Score: cos}
+			Corpus: c.Corpus, Score: cos}
 		if o.Explain {
 			h.Explain = []string{fmt.Sprintf("vec(%.4f):rank %d", cos, i+1)}
 		}
+		ids[chunkKey{h.Path, h.StartLine}] = c.ChunkID
 		out = append(out, h)
 	}
-	return out
+	return out, ids
+}
+
+// withSnippets writes the snippets of the hits that came from the vector
+// lane, reading only their chunks' text: text costs a read of the whole
+// document, so the lane's other candidates are never read. Hits that have a
+// snippet (the lexical lane's) keep it.
+func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hit, ids map[chunkKey]int64) error {
+	var need []int64
+	for _, h := range hits {
+		if id, ok := ids[chunkKey{h.Path, h.StartLine}]; ok && h.Snippet == "" {
+			need = append(need, id)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	texts, err := e.store.ChunkTexts(ctx, need)
+	if err != nil {
+		return err
+	}
+	var words []string
+	if q, err := search.Parse(query); err == nil {
+		for _, t := range q.Terms {
+			words = append(words, t.Words...)
+		}
+	}
+	for i, h := range hits {
+		if id, ok := ids[chunkKey{h.Path, h.StartLine}]; ok && h.Snippet == "" {
+			hits[i].Snippet = search.Snippet(texts[id], words)
+		}
+	}
+	return nil
 }
 
 type fused struct {

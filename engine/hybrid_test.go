@@ -92,6 +92,16 @@ func TestHybridSearch(t *testing.T) {
 		if len(hits) == 0 || hits[0].Path != "cairn://notes/a.md" {
 			t.Fatalf("%q: hits %+v; want a.md first", mode, hits)
 		}
+		// The hit came from the vector lane alone; its text is read
+		// after fusion, for the hits returned.
+		for _, h := range hits {
+			if h.Snippet == "" {
+				t.Errorf("%q: %s has no snippet", mode, h.Path)
+			}
+		}
+		if !strings.Contains(hits[0].Snippet, "Caroline went to the support group") {
+			t.Errorf("%q: snippet %q is not a.md's text", mode, hits[0].Snippet)
+		}
 		if mode != cairn.ModeVector && !strings.Contains(strings.Join(hits[0].Explain, " "), "fused:") {
 			t.Errorf("%q explain = %v", mode, hits[0].Explain)
 		}

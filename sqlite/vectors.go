@@ -147,15 +147,17 @@ func (s *Store) ChunkDocs(ctx context.Context, fn func(chunkID int64, corpus, pa
 }
 
 // Chunks returns candidates for chunk ids (all their documents), for the
-// vector lane of a search, in the order of ids.
+// vector lane of a search, in the order of ids. They come without Title
+// and Text: reading a chunk's text loads its whole document (15 chunks of
+// the benchmark corpus: 0.45 ms with text, 0.08 ms without), so a search
+// reads text only for the hits it returns, with ChunkTexts.
 func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	list, _ := json.Marshal(ids)
-	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-		CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT) FROM chunks c JOIN documents d ON d.hash = c.hash
-		JOIN content ct ON ct.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
+	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, c.seq, c.start_line, c.end_line
+		FROM chunks c JOIN documents d ON d.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +169,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, err
 	byID := map[int64][]cairn.Candidate{}
 	for rows.Next() {
 		var c cairn.Candidate
-		// The text comes as TEXT (CAST), so it is copied once, into the string.
-		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &c.Text); err != nil {
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Seq, &c.StartLine, &c.EndLine); err != nil {
 			return nil, fmt.Errorf("read chunks: %w", err)
 		}
 		byID[c.ChunkID] = append(byID[c.ChunkID], c)
@@ -179,6 +180,38 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, err
 	var out []cairn.Candidate
 	for _, id := range ids {
 		out = append(out, byID[id]...)
+	}
+	return out, nil
+}
+
+// ChunkTexts returns the exact text of each chunk id that exists.
+func (s *Store) ChunkTexts(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(ids)
+	st, err := s.readStmt(ctx, `SELECT c.id, CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
+		FROM chunks c JOIN content ct ON ct.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("read chunk texts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var text string
+		// The text comes as TEXT (CAST), so it is copied once, into the string.
+		if err := rows.Scan(&id, &text); err != nil {
+			return nil, fmt.Errorf("read chunk texts: %w", err)
+		}
+		out[id] = text
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read chunk texts: %w", err)
 	}
 	return out, nil
 }
