@@ -144,6 +144,11 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	stamp := vector.Stamp{Tag: sha256.Sum256([]byte(id)), Version: version}
 	path := filepath.Join(e.opts.Dir, VectorFile)
 	ix, err := vector.Load(path, stamp, !e.opts.OneShot)
+	if err == nil && !e.opts.OneShot {
+		// Searches start on the mapped file at once; the copy into
+		// huge-page memory (faster searches, see vector/mem.go) follows.
+		go ix.Settle()
+	}
 	if err != nil {
 		if ix, err = e.readVectors(ctx, id, idn.Dimension); err != nil {
 			return err

@@ -4,51 +4,89 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestSaveLoad(t *testing.T) {
-	for _, dim := range []int{3, 64, 384} { // odd float count, one code word, six words
-		g := newClustered(7, dim, 8, 0.3)
-		ix, vecs := g.build(500)
-		ix.Remove(3) // a slot moved: keys are not 0..n-1 in order
-		path := filepath.Join(t.TempDir(), "vectors.bin")
-		st := Stamp{Version: 42}
-		copy(st.Tag[:], "model-a")
-		if err := ix.Save(path, st); err != nil {
-			t.Fatal(err)
-		}
-		if read, err := FileStamp(path); err != nil || read != st {
-			t.Fatalf("dim %d: FileStamp = %v, %v; want %v", dim, read, err, st)
-		}
-		got, err := Load(path, st, false)
-		if err != nil {
-			t.Fatalf("dim %d: Load: %v", dim, err)
-		}
-		if got.Len() != ix.Len() || got.Dim() != dim {
-			t.Fatalf("dim %d: loaded %d items of dim %d, want %d of %d", dim, got.Len(), got.Dim(), ix.Len(), dim)
-		}
-		for _, q := range vecs[:20] {
-			if diff := cmp.Diff(ix.Search(q, 10, nil), got.Search(q, 10, nil)); diff != "" {
-				t.Fatalf("dim %d: search differs after load (-saved +loaded):\n%s", dim, diff)
+	for _, tc := range []struct {
+		dim, n int
+	}{
+		{3, 500},    // odd float count
+		{64, 500},   // one code word
+		{384, 500},  // six words
+		{512, 1100}, // vectors past 2 MB: huge-page blocks on Linux (mem.go)
+	} {
+		for _, populate := range []bool{false, true} {
+			dim := tc.dim
+			g := newClustered(7, dim, 8, 0.3)
+			ix, vecs := g.build(tc.n)
+			ix.Remove(3) // a slot moved: keys are not 0..n-1 in order
+			path := filepath.Join(t.TempDir(), "vectors.bin")
+			st := Stamp{Version: 42}
+			copy(st.Tag[:], "model-a")
+			if err := ix.Save(path, st); err != nil {
+				t.Fatal(err)
 			}
-		}
-		// Changes after a load copy the mapped file first, and leave it as
-		// it was.
-		if !got.Remove(10) || got.Remove(3) {
-			t.Errorf("dim %d: Remove after Load: the key map is wrong", dim)
-		}
-		if err := got.Add(10, vecs[11]); err != nil {
-			t.Fatal(err)
-		}
-		if res := got.Search(vecs[11], 2, nil); len(res) != 2 || res[0].Score < 0.999 || res[1].Score < 0.999 {
-			t.Errorf("dim %d: after re-adding key 10 as a copy of 11: %+v", dim, res)
-		}
-		again, err := Load(path, st, false)
-		if err != nil || again.Len() != ix.Len() {
-			t.Fatalf("dim %d: file changed by edits of a loaded index: %v, %d items", dim, err, again.Len())
+			if read, err := FileStamp(path); err != nil || read != st {
+				t.Fatalf("dim %d: FileStamp = %v, %v; want %v", dim, read, err, st)
+			}
+			got, err := Load(path, st, populate)
+			if err != nil {
+				t.Fatalf("dim %d populate %v: Load: %v", dim, populate, err)
+			}
+			if got.Len() != ix.Len() || got.Dim() != dim {
+				t.Fatalf("dim %d: loaded %d items of dim %d, want %d of %d", dim, got.Len(), got.Dim(), ix.Len(), dim)
+			}
+			if populate {
+				got.Settle() // as a long-lived process does
+			}
+			big := 4*tc.n*dim >= hugePage
+			if runtime.GOOS == "linux" && big && (ix.vecsMem == nil || populate && got.vecsMem == nil) {
+				t.Errorf("dim %d populate %v: %d KB of vectors not in a block (built %v, loaded and settled %v)",
+					dim, populate, 4*tc.n*dim/1024, ix.vecsMem != nil, got.vecsMem != nil)
+			}
+			for _, q := range vecs[:20] {
+				if diff := cmp.Diff(ix.Search(q, 10, nil), got.Search(q, 10, nil)); diff != "" {
+					t.Fatalf("dim %d populate %v: search differs after load (-saved +loaded):\n%s", dim, populate, diff)
+				}
+			}
+			// Changes after a load copy the mapped file first, and leave it as
+			// it was.
+			if !got.Remove(10) || got.Remove(3) {
+				t.Errorf("dim %d: Remove after Load: the key map is wrong", dim)
+			}
+			if err := got.Add(10, vecs[11]); err != nil {
+				t.Fatal(err)
+			}
+			if res := got.Search(vecs[11], 2, nil); len(res) != 2 || res[0].Score < 0.999 || res[1].Score < 0.999 {
+				t.Errorf("dim %d: after re-adding key 10 as a copy of 11: %+v", dim, res)
+			}
+			// Growing past the loaded room moves every array; the index
+			// still answers like one built directly.
+			extra := g.next()
+			for k := range tc.n / 2 {
+				if err := got.Add(int64(tc.n+k), extra); err != nil {
+					t.Fatal(err)
+				}
+				if err := ix.Add(int64(tc.n+k), extra); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ix.Remove(10)
+			ix.Add(10, vecs[11])
+			for _, q := range vecs[20:30] {
+				if diff := cmp.Diff(ix.Search(q, 10, nil), got.Search(q, 10, nil)); diff != "" {
+					t.Fatalf("dim %d populate %v: search differs after growing (-built +loaded):\n%s", dim, populate, diff)
+				}
+			}
+			again, err := Load(path, st, populate)
+			if err != nil || again.Len() != tc.n-1 {
+				t.Fatalf("dim %d: file changed by edits of a loaded index: %v, %d items", dim, err, again.Len())
+			}
 		}
 	}
 }
@@ -77,5 +115,50 @@ func TestLoadStale(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "none"), st, false); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: Load = %v, want not exist", err)
+	}
+}
+
+// TestSettleDuringSearches moves a mapped index into its own memory while
+// searches run (the race detector watches) and checks every answer, before,
+// during and after, is the same.
+func TestSettleDuringSearches(t *testing.T) {
+	g := newClustered(9, 512, 8, 0.3)
+	ix, vecs := g.build(1100)
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	if err := ix.Save(path, Stamp{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path, Stamp{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]Result, 20)
+	for i := range want {
+		want[i] = ix.Search(vecs[i], 10, nil)
+	}
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 50 {
+				i := (w + r) % len(want)
+				if diff := cmp.Diff(want[i], got.Search(vecs[i], 10, nil)); diff != "" {
+					t.Errorf("search %d during Settle differs:\n%s", i, diff)
+					return
+				}
+			}
+		}()
+	}
+	got.Settle()
+	wg.Wait()
+	got.Settle() // a second call finds nothing mapped
+	if runtime.GOOS == "linux" && got.vecsMem == nil {
+		t.Error("vectors not in a block after Settle")
+	}
+	for i := range want {
+		if diff := cmp.Diff(want[i], got.Search(vecs[i], 10, nil)); diff != "" {
+			t.Fatalf("search %d after Settle differs:\n%s", i, diff)
+		}
 	}
 }

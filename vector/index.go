@@ -2,7 +2,6 @@ package vector
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/cairnmemory/cairn"
@@ -32,6 +31,9 @@ type Index struct {
 	// mapping, when set, is the file Load mapped keys, codes and vecs from
 	// (read-only): the first Add or Remove copies them out (own).
 	mapping *mapping
+	// The blocks holding keys, codes and vecs when they are large (mem.go);
+	// nil for Go slices and for the mapped file.
+	keysMem, codesMem, vecsMem *block
 
 	pool scratchPool
 }
@@ -100,16 +102,16 @@ func (ix *Index) Grow(n int) {
 // write lock.
 func (ix *Index) grow(n int) {
 	if cap(ix.keys)-len(ix.keys) < n {
-		ix.keys = slices.Grow(ix.keys, max(n, len(ix.keys), 64))
+		ix.reserve(len(ix.keys) + max(n, len(ix.keys), 64))
 	}
-	// Size the others from keys so all three always have room together.
-	room := cap(ix.keys) - len(ix.keys)
-	if cap(ix.codes)-len(ix.codes) < room*ix.words {
-		ix.codes = slices.Grow(ix.codes, room*ix.words)
-	}
-	if cap(ix.vecs)-len(ix.vecs) < room*ix.dim {
-		ix.vecs = slices.Grow(ix.vecs, room*ix.dim)
-	}
+}
+
+// reserve moves the arrays into storage for c items (c >= Len). The caller
+// holds the write lock.
+func (ix *Index) reserve(c int) {
+	ix.keys = regrow(ix.keys, &ix.keysMem, c)
+	ix.codes = regrow(ix.codes, &ix.codesMem, c*ix.words)
+	ix.vecs = regrow(ix.vecs, &ix.vecsMem, c*ix.dim)
 }
 
 // Remove deletes key and reports whether it was present. The last item

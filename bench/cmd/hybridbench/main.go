@@ -186,6 +186,20 @@ func run(notes, nq int, shared, work string) error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("heap in use %.0f MB after the runs\n", float64(ms.HeapInuse)/(1<<20))
+	// Linux: how much of the process sits on 2 MB pages (the vector index
+	// after Settle, see vector/mem.go).
+	if b, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
+		var rss, huge int64
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) >= 2 && f[0] == "Rss:" {
+				fmt.Sscan(f[1], &rss)
+			} else if len(f) >= 2 && f[0] == "AnonHugePages:" {
+				fmt.Sscan(f[1], &huge)
+			}
+		}
+		fmt.Printf("resident %d MB, of it on huge pages %d MB\n", rss>>10, huge>>10)
+	}
 	return nil
 }
 
