@@ -64,4 +64,14 @@
 // query, not by the angle between centered vectors. TestRecallShifted keeps
 // a synthetic fixture with such a mean direction. Exact, or
 // SearchOptions.Exact, gives the reference ranking.
+//
+// # Memory
+//
+// Keys, codes and vectors are three dense arrays indexed by slot. On Linux
+// arrays of 2 MB or more live in anonymous mappings the kernel is asked to
+// back with 2 MB pages (mem.go): Search's random reads of codes and vectors
+// otherwise miss the TLB on nearly every item, which is expensive on a
+// virtual machine. Save writes the arrays as they are and Load maps the file;
+// Settle then copies a mapped index into its own (huge-page) memory while
+// searches go on.
 package vector
