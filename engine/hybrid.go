@@ -29,7 +29,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 			return nil, err
 		}
 		hits, ids := e.vectorHits(vecCands, o)
-		return hits, e.withSnippets(ctx, query, hits, ids)
+		return e.withSnippets(ctx, query, hits, ids)
 	}
 	// The lanes run side by side: hybrid costs the slower lane, not both.
 	// The vector lane (query embedding, index, chunk reads) is the slower
@@ -80,8 +80,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		return trimExplain(hits[:min(len(hits), o.Limit)], o.Explain), nil
 	}
 	vecHits, ids := e.vectorHits(vecCands, &lo)
-	hits := fuse(lex, vecHits, o, e.docKey)
-	return hits, e.withSnippets(ctx, query, hits, ids)
+	return e.withSnippets(ctx, query, fuse(lex, vecHits, o, e.docKey), ids)
 }
 
 // docKey is the unit hybrid search keeps one chunk of: the document for
@@ -94,7 +93,9 @@ func (e *Engine) docKey(h cairn.Hit) string {
 	return h.Path
 }
 
-// chunkKey names the chunk a hit shows: its document and first line.
+// chunkKey names the chunk a hit shows: its document and first line. It
+// is not unique: a paragraph longer than a chunk is cut into chunks that
+// all start on its line.
 type chunkKey struct {
 	path  string
 	start int
@@ -102,7 +103,10 @@ type chunkKey struct {
 
 // vectorHits turns vector candidates into hits scored by cosine. The hits
 // have no snippets yet: withSnippets writes them for the hits a search
-// returns, reading their chunks by the ids returned here.
+// returns, reading their chunks by the ids returned here. Where chunks
+// share a key the best ranked one is kept: it is the one a search shows
+// (fusion keeps a document's first hit in each lane, and dropOverlaps the
+// first of overlapping hits).
 func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]cairn.Hit, map[chunkKey]int64) {
 	var out []cairn.Hit
 	ids := make(map[chunkKey]int64, min(len(cands), o.Limit))
@@ -116,17 +120,25 @@ func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]
 		if o.Explain {
 			h.Explain = []string{fmt.Sprintf("vec(%.4f):rank %d", cos, i+1)}
 		}
-		ids[chunkKey{h.Path, h.StartLine}] = c.ChunkID
+		if k := (chunkKey{h.Path, h.StartLine}); !hasKey(ids, k) {
+			ids[k] = c.ChunkID
+		}
 		out = append(out, h)
 	}
 	return out, ids
 }
 
+func hasKey(m map[chunkKey]int64, k chunkKey) bool {
+	_, ok := m[k]
+	return ok
+}
+
 // withSnippets writes the snippets of the hits that came from the vector
 // lane, reading only their chunks' text: text costs a read of the whole
 // document, so the lane's other candidates are never read. Hits that have a
-// snippet (the lexical lane's) keep it.
-func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hit, ids map[chunkKey]int64) error {
+// snippet (the lexical lane's) keep it. A hit whose chunk a concurrent sync
+// removed since the lane read it is dropped.
+func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hit, ids map[chunkKey]int64) ([]cairn.Hit, error) {
 	var need []int64
 	for _, h := range hits {
 		if id, ok := ids[chunkKey{h.Path, h.StartLine}]; ok && h.Snippet == "" {
@@ -134,11 +146,11 @@ func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hi
 		}
 	}
 	if len(need) == 0 {
-		return nil
+		return hits, nil
 	}
 	texts, err := e.store.ChunkTexts(ctx, need)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var words []string
 	if q, err := search.Parse(query); err == nil {
@@ -146,12 +158,18 @@ func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hi
 			words = append(words, t.Words...)
 		}
 	}
-	for i, h := range hits {
+	out := hits[:0]
+	for _, h := range hits {
 		if id, ok := ids[chunkKey{h.Path, h.StartLine}]; ok && h.Snippet == "" {
-			hits[i].Snippet = search.Snippet(texts[id], words)
+			text, ok := texts[id]
+			if !ok {
+				continue
+			}
+			h.Snippet = search.Snippet(text, words)
 		}
+		out = append(out, h)
 	}
-	return nil
+	return out, nil
 }
 
 type fused struct {

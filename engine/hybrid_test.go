@@ -422,3 +422,28 @@ func TestFuseExplainNamesOtherLanesLines(t *testing.T) {
 		t.Errorf("first hit\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestVectorSnippetSameStartLine: a paragraph longer than a chunk is cut
+// into chunks that all start on its line. The snippet of a vector hit must
+// come from the chunk that scored, not from another chunk of the same line
+// (found in review: the lowest-ranked one used to win).
+func TestVectorSnippetSameStartLine(t *testing.T) {
+	emb := &conceptEmbedder{model: "v1"}
+	support := strings.Repeat("Caroline went to the support group again on Tuesday evening. ", 40)
+	garden := strings.Repeat("The tomatoes need compost and better soil in the garden bed. ", 40)
+	for name, text := range map[string]string{"support first": support + garden, "garden first": garden + support} {
+		f := newFixture(t, map[string]string{"a.md": "# Notes\n\n" + text + "\n"}, Options{Embedder: emb})
+		if _, err := f.eng.Sync(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{cairn.ModeVector, cairn.ModeHybrid} {
+			hits, err := f.eng.Search(context.Background(), "LGBTQ meetup", &cairn.SearchOptions{Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "support group") {
+				t.Errorf("%s, %s: hits %+v; want the support-group chunk's text first", name, mode, hits)
+			}
+		}
+	}
+}

@@ -2,6 +2,11 @@ package vector
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,4 +136,65 @@ func BenchmarkAdd(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkScale builds 100k and 1M x 384 indexes of clustered vectors and
+// reports what issue 5 asks to record: build time, query latency
+// percentiles over 2,000 top-10 queries (one at a time), recall@10 against
+// Exact on 100 of them, and the process's resident memory after the build
+// (Linux; the index arrays live in huge-page blocks, mem.go). Run it alone:
+//
+//	go test -run XXX -bench Scale -benchtime 1x ./vector/
+func BenchmarkScale(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("n=%d/dim=384", n), func(b *testing.B) {
+			for b.Loop() {
+				g := newClustered(uint64(n)+7, 384, 1000, 1)
+				start := time.Now()
+				ix := New(384)
+				ix.Grow(n)
+				for i := range n {
+					if err := ix.Add(int64(i), g.next()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				build := time.Since(start)
+				qs := queries(g, 2000)
+				lat := make([]time.Duration, len(qs))
+				for i, q := range qs {
+					t := time.Now()
+					ix.Search(q, 10, nil)
+					lat[i] = time.Since(t)
+				}
+				slices.Sort(lat)
+				var recall float64
+				for _, q := range qs[:100] {
+					recall += recallAt(ix.Search(q, 10, nil), ix.Exact(q, 10, nil))
+				}
+				b.ReportMetric(build.Seconds(), "build-s")
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(recall/100, "recall@10")
+				if rss := residentMB(); rss > 0 {
+					b.ReportMetric(rss, "rss-MB")
+				}
+				runtime.KeepAlive(ix)
+			}
+		})
+	}
+}
+
+// residentMB reads the process's resident memory from /proc (0 elsewhere).
+func residentMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }

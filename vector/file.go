@@ -175,31 +175,71 @@ func Load(path string, want Stamp, populate bool) (*Index, error) {
 // A long-lived process calls it after Load, in the background (the engine
 // does): copying 220 MB took 60 to 500 ms here, most of it the kernel
 // finding free 2 MB pages, where mapping the file takes 30 to 50 ms.
+//
+// It copies in pieces of settlePiece bytes, each under the read lock: a
+// writer waiting for the lock (which stops new searches until it has had
+// it) waits for one piece, not the whole copy. The mapping never changes,
+// so the pieces add up to a consistent copy unless a change in between
+// copied the mapping first (own); Settle then drops its copy.
 func (ix *Index) Settle() {
 	ix.mu.RLock()
 	m := ix.mapping
+	n := len(ix.keys)
+	ix.mu.RUnlock()
 	if m == nil {
-		ix.mu.RUnlock()
 		return
 	}
-	n := len(ix.keys)
 	c := n + max(64, n/4) // room to grow: address space only, until used
 	keys, kb := alloc[int64](c)
 	codes, cb := alloc[uint64](c * ix.words)
 	vecs, vb := alloc[float32](c * ix.dim)
-	keys, codes, vecs = append(keys, ix.keys...), append(codes, ix.codes...), append(vecs, ix.vecs...)
-	ix.mu.RUnlock()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.mapping != m { // a change copied the mapping first
+	drop := func() {
 		kb.free()
 		cb.free()
 		vb.free()
+	}
+	// copyIn copies src into dst, which has its length, a piece at a time;
+	// false when the mapping was replaced meanwhile.
+	copyIn := func(dst []byte, src func() []byte) bool {
+		for done := 0; done < len(dst); {
+			ix.mu.RLock()
+			if ix.mapping != m {
+				ix.mu.RUnlock()
+				return false
+			}
+			done += copy(dst[done:min(len(dst), done+settlePiece)], src()[done:])
+			ix.mu.RUnlock()
+		}
+		return true
+	}
+	keys, codes, vecs = keys[:n], codes[:n*ix.words], vecs[:n*ix.dim]
+	if !copyIn(bytesOf(keys), func() []byte { return bytesOf(ix.keys) }) ||
+		!copyIn(bytesOf(codes), func() []byte { return bytesOf(ix.codes) }) ||
+		!copyIn(bytesOf(vecs), func() []byte { return bytesOf(ix.vecs) }) {
+		drop()
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.mapping != m {
+		drop()
 		return
 	}
 	ix.keys, ix.codes, ix.vecs = keys, codes, vecs
 	ix.keysMem, ix.codesMem, ix.vecsMem = kb, cb, vb
 	ix.mapping = nil
+}
+
+// settlePiece is how many bytes Settle copies under one read lock: about a
+// millisecond of copying.
+const settlePiece = 4 << 20
+
+// bytesOf returns the memory of s as bytes.
+func bytesOf[T number](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
 // own makes the index's storage its own before a change: a mapped file is

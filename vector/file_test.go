@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -45,7 +44,7 @@ func TestSaveLoad(t *testing.T) {
 				got.Settle() // as a long-lived process does
 			}
 			big := 4*tc.n*dim >= hugePage
-			if runtime.GOOS == "linux" && big && (ix.vecsMem == nil || populate && got.vecsMem == nil) {
+			if blocksUsed && big && (ix.vecsMem == nil || populate && got.vecsMem == nil) {
 				t.Errorf("dim %d populate %v: %d KB of vectors not in a block (built %v, loaded and settled %v)",
 					dim, populate, 4*tc.n*dim/1024, ix.vecsMem != nil, got.vecsMem != nil)
 			}
@@ -119,8 +118,9 @@ func TestLoadStale(t *testing.T) {
 }
 
 // TestSettleDuringSearches moves a mapped index into its own memory while
-// searches run (the race detector watches) and checks every answer, before,
-// during and after, is the same.
+// searches run and checks every answer, before, during and after, is the
+// same. Under -race the arrays are Go slices (mem_other.go), which the
+// detector can watch.
 func TestSettleDuringSearches(t *testing.T) {
 	g := newClustered(9, 512, 8, 0.3)
 	ix, vecs := g.build(1100)
@@ -153,12 +153,59 @@ func TestSettleDuringSearches(t *testing.T) {
 	got.Settle()
 	wg.Wait()
 	got.Settle() // a second call finds nothing mapped
-	if runtime.GOOS == "linux" && got.vecsMem == nil {
+	if blocksUsed && got.vecsMem == nil {
 		t.Error("vectors not in a block after Settle")
 	}
 	for i := range want {
 		if diff := cmp.Diff(want[i], got.Search(vecs[i], 10, nil)); diff != "" {
 			t.Fatalf("search %d after Settle differs:\n%s", i, diff)
+		}
+	}
+}
+
+// TestSettleRacesAdd runs Settle beside changes to the same mapped index:
+// whichever copies the mapping first, the index ends up with every change
+// and answers like one built directly.
+func TestSettleRacesAdd(t *testing.T) {
+	g := newClustered(10, 512, 8, 0.3)
+	ref, vecs := g.build(1100)
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	if err := ref.Save(path, Stamp{}); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		got, err := Load(path, Stamp{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Load(path, Stamp{}, false)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got.Settle()
+		}()
+		for k := range 20 {
+			v := vecs[(k*37+round)%len(vecs)]
+			key := int64(2000 + k)
+			if err := got.Add(key, v); err != nil {
+				t.Fatal(err)
+			}
+			want.Add(key, v)
+			if k%5 == 0 {
+				got.Remove(int64(k))
+				want.Remove(int64(k))
+			}
+		}
+		wg.Wait()
+		got.Settle()
+		if got.Len() != want.Len() {
+			t.Fatalf("round %d: %d items, want %d", round, got.Len(), want.Len())
+		}
+		for _, q := range vecs[:10] {
+			if diff := cmp.Diff(want.Search(q, 10, nil), got.Search(q, 10, nil)); diff != "" {
+				t.Fatalf("round %d: search differs (-want +got):\n%s", round, diff)
+			}
 		}
 	}
 }

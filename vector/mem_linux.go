@@ -1,3 +1,5 @@
+//go:build linux && !race
+
 package vector
 
 import (
@@ -5,6 +7,9 @@ import (
 	"syscall"
 	"unsafe"
 )
+
+// blocksUsed reports whether large arrays get blocks of their own.
+const blocksUsed = true
 
 // block is an anonymous mapping holding one array.
 type block struct {
