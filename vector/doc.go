@@ -49,6 +49,8 @@
 //	n=1M    dim=384  Search 4.3 ms    Exact 151 ms    half filtered 4.9 ms (the same)
 //	n=100k  dim=384  Search 0.72 ms   half filtered 0.81 ms (defaults: 300 of a 1,500 pool)
 //	n=1M    dim=384  Search 4.5 ms    half filtered 5.5 ms (the same)
+//	n=1M    dim=384  Search 5.0 ms p50, 10.8 ms p99, recall@10 0.999 (625 candidates:
+//	                 the default grows with n; 300 gave 0.952; BenchmarkScale)
 //
 // Built with GOAMD64=v3 the compiler emits POPCNT without a run-time CPU
 // check; the code scan alone then runs about 1.8x faster and Search takes

@@ -3,10 +3,14 @@ package vector
 import "slices"
 
 // Defaults for SearchOptions.Candidates: max(DefaultCandidates,
-// DefaultCandidatesPerResult*k).
+// DefaultCandidatesPerResult*k, n/DefaultItemsPerCandidate) for the top k
+// of n items. The last term grows the rescoring with the index: on 1M
+// clustered 384-d vectors (BenchmarkScale) 300 candidates found 0.952 of
+// the exact top 10 and 600 found 0.998, for 4.5 against 5.2 ms.
 const (
 	DefaultCandidates          = 300
 	DefaultCandidatesPerResult = 20
+	DefaultItemsPerCandidate   = 1600
 )
 
 // DefaultPoolFactor sets SearchOptions.Pool's default: Candidates times
@@ -18,8 +22,8 @@ const DefaultPoolFactor = 5
 type SearchOptions struct {
 	// Candidates is how many items, nearest by Hamming distance between
 	// sign-bit codes, are rescored with exact dot products. Zero or less
-	// means max(DefaultCandidates, DefaultCandidatesPerResult*k); fewer
-	// than k means k.
+	// means max(DefaultCandidates, DefaultCandidatesPerResult*k,
+	// n/DefaultItemsPerCandidate) for n items; fewer than k means k.
 	Candidates int
 	// Filter, when set, is called with each item's key before ranking; only
 	// items for which it returns true compete for the top k. It runs under
@@ -36,10 +40,13 @@ type SearchOptions struct {
 }
 
 // SetDefaults fills zero fields for a search of the top k and raises
-// Candidates to at least k.
-func (o *SearchOptions) SetDefaults(k int) {
+// Candidates to at least k. It does not know the index's size: Search
+// also grows the default Candidates with it (setDefaults).
+func (o *SearchOptions) SetDefaults(k int) { o.setDefaults(k, 0) }
+
+func (o *SearchOptions) setDefaults(k, n int) {
 	if o.Candidates <= 0 {
-		o.Candidates = max(DefaultCandidates, DefaultCandidatesPerResult*k)
+		o.Candidates = max(DefaultCandidates, DefaultCandidatesPerResult*k, n/DefaultItemsPerCandidate)
 	}
 	o.Candidates = max(o.Candidates, k)
 	if o.Pool <= 0 {
@@ -68,7 +75,6 @@ func (ix *Index) Search(q []float32, k int, opts *SearchOptions) []Result {
 	if o.Exact {
 		return ix.Exact(q, k, o.Filter)
 	}
-	o.SetDefaults(k)
 	if len(q) != ix.dim || k < 1 {
 		return nil
 	}
@@ -78,6 +84,7 @@ func (ix *Index) Search(q []float32, k int, opts *SearchOptions) []Result {
 	if n == 0 {
 		return nil
 	}
+	o.setDefaults(k, n)
 	s := ix.scratch(n, k)
 	defer ix.pool.put(s)
 	signCode(s.qcode, q)

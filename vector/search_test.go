@@ -213,3 +213,25 @@ func TestScratchSurvivesGC(t *testing.T) {
 		t.Fatalf("Search after two collections: %v allocations, %d bytes; want the result slice alone", allocs, bytes)
 	}
 }
+
+func TestSearchDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		in          SearchOptions
+		k, n        int
+		cands, pool int
+	}{
+		{"small index", SearchOptions{}, 10, 20_000, 300, 1500},
+		{"many results", SearchOptions{}, 50, 20_000, 1000, 5000},
+		{"1M items", SearchOptions{}, 10, 1_000_000, 625, 3125},
+		{"size unknown", SearchOptions{}, 10, 0, 300, 1500},
+		{"set by caller", SearchOptions{Candidates: 100, Pool: 50}, 10, 1_000_000, 100, 100},
+		{"fewer than k", SearchOptions{Candidates: 5}, 10, 1000, 10, 50},
+	} {
+		o := tc.in
+		o.setDefaults(tc.k, tc.n)
+		if o.Candidates != tc.cands || o.Pool != tc.pool {
+			t.Errorf("%s: Candidates %d, Pool %d; want %d, %d", tc.name, o.Candidates, o.Pool, tc.cands, tc.pool)
+		}
+	}
+}
