@@ -95,7 +95,12 @@ func Snippet(text string, words []string) string {
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r", "")
 	}
-	s = strings.TrimSpace(s)
+	return cutSnippet(strings.TrimSpace(s))
+}
+
+// cutSnippet shortens s to at most SnippetChars bytes, at a space or line
+// end in its second half when there is one, and marks the cut.
+func cutSnippet(s string) string {
 	if len(s) <= SnippetChars {
 		return s
 	}

@@ -4,12 +4,12 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // snippetSplit is Snippet in its first, plain form: split the lines, score
-// each lowercased line, join the rest from the best one. Snippet must
-// return exactly what it returns.
+// each lowercased line, join the rest from the best one (the final cut,
+// which did not change, is shared). Snippet must return exactly what it
+// returns.
 func snippetSplit(text string, words []string) string {
 	lines := strings.Split(strings.TrimRight(text, "\r\n"), "\n")
 	best, bestN := 0, -1
@@ -32,18 +32,7 @@ func snippetSplit(text string, words []string) string {
 	if start > 0 && len(lines[start-1]) < 120 && strings.TrimSpace(lines[start-1]) != "" {
 		start--
 	}
-	s := strings.TrimSpace(strings.ReplaceAll(strings.Join(lines[start:], "\n"), "\r", ""))
-	if len(s) <= SnippetChars {
-		return s
-	}
-	cut := SnippetChars
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	if i := strings.LastIndexAny(s[:cut], " \n"); i > SnippetChars/2 {
-		cut = i
-	}
-	return strings.TrimSpace(s[:cut]) + " …"
+	return cutSnippet(strings.TrimSpace(strings.ReplaceAll(strings.Join(lines[start:], "\n"), "\r", "")))
 }
 
 // TestSnippetMatchesSplit compares Snippet with snippetSplit on random
