@@ -207,3 +207,24 @@ func TestSearchDuringSync(t *testing.T) {
 		t.Fatalf("after sync: %d hits, %v", len(hits), err)
 	}
 }
+
+// TestSearchSmallCorpusMinScore: in a corpus of two notes a word found in
+// one of them is in half the rows, where FTS5's inverse document frequency
+// is 0. The match must still score above memory_search's default minimum
+// (0.3), not be dropped as worthless.
+func TestSearchSmallCorpusMinScore(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+		"b.md": "# Garden\n\nThe tomatoes need compost and better soil.\n",
+	}, Options{})
+	if _, err := f.eng.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := f.eng.Search(context.Background(), "compost", &cairn.SearchOptions{MinScore: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Path != "cairn://notes/b.md" {
+		t.Fatalf("compost with minScore 0.3: %+v; want b.md", hits)
+	}
+}

@@ -29,19 +29,30 @@ func TestEstimate(t *testing.T) {
 }
 
 func TestIDF(t *testing.T) {
-	if got, want := idf(1000, 10), math.Log(990.5/10.5); math.Abs(got-want) > 1e-12 {
-		t.Errorf("idf(1000, 10) = %f, want %f", got, want)
+	tests := []struct {
+		name string
+		rows int64
+		n    int
+		want float64
+	}{
+		{"rare", 1000, 10, math.Log1p(990.5 / 10.5)},
+		// The plain logarithm is 0 here and FTS5 floors it; a word in one of
+		// two notes must still count.
+		{"half the rows", 2, 1, math.Log(2)},
+		{"most rows", 1000, 600, math.Log1p(400.5 / 600.5)},
+		{"every row", 1000, 1000, math.Log1p(0.5 / 1000.5)},
+		// A count above the rows (a span cached before a sync grew the
+		// index) gets the least weight; NaN would reach
+		// SQLite as NULL.
+		{"count above rows", 1000, 1200, 1e-6},
+		{"count far above rows", 10, 1000, 1e-6},
 	}
-	// FTS5 floors the weight of terms in half the rows or more.
-	if got := idf(1000, 600); got != 1e-6 {
-		t.Errorf("idf(1000, 600) = %g, want 1e-6", got)
+	for _, tt := range tests {
+		if got := idf(tt.rows, tt.n); math.Abs(got-tt.want) > 1e-12 || !(got > 0) {
+			t.Errorf("%s: idf(%d, %d) = %g, want %g (and positive)", tt.name, tt.rows, tt.n, got, tt.want)
+		}
 	}
-	// A count above the rows (a span cached before a sync grew the index)
-	// weighs like a phrase in every row; NaN would reach SQLite as NULL.
-	if got := idf(1000, 1200); got != 1e-6 {
-		t.Errorf("idf(1000, 1200) = %g, want 1e-6", got)
-	}
-	if idf(1000, 1) <= idf(1000, 100) {
+	if idf(1000, 1) <= idf(1000, 100) || idf(1000, 100) <= idf(1000, 900) {
 		t.Error("a rarer term must weigh more")
 	}
 }

@@ -181,12 +181,17 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn
 	return s.hits(q, res.Candidates, plan, o), nil
 }
 
-// idf is FTS5's inverse document frequency of a phrase in n of rows chunks.
-// A count above the row count (a span cached before a sync added rows)
-// makes the logarithm's argument negative: that weighs like a phrase in
-// every row, not NaN.
+// idf is the inverse document frequency of a phrase in n of rows chunks,
+// in the form that stays positive: ln(1 + (rows - n + 0.5) / (n + 0.5)).
+// FTS5's bm25() uses the plain logarithm, which is 0 for a phrase in half
+// the rows and negative above (FTS5 then takes 1e-6): in a corpus of two
+// notes, a word in one of them scored 0, and the 0.3 minimum score of
+// memory_search dropped the only match. For rare phrases the two agree
+// (ln(1+x) ≈ ln x for large x). A count above the row count (a span cached
+// before a sync added rows) still weighs like a phrase in every row, not
+// NaN.
 func idf(rows int64, n int) float64 {
-	v := math.Log((float64(rows) - float64(n) + 0.5) / (float64(n) + 0.5))
+	v := math.Log1p((float64(rows) - float64(n) + 0.5) / (float64(n) + 0.5))
 	if !(v > 0) {
 		return 1e-6
 	}
