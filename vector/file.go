@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"unsafe"
 )
 
@@ -198,17 +199,36 @@ func (ix *Index) Settle() {
 		cb.free()
 		vb.free()
 	}
-	// copyIn copies src into dst, which has its length, a piece at a time;
-	// false when the mapping was replaced meanwhile.
+	// A file cut short under the mapping (by someone else: Save renames a
+	// new file into place, and the engine's tests damage one in place)
+	// faults where it is read. Settle reads every page, so it turns the
+	// fault into a panic, gives up the copy, and leaves the index mapped.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			drop()
+		}
+	}()
+	// piece copies the next piece of src into dst at done; false when the
+	// mapping was replaced meanwhile.
+	piece := func(dst []byte, src func() []byte, done int) (int, bool) {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		if ix.mapping != m {
+			return 0, false
+		}
+		return copy(dst[done:min(len(dst), done+settlePiece)], src()[done:]), true
+	}
 	copyIn := func(dst []byte, src func() []byte) bool {
 		for done := 0; done < len(dst); {
-			ix.mu.RLock()
-			if ix.mapping != m {
-				ix.mu.RUnlock()
+			n, ok := piece(dst, src, done)
+			if !ok {
 				return false
 			}
-			done += copy(dst[done:min(len(dst), done+settlePiece)], src()[done:])
-			ix.mu.RUnlock()
+			done += n
 		}
 		return true
 	}

@@ -209,3 +209,34 @@ func TestSettleRacesAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestSettleFileCutShort: a file cut short under the mapping faults where
+// it is read. Settle must give up its copy, not crash the process (the
+// engine's tests damage the file in place while a settle may run).
+func TestSettleFileCutShort(t *testing.T) {
+	g := newClustered(11, 512, 8, 0.3)
+	ix, _ := g.build(1100)
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	if err := ix.Save(path, Stamp{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path, Stamp{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 100); err != nil {
+		t.Fatal(err)
+	}
+	got.Settle()
+	if got.vecsMem != nil || got.mapping == nil {
+		t.Error("Settle finished a copy of a file cut short")
+	}
+	// The lock was released on the way out: a change can take it.
+	done := make(chan struct{})
+	go func() {
+		got.mu.Lock()
+		got.mu.Unlock()
+		close(done)
+	}()
+	<-done
+}
