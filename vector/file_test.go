@@ -122,16 +122,8 @@ func TestLoadStale(t *testing.T) {
 // same. Under -race the arrays are Go slices (mem_other.go), which the
 // detector can watch.
 func TestSettleDuringSearches(t *testing.T) {
-	g := newClustered(9, 512, 8, 0.3)
-	ix, vecs := g.build(1100)
-	path := filepath.Join(t.TempDir(), "vectors.bin")
-	if err := ix.Save(path, Stamp{}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(path, Stamp{}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, vecs, path := savedIndex(t, 9)
+	got := loadMapped(t, path)
 	want := make([][]Result, 20)
 	for i := range want {
 		want[i] = ix.Search(vecs[i], 10, nil)
@@ -167,18 +159,9 @@ func TestSettleDuringSearches(t *testing.T) {
 // whichever copies the mapping first, the index ends up with every change
 // and answers like one built directly.
 func TestSettleRacesAdd(t *testing.T) {
-	g := newClustered(10, 512, 8, 0.3)
-	ref, vecs := g.build(1100)
-	path := filepath.Join(t.TempDir(), "vectors.bin")
-	if err := ref.Save(path, Stamp{}); err != nil {
-		t.Fatal(err)
-	}
+	_, vecs, path := savedIndex(t, 10)
 	for round := range 5 {
-		got, err := Load(path, Stamp{}, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _ := Load(path, Stamp{}, false)
+		got, want := loadMapped(t, path), loadMapped(t, path)
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
@@ -214,16 +197,8 @@ func TestSettleRacesAdd(t *testing.T) {
 // it is read. Settle must give up its copy, not crash the process (the
 // engine's tests damage the file in place while a settle may run).
 func TestSettleFileCutShort(t *testing.T) {
-	g := newClustered(11, 512, 8, 0.3)
-	ix, _ := g.build(1100)
-	path := filepath.Join(t.TempDir(), "vectors.bin")
-	if err := ix.Save(path, Stamp{}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(path, Stamp{}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, path := savedIndex(t, 11)
+	got := loadMapped(t, path)
 	if err := os.Truncate(path, 100); err != nil {
 		t.Fatal(err)
 	}
@@ -239,4 +214,27 @@ func TestSettleFileCutShort(t *testing.T) {
 		close(done)
 	}()
 	<-done
+}
+
+// savedIndex builds an index whose vectors pass 2 MB (so they get a
+// block where blocks are used) and saves it; it returns the index, its
+// vectors and the file.
+func savedIndex(t *testing.T, seed uint64) (*Index, [][]float32, string) {
+	t.Helper()
+	ix, vecs := newClustered(seed, 512, 8, 0.3).build(1100)
+	path := filepath.Join(t.TempDir(), "vectors.bin")
+	if err := ix.Save(path, Stamp{}); err != nil {
+		t.Fatal(err)
+	}
+	return ix, vecs, path
+}
+
+// loadMapped loads path mapped, as a one-shot process does.
+func loadMapped(t *testing.T, path string) *Index {
+	t.Helper()
+	ix, err := Load(path, Stamp{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }
