@@ -23,6 +23,7 @@ var wantDropped = map[string]int{
 	consolidate.DropLowConfidence: 1, consolidate.DropContested: 1, consolidate.DropAmbiguous: 1,
 	consolidate.DropLowImportance: 1, consolidate.DropUnproven: 1,
 	consolidate.DropObservationNoText: 1, consolidate.DropObservationNoSource: 1,
+	consolidate.DropEpisodeNotKept: 1, // the desk purchase: keep false
 }
 
 // wantResult is a complete run over the shop and long threads: the shop's

@@ -33,6 +33,9 @@ const (
 	DropEpisodeUnknownRequest = "episode_unknown_request"
 	DropEpisodeEmpty          = "episode_empty"
 	DropEpisodeMalformed      = "malformed_episode"
+	// DropEpisodeNotKept counts records whose every part answered keep:
+	// false (the model judged the record not worth an episode).
+	DropEpisodeNotKept = "episode_not_kept"
 
 	// DropInvalidAnswer counts windows whose answer was unusable twice
 	// (cut mid-JSON, not JSON): their records stay pending.
@@ -107,13 +110,16 @@ func (g *gate) run(answers []*answer) []cairn.Memory {
 	return out
 }
 
-// episodes keeps one episode per record: the last one given for it (for a
-// long record, the last part's, with the cues and concepts of all parts).
-// It also returns every record's outcome, kept or not.
+// episodes keeps one episode per record. A long record is answered part
+// by part: its episode is kept when any part said keep (a last part that
+// only says keep: false with nothing to add does not undo what the parts
+// before it wrote), and its title, summary and outcome come from the last
+// part that gave them, with the cues and concepts of all parts. A record
+// no part kept is counted as DropEpisodeNotKept, so the drop shows in the
+// run's report. It also returns every record's outcome, kept or not.
 func (g *gate) episodes(answers []*answer) ([]cairn.Memory, map[int]string) {
-	last := map[int]*episode{}
+	merged := map[int]*episodeParts{}
 	var order []int
-	cues, concepts := map[int][]string{}, map[int][]string{}
 	for _, a := range answers {
 		for _, raw := range a.Episodes {
 			var e episode
@@ -126,40 +132,60 @@ func (g *gate) episodes(answers []*answer) ([]cairn.Memory, map[int]string) {
 				g.drop(DropEpisodeUnknownRequest)
 				continue
 			}
-			if _, ok := last[n]; !ok {
+			if merged[n] == nil {
+				merged[n] = &episodeParts{}
 				order = append(order, n)
 			}
-			last[n] = &e
-			cues[n] = append(cues[n], e.Cues...)
-			concepts[n] = append(concepts[n], e.Concepts...)
+			merged[n].add(&e)
 		}
 	}
 	outcome := map[int]string{}
 	var out []cairn.Memory
 	for _, n := range order {
-		e := last[n]
-		o := strings.ToLower(strings.TrimSpace(e.Outcome))
-		if !slices.Contains(outcomes, o) {
-			o = "uncertain"
-		}
-		outcome[n] = o
-		if !e.Keep {
+		e := merged[n]
+		outcome[n] = e.outcome
+		if !e.keep {
+			g.drop(DropEpisodeNotKept)
 			continue
 		}
-		title, summary := clean(e.Title), clean(e.Summary)
-		if title == "" || summary == "" {
+		if e.title == "" || e.summary == "" {
 			g.drop(DropEpisodeEmpty)
 			continue
 		}
 		r, _ := g.record(n)
 		m := g.memory(cairn.MemoryEpisode, []*Record{r}, "episode", r.UID)
-		m.Title, m.Summary, m.Outcome = title, summary, o
+		m.Title, m.Summary, m.Outcome = e.title, e.summary, e.outcome
 		m.EventDate = r.Time.Format(time.DateOnly)
-		m.Cues = cleanCues(cues[n], title, 0)
-		m.Concepts = cleanConcepts(concepts[n], 0)
+		m.Cues = cleanCues(e.cues, e.title, 0)
+		m.Concepts = cleanConcepts(e.concepts, 0)
 		out = append(out, m)
 	}
 	return out, outcome
+}
+
+// episodeParts is one record's episode as the parts of its window gave it.
+type episodeParts struct {
+	keep           bool
+	title, summary string // cleaned; from the last part that gave one
+	outcome        string // the last valid outcome given; uncertain when none
+	cues, concepts []string
+}
+
+func (p *episodeParts) add(e *episode) {
+	p.keep = p.keep || bool(e.Keep)
+	if t := clean(e.Title); t != "" {
+		p.title = t
+	}
+	if s := clean(e.Summary); s != "" {
+		p.summary = s
+	}
+	if o := strings.ToLower(strings.TrimSpace(e.Outcome)); slices.Contains(outcomes, o) {
+		p.outcome = o
+	} else if p.outcome == "" {
+		p.outcome = "uncertain"
+	}
+	p.cues = append(p.cues, e.Cues...)
+	p.concepts = append(p.concepts, e.Concepts...)
 }
 
 func (g *gate) item(raw json.RawMessage, outcome map[int]string) (cairn.Memory, bool) {

@@ -152,7 +152,7 @@ func TestGateEpisodes(t *testing.T) {
 	if d := cmp.Diff(map[int]string{1: "success", 2: "fail", 3: "uncertain"}, outcome); d != "" {
 		t.Errorf("outcomes (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(map[string]int{DropEpisodeEmpty: 1, DropEpisodeUnknownRequest: 1}, g.dropped); d != "" {
+	if d := cmp.Diff(map[string]int{DropEpisodeEmpty: 1, DropEpisodeUnknownRequest: 1, DropEpisodeNotKept: 1}, g.dropped); d != "" {
 		t.Errorf("dropped (-want +got):\n%s", d)
 	}
 }
@@ -175,5 +175,33 @@ func TestSchemasCompile(t *testing.T) {
 	}
 	if strings.Contains(string(schemaMainApart()), "observations") {
 		t.Error("the main schema used with observations apart still names observations")
+	}
+}
+
+// TestGateEpisodeKeptByAnyPart: a long record's last part answering keep:
+// false with an empty summary keeps the episode the earlier parts wrote
+// (title and summary from the last part that gave them); a record no part
+// kept is counted.
+func TestGateEpisodeKeptByAnyPart(t *testing.T) {
+	g, _ := gateFixture()
+	parts := []*answer{
+		{Episodes: []json.RawMessage{json.RawMessage(`{"request":1,"outcome":"partial","keep":true,"title":"Fix the login flake","summary":"Read the first half of the log.","cues":["flaky login"],"concepts":[]}`)}},
+		{Episodes: []json.RawMessage{json.RawMessage(`{"request":1,"outcome":"success","keep":true,"title":"Fix the login flake in auth","summary":"","cues":[],"concepts":["auth"]}`)}},
+		{Episodes: []json.RawMessage{
+			json.RawMessage(`{"request":1,"outcome":"success","keep":false,"title":"","summary":"","cues":[],"concepts":[]}`),
+			json.RawMessage(`{"request":2,"outcome":"fail","keep":false,"title":"","summary":"","cues":[],"concepts":[]}`),
+		}},
+	}
+	eps, _ := g.episodes(parts)
+	if len(eps) != 1 {
+		t.Fatalf("%d episodes, want the long record's 1", len(eps))
+	}
+	got := []string{eps[0].Title, eps[0].Summary, eps[0].Outcome}
+	want := []string{"Fix the login flake in auth", "Read the first half of the log.", "success"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("episode (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]int{DropEpisodeNotKept: 1}, g.dropped); d != "" {
+		t.Errorf("dropped (-want +got):\n%s", d)
 	}
 }

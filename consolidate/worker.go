@@ -395,9 +395,7 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 			return err // the whole record stays pending
 		}
 		answers = append(answers, a)
-		if e := episodeOf(a, win.nums[0]); e != nil {
-			running = e
-		}
+		running = runningEpisode(running, a, win.nums[0])
 	}
 	g := &gate{th: th, win: win, dropped: res.Dropped}
 	mems := g.run(answers)
@@ -431,14 +429,28 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 	return nil
 }
 
-// episodeOf returns the last episode an answer gives for record num.
-func episodeOf(a *answer, num int) *episode {
-	var out *episode
+// runningEpisode carries a long record's episode from part to part: the
+// title and the summary each from the last part that gave one, so a part
+// that answers keep: false with empty fields does not blank what the
+// earlier parts wrote.
+func runningEpisode(running *episode, a *answer, num int) *episode {
 	for _, raw := range a.Episodes {
 		var e episode
-		if json.Unmarshal(raw, &e) == nil && e.Request.Int() == num && strings.TrimSpace(e.Title) != "" {
-			out = &e
+		if json.Unmarshal(raw, &e) != nil || e.Request.Int() != num {
+			continue
+		}
+		if running == nil {
+			running = &episode{}
+		}
+		if strings.TrimSpace(e.Title) != "" {
+			running.Title = e.Title
+		}
+		if strings.TrimSpace(e.Summary) != "" {
+			running.Summary = e.Summary
 		}
 	}
-	return out
+	if running != nil && running.Title == "" && running.Summary == "" {
+		return nil
+	}
+	return running
 }
