@@ -19,7 +19,7 @@
 //	kind                   example shape
 //	---------------------  -------------------------------------------------------------
 //	private-key            -----BEGIN (RSA|EC|OPENSSH|DSA|ENCRYPTED|PGP) PRIVATE KEY( BLOCK)?----- ... -----END ...-----
-//	                       (the whole block; an unterminated block up to its last base64 line)
+//	                       (the whole block, its line breaks kept; an unterminated block up to its last base64 line)
 //	gcp-service-account    "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n"
 //	openai-key             sk-proj-<20+ chars>, sk-svcacct-..., sk-<32+ alnum>
 //	anthropic-key          sk-ant-api03-<20+ chars>

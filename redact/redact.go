@@ -22,8 +22,11 @@ func Placeholder(kind string) string { return placeholderPrefix + kind + "]" }
 // Redact replaces every secret it recognizes in text with
 // Placeholder(kind) and reports how many values of each kind it replaced.
 // Text around a secret is kept byte for byte: quotes, separators, the user
-// and host of a URL, the key of an assignment. Counts is nil when nothing
-// was replaced. Redact is idempotent and safe for concurrent use.
+// and host of a URL, the key of an assignment. A secret that spans lines (a
+// private key block) keeps its line breaks after the placeholder, so the
+// text has as many lines as before and line numbers into it stay valid.
+// Counts is nil when nothing was replaced. Redact is idempotent and safe
+// for concurrent use.
 func Redact(text string) (string, Counts) {
 	var counts Counts
 	for pass := 0; pass < maxPasses; pass++ {
@@ -118,6 +121,9 @@ func apply(text string, hits []hit, counts *Counts) (string, int) {
 		}
 		b.WriteString(text[last:h.start])
 		b.WriteString(Placeholder(h.kind))
+		for range strings.Count(text[h.start:h.end], "\n") {
+			b.WriteByte('\n')
+		}
 		last = h.end
 		if *counts == nil {
 			*counts = Counts{}

@@ -21,7 +21,9 @@ type secretCase struct {
 }
 
 func (c secretCase) in() string   { return c.before + c.secret + c.after }
-func (c secretCase) want() string { return c.before + Placeholder(c.kind) + c.after }
+func (c secretCase) want() string {
+	return c.before + Placeholder(c.kind) + strings.Repeat("\n", strings.Count(c.secret, "\n")) + c.after
+}
 
 var (
 	pw     = "Tr0ub4dor-" + "q7Z"
@@ -305,4 +307,25 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A secret that spans lines leaves its line breaks behind the placeholder,
+// so line numbers into the redacted text still point at the same lines of
+// the original (search hits name lines of the file on disk).
+func TestRedactKeepsLineCount(t *testing.T) {
+	multi := 0
+	for _, c := range secretCases() {
+		for _, in := range []string{c.in(), strings.ReplaceAll(c.in(), "\n", "\r\n")} {
+			got, _ := Redact(in)
+			if strings.Count(got, "\n") != strings.Count(in, "\n") {
+				t.Errorf("%s: Redact(%q) = %q: %d line breaks, want %d", c.kind, in, got, strings.Count(got, "\n"), strings.Count(in, "\n"))
+			}
+		}
+		if strings.Contains(c.secret, "\n") {
+			multi++
+		}
+	}
+	if multi < 3 {
+		t.Fatalf("only %d cases span lines; the test needs private key blocks", multi)
+	}
 }
