@@ -20,7 +20,7 @@ type secretCase struct {
 	kind, before, secret, after string
 }
 
-func (c secretCase) in() string   { return c.before + c.secret + c.after }
+func (c secretCase) in() string { return c.before + c.secret + c.after }
 func (c secretCase) want() string {
 	return c.before + Placeholder(c.kind) + strings.Repeat("\n", strings.Count(c.secret, "\n")) + c.after
 }
