@@ -18,7 +18,8 @@ import (
 type File struct {
 	Source  Source
 	Rel     string // exposed path: slash-separated, relative, with Source.Prefix
-	Abs     string // Source.Root joined with the path relative to it
+	InRoot  string // path relative to Source.Root, slash-separated; Read opens it beneath the root
+	Abs     string // Source.Root joined with InRoot
 	Size    int64
 	ModTime int64 // unix nanoseconds
 }
@@ -27,7 +28,17 @@ type File struct {
 const (
 	ReasonSymlinkOutside = "symlink points outside the corpus root"
 	ReasonBrokenSymlink  = "broken symlink"
+	ReasonUnreadableDir  = "unreadable directory" // followed by ": <error>"
 )
+
+// DropsDocument reports whether a Scan failure means its path no longer
+// names a valid document (a symlink that leads outside the root, or a broken
+// one): what was indexed from the path is to be removed, as for a deleted
+// file, rather than kept as after a transient failure such as permission
+// denied.
+func DropsDocument(f cairn.FileFailure) bool {
+	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink
+}
 
 // Scan resolves c (see Resolve) and walks each source root, returning the
 // matching regular files sorted by Rel. The walk
@@ -107,7 +118,7 @@ func (w *walker) scanSource(src Source) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		w.fail(src.Root, "unreadable directory: "+errText(err))
+		w.fail(src.Root, ReasonUnreadableDir+": "+errText(err))
 		return nil
 	}
 	if err := w.walkDir(src.Root, ""); err != nil {
@@ -150,7 +161,7 @@ func (w *walker) walkDir(dir, rel string) error {
 	}
 	entries, err := readDir(dir)
 	if err != nil {
-		w.fail(w.exposed(rel), "unreadable directory: "+errText(err))
+		w.fail(w.exposed(rel), ReasonUnreadableDir+": "+errText(err))
 	}
 	for _, e := range entries {
 		name, typ := e.Name(), e.Type()
@@ -244,6 +255,7 @@ func (w *walker) add(abs, rel string, info fs.FileInfo) {
 	w.files = append(w.files, File{
 		Source:  w.src,
 		Rel:     w.exposed(rel),
+		InRoot:  rel,
 		Abs:     abs,
 		Size:    info.Size(),
 		ModTime: info.ModTime().UnixNano(),

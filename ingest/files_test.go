@@ -84,6 +84,7 @@ func TestScan(t *testing.T) {
 	wantFile := File{
 		Source:  Source{Root: root, Pattern: "**/*.md"},
 		Rel:     "a/z.md",
+		InRoot:  "a/z.md",
 		Abs:     filepath.Join(root, "a/z.md"),
 		Size:    fi.Size(),
 		ModTime: fi.ModTime().UnixNano(),

@@ -2,9 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf8"
 
 	"github.com/cairnmemory/cairn"
@@ -17,10 +17,16 @@ const binarySniffLen = 8000
 // stable enough to count and report ("too large: 12.3 MB, limit 10.0 MB",
 // "not text: binary content", "unreadable: permission denied"); Err is the
 // underlying I/O error, if any.
+//
+// Drop is set when the path no longer names a valid document of the corpus:
+// it leads outside the source root, it is no longer a regular file, or it
+// is gone. A caller then removes what it indexed from the path; after any
+// other error (permission denied, too large, binary) it may keep it.
 type ReadError struct {
 	Path   string // File.Rel, or File.Abs when Rel is empty
 	Reason string
 	Err    error
+	Drop   bool
 }
 
 func (e *ReadError) Error() string { return "read " + e.Path + ": " + e.Reason }
@@ -32,7 +38,10 @@ func (e *ReadError) Failure() cairn.FileFailure {
 	return cairn.FileFailure{Path: e.Path, Reason: e.Reason}
 }
 
-// Read returns the text of f, or a *ReadError. maxSize <= 0 means
+// Read returns the text of f, or a *ReadError. The file is opened beneath
+// its source root and read only if the opened file is a regular file (see
+// open.go): a symlink swapped since the scan to point outside the root, a
+// named pipe or a device is refused without being read. maxSize <= 0 means
 // cairn.DefaultMaxFileSize; a file larger than maxSize (by Scan's size or by
 // what is actually read) is refused unread. A NUL byte in the first 8,000
 // bytes marks the file binary. A leading UTF-8 byte order mark is dropped.
@@ -54,7 +63,11 @@ func Read(f File, maxSize int64) (string, error) {
 	if f.Size > maxSize {
 		return "", &ReadError{Path: path, Reason: tooLarge(f.Size, maxSize)}
 	}
-	data, size, err := readLimited(f.Abs, f.Size, maxSize)
+	data, size, err := readLimited(f, path, maxSize)
+	var re *ReadError
+	if errors.As(err, &re) {
+		return "", re
+	}
 	if err != nil {
 		return "", &ReadError{Path: path, Reason: "unreadable: " + errText(err), Err: err}
 	}
@@ -67,16 +80,16 @@ func Read(f File, maxSize int64) (string, error) {
 	return decodeText(data), nil
 }
 
-// readLimited reads at most maxSize+1 bytes of the file at abs. It returns
-// the file's current size too, for the "too large" message when the file
-// grew since the scan.
-func readLimited(abs string, sizeHint, maxSize int64) ([]byte, int64, error) {
-	fh, err := os.Open(abs)
+// readLimited reads at most maxSize+1 bytes of f. It returns the file's
+// current size too, for the "too large" message when the file grew since
+// the scan.
+func readLimited(f File, path string, maxSize int64) ([]byte, int64, error) {
+	fh, err := openRegular(f, path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer fh.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, min(sizeHint, maxSize)+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(f.Size, 0), maxSize)+1))
 	if _, err := buf.ReadFrom(io.LimitReader(fh, maxSize+1)); err != nil {
 		return nil, 0, err
 	}

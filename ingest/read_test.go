@@ -93,7 +93,7 @@ func TestReadErrors(t *testing.T) {
 		{"binary", fileFor(t, []byte("PK\x03\x04\x00\x00data")), 0, "not text: binary content", nil},
 		{"utf-16", fileFor(t, []byte("\xFF\xFEh\x00i\x00")), 0, "not text: binary content", nil},
 		{"directory", File{Rel: "adir.md", Abs: filepath.Join(dir, "adir.md")}, 0,
-			"unreadable: is a directory", nil},
+			"not a regular file: directory", nil},
 		{"dangling symlink", File{Abs: filepath.Join(dir, "dangling.md")}, 0,
 			"unreadable: no such file or directory", fs.ErrNotExist},
 	}
