@@ -33,6 +33,11 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 	}
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
+	release, err := e.beginSync(ctx) // recover.go: the inter-process lock, then what a killed sync left
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	start := time.Now()
 	sel, err := cairn.SelectCorpora(e.opts.Corpora, o.Corpora)
 	if err != nil {

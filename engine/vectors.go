@@ -149,6 +149,9 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 		// huge-page memory (faster searches, see vector/mem.go) follows.
 		go ix.Settle()
 	}
+	if errors.Is(err, vector.ErrCorrupt) && e.opts.Logf != nil {
+		e.opts.Logf("cairn: %s is damaged (%v); rebuilding it from the vectors in %s", path, err, DBFile)
+	}
 	if err != nil {
 		if ix, err = e.readVectors(ctx, id, idn.Dimension); err != nil {
 			return err

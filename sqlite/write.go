@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -50,7 +51,10 @@ func (s *Store) HasContent(ctx context.Context, hashes []string) (map[string]boo
 }
 
 type writeStmts struct {
-	content, chunk, fts, hasContent, upsert, touch, remove *sql.Stmt
+	content, chunk, fts, hasContent, upsert, touch, remove, oldHash *sql.Stmt
+	// orphans is set when the batch replaced or removed a document, so its
+	// old content may be unreferenced: the commit then sets the gc marker.
+	orphans bool
 }
 
 func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
@@ -69,6 +73,7 @@ func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
 				mtime=excluded.mtime, modified_at=excluded.modified_at`},
 		{&w.touch, `UPDATE documents SET size=?, mtime=? WHERE corpus=? AND path=?`},
 		{&w.remove, `DELETE FROM documents WHERE corpus=? AND path=?`},
+		{&w.oldHash, `SELECT hash FROM documents WHERE corpus=? AND path=?`},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -106,8 +111,17 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 		}
 	}
 	for _, p := range b.Remove {
-		if _, err := w.remove.ExecContext(ctx, b.Corpus, p); err != nil {
+		res, err := w.remove.ExecContext(ctx, b.Corpus, p)
+		if err != nil {
 			return fmt.Errorf("remove document %s: %w", p, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			w.orphans = true
+		}
+	}
+	if w.orphans {
+		if err := markGC(ctx, tx); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -128,6 +142,13 @@ func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Docu
 		if err := w.hasContent.QueryRowContext(ctx, d.Hash).Scan(&one); err != nil {
 			return fmt.Errorf("index document %s: content %s is not stored and no chunks were given: %w", d.Path, d.Hash, err)
 		}
+	}
+	var old string
+	switch err := w.oldHash.QueryRowContext(ctx, corpus, d.Path).Scan(&old); {
+	case err == nil:
+		w.orphans = w.orphans || old != d.Hash
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("index document %s: %w", d.Path, err)
 	}
 	if _, err := w.upsert.ExecContext(ctx, corpus, d.Path, d.Hash, d.Size, d.ModTime, now, now); err != nil {
 		return fmt.Errorf("index document %s: %w", d.Path, err)
@@ -163,8 +184,9 @@ func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now i
 	return nil
 }
 
-// GC deletes content, chunks and index rows that no document references and
-// returns how many content rows went.
+// GC deletes content, chunks, full-text rows and vectors that no document
+// references and returns how many content rows went. It clears the gc
+// marker in the same transaction (see GCPending).
 func (s *Store) GC(ctx context.Context) (int, error) {
 	w, err := s.writer()
 	if err != nil {
@@ -175,21 +197,10 @@ func (s *Store) GC(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("begin gc: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT hash FROM content
-		WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = content.hash)`)
+	orphans, err := orphanedContent(ctx, tx)
 	if err != nil {
-		return 0, fmt.Errorf("find orphaned content: %w", err)
+		return 0, err
 	}
-	var orphans []string
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("find orphaned content: %w", err)
-		}
-		orphans = append(orphans, h)
-	}
-	rows.Close()
 	for _, h := range orphans {
 		for _, q := range []string{
 			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE hash=?)`,
@@ -202,11 +213,64 @@ func (s *Store) GC(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	if err := setMeta(ctx, tx, gcPendingKey, "0"); err != nil {
+		return 0, err
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("commit gc: %w", err)
 	}
 	s.gen.Add(1)
 	return len(orphans), nil
+}
+
+// orphanedContent lists the content hashes no document references.
+func orphanedContent(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT hash FROM content
+		WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = content.hash)`)
+	if err != nil {
+		return nil, fmt.Errorf("find orphaned content: %w", err)
+	}
+	defer rows.Close()
+	var orphans []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("find orphaned content: %w", err)
+		}
+		orphans = append(orphans, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find orphaned content: %w", err)
+	}
+	return orphans, nil
+}
+
+// gcPendingKey is the meta row that says a committed write may have left
+// content no document references ("1"), so GC has work to do. The write
+// that orphans content sets it in its own transaction and GC clears it in
+// its own, so a process killed between the two (the window an update sync
+// has between its last batch and its GC) leaves the marker behind, and the
+// next sync collects first (engine/recover.go). A database from before the
+// marker has no row: that reads as pending, and one GC settles it.
+const gcPendingKey = "gc_pending"
+
+func markGC(ctx context.Context, tx *sql.Tx) error { return setMeta(ctx, tx, gcPendingKey, "1") }
+
+// GCPending reports whether a write since the last GC may have orphaned
+// content: one row read, where looking for orphans walks every content
+// row.
+func (s *Store) GCPending(ctx context.Context) (bool, error) {
+	var v string
+	err := s.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, gcPendingKey).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read gc marker: %w", err)
+	}
+	return v != "0", nil
 }
 
 // PruneCorpora deletes the documents of corpora not in keep; GC then frees
@@ -224,11 +288,25 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := w.ExecContext(ctx, q, args...)
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	if n == 0 {
+		return 0, nil
+	}
+	if err := markGC(ctx, tx); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
+	}
 	s.gen.Add(1)
 	return int(n), nil
 }

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+)
+
+// beginSync takes the data directory's sync lock (lock.go) and then
+// finishes what a sync killed before its end left behind: the garbage
+// collection its last commit made due (sqlite GCPending) and temporary
+// files of its atomic writes. It returns the function that releases the
+// lock.
+func (e *Engine) beginSync(ctx context.Context) (func(), error) {
+	l, err := e.lockDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	release := func() {
+		if err := l.unlock(); err != nil && e.opts.Logf != nil {
+			e.opts.Logf("cairn: release sync lock: %v", err)
+		}
+	}
+	if err := e.recoverSync(ctx); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// recoverSync collects orphaned content when a GC is due and removes stale
+// temporary files. A clean sync leaves neither, so this costs one meta row
+// read and a walk of the folders Cairn writes.
+func (e *Engine) recoverSync(ctx context.Context) error {
+	pending, err := e.store.GCPending(ctx)
+	if err != nil {
+		return err
+	}
+	if pending {
+		n, err := e.store.GC(context.WithoutCancel(ctx))
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			// Chunks and their vectors went: the lane and its map reload.
+			e.vec.mu.Lock()
+			e.vec.loaded, e.vec.docs = false, nil
+			e.vec.mu.Unlock()
+		}
+	}
+	removed, err := e.removeStaleTemps(time.Now())
+	if err != nil && e.opts.Logf != nil {
+		e.opts.Logf("cairn: remove stale temporary files: %v", err)
+	}
+	if removed > 0 && e.opts.Logf != nil {
+		e.opts.Logf("cairn: removed %d temporary files left by an interrupted write", removed)
+	}
+	return nil
+}
+
+// StaleTempAge is how old a temporary file of an atomic write must be
+// before a sync removes it. The write that owns one takes milliseconds,
+// and some writers (a memory written by consolidate, a session import)
+// do not hold the sync lock, so age alone tells a dead writer's file from
+// a live one.
+const StaleTempAge = 15 * time.Minute
+
+// Temporary file names, as os.CreateTemp makes them (the * becomes
+// digits): ".NAME-123" from writeFileAtomic (projections, memories, the
+// status file) and "vectors.bin.tmp123" from vector.Index.Save.
+var (
+	atomicTemp = regexp.MustCompile(`^\..+-[0-9]+$`)
+	vectorTemp = regexp.MustCompile(`^` + regexp.QuoteMeta(VectorFile) + `\.tmp[0-9]+$`)
+)
+
+// removeStaleTemps deletes temporary files older than StaleTempAge at
+// now: in the sessions and memories folders (Cairn's own, searched
+// through) and at the top of the data directory. It returns how many went.
+func (e *Engine) removeStaleTemps(now time.Time) (int, error) {
+	removed := 0
+	var errs []error
+	stale := func(path string, d fs.DirEntry) {
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < StaleTempAge {
+			return
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			return
+		}
+		removed++
+	}
+	for _, root := range []string{e.sessionsRoot(), e.memoriesRoot()} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				errs = append(errs, err)
+				return nil
+			}
+			if !d.IsDir() && atomicTemp.MatchString(d.Name()) {
+				stale(path, d)
+			}
+			return nil
+		})
+		errs = append(errs, err)
+	}
+	top, err := os.ReadDir(e.opts.Dir)
+	errs = append(errs, err)
+	for _, d := range top {
+		if !d.IsDir() && (vectorTemp.MatchString(d.Name()) || atomicTemp.MatchString(d.Name())) {
+			stale(filepath.Join(e.opts.Dir, d.Name()), d)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
