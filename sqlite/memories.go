@@ -127,6 +127,9 @@ func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) (cairn.C
 			return c, fmt.Errorf("mark record %s done: %w", uid, err)
 		}
 	}
+	if err := clearFailures(ctx, tx, w); err != nil {
+		return c, err
+	}
 	if err := tx.Commit(); err != nil {
 		return c, fmt.Errorf("commit window of %s: %w", w.Thread, err)
 	}

@@ -50,7 +50,7 @@ func init() {
 						return fmt.Errorf("set %s: %w", p, err)
 					}
 				}
-				return nil
+				return attachDurable(c) // durable.go: memories live in their own file
 			},
 		})
 	}
@@ -113,8 +113,11 @@ func (s *Store) Open(ctx context.Context) error {
 			f.Close()
 		}
 	}
+	if err := s.createDurable(); err != nil { // durable.go
+		return err
+	}
 	if s.upToDate(ctx) {
-		return nil // readers only until the first write: a search opens no writer
+		return s.openDurable(ctx) // readers only until the first write: a search opens no writer
 	}
 	w, err := s.writer()
 	if err != nil {
@@ -124,7 +127,10 @@ func (s *Store) Open(ctx context.Context) error {
 		s.Close()
 		return err
 	}
-	return s.openReaders()
+	if err := s.openReaders(); err != nil {
+		return err
+	}
+	return s.openDurable(ctx) // durable.go
 }
 
 // readers is the size of the read-only connection pool.
