@@ -161,6 +161,47 @@ type MemoryStore interface {
 	// KnownNames returns up to limit names other threads' observations are
 	// about, most frequent first.
 	KnownNames(ctx context.Context, excludeThread string, limit int) ([]string, error)
+	// RecordFailure notes that a window's answer was unusable in one more
+	// run: each of its records' tries grow by one (start again at one for
+	// a record whose hash changed) and keep the reason. It returns the
+	// window's tries: the most any of its records has. A commit of a
+	// window clears its records' failures.
+	RecordFailure(ctx context.Context, f FailureCommit) (tries int, err error)
+	// FailedRecords returns the failures of a thread's records in a pass,
+	// by record uid.
+	FailedRecords(ctx context.Context, corpus, thread, pass string) (map[string]FailedRecord, error)
+}
+
+// FailureCommit is what RecordFailure writes for one window.
+type FailureCommit struct {
+	Corpus  string
+	Thread  string // projection path of the session
+	Pass    string
+	Records []string
+	Hashes  []string // in the order of Records
+	Reason  string   // redacted
+}
+
+// FailedRecord is one record's failure state in one pass.
+type FailedRecord struct {
+	Hash   string // the record's content hash when its window last failed
+	Tries  int    // runs whose answer for it was unusable, in a row
+	Reason string // the last run's
+}
+
+// WindowFailure reports a window whose answer was unusable. JSON names
+// are fixed.
+type WindowFailure struct {
+	Thread  string `json:"thread"`
+	Pass    string `json:"pass"`
+	Records int    `json:"records"`
+	Tries   int    `json:"tries"`  // runs that failed on it, this one included
+	Reason  string `json:"reason"` // why the last answer could not be used
+	// GivenUp: the window failed in MaxFailures runs and later runs skip
+	// it until they are asked to retry (cairn consolidate --retry-failed).
+	GivenUp bool `json:"given_up"`
+	// Skipped: this run did not ask about it (given up before).
+	Skipped bool `json:"skipped"`
 }
 
 // Consolidation statuses.
@@ -168,6 +209,14 @@ const (
 	ConsolidateCompleted         = "completed"
 	ConsolidatePausedUnavailable = "paused_unavailable"
 	ConsolidatePausedBusy        = "paused_busy"
+	// ConsolidateCompletedWithFailures: the run went through its windows
+	// (or groups), but the model's answer for some was unusable after a
+	// second try; they are listed in Failures and their records stay
+	// pending.
+	ConsolidateCompletedWithFailures = "completed_with_failures"
+	// ConsolidateFailed: every window (or group) the run asked about had
+	// an unusable answer; nothing was stored.
+	ConsolidateFailed = "failed"
 )
 
 // ConsolidateOptions tune one consolidation run. A nil pointer means
@@ -176,6 +225,9 @@ type ConsolidateOptions struct {
 	Thread string // a session id or projection path; empty: every thread
 	Limit  int    // at most this many windows (0: no limit)
 	DryRun bool   // plan the windows, call no model
+	// RetryFailed asks again about windows given up after failing in
+	// several runs (see WindowFailure.GivenUp).
+	RetryFailed bool
 	// Progress, when set, is told about each window as it is read.
 	Progress func(WindowPlan)
 }
@@ -200,8 +252,18 @@ type ConsolidateResult struct {
 	Replaced int `json:"replaced"`
 	// Plan lists the windows of a dry run.
 	Plan []WindowPlan `json:"plan,omitempty"`
-	// TokensIn and TokensOut count what the model was sent and answered
-	// (the CLI prints them on stderr: the JSON keys are fixed).
+	// InvalidAnswers counts the model's answers that could not be used
+	// (cut at the output limit, not JSON, off the schema), retried ones
+	// included.
+	InvalidAnswers int `json:"invalid_answers"`
+	// Failed counts the windows of Failures.
+	Failed int `json:"failed"`
+	// Failures lists the windows whose answer was unusable in this run,
+	// and those skipped because they were given up before.
+	Failures []WindowFailure `json:"failures,omitempty"`
+	// TokensIn and TokensOut count what the model was sent and answered,
+	// invalid and retried answers included (the CLI prints them on
+	// stderr: the JSON keys are fixed).
 	TokensIn  int `json:"-"`
 	TokensOut int `json:"-"`
 	// Error says why the run paused or what a window's answer lacked.

@@ -98,10 +98,18 @@ type SleepResult struct {
 	Superseded int            `json:"superseded"` // memories marked superseded by a newer one
 	Linked     int            `json:"linked"`     // pairs linked as related
 	Dropped    map[string]int `json:"dropped"`    // gate reason → count
-	Status     string         `json:"status"`     // ConsolidateCompleted or a paused status
+	// Status is ConsolidateCompleted, a paused status,
+	// ConsolidateCompletedWithFailures when some group's answer was
+	// unusable twice, or ConsolidateFailed when every group's was.
+	Status string `json:"status"`
 	// Pending counts the candidate groups left unjudged (a pause, a limit,
 	// an unusable answer).
 	Pending int `json:"pending"`
+	// InvalidAnswers counts the fast model's answers that could not be
+	// used, retried ones included; Failed the groups left unjudged because
+	// both answers were.
+	InvalidAnswers int `json:"invalid_answers"`
+	Failed         int `json:"failed"`
 	// Plan lists the groups of a dry run.
 	Plan      []SleepGroup `json:"plan,omitempty"`
 	TokensIn  int          `json:"-"`

@@ -44,7 +44,7 @@ func TestCLIConsolidate(t *testing.T) {
 	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
 	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
 	c.ok("sync")
-	resultKeys := []string{"threads", "windows", "episodes", "items", "observations", "dropped", "pending", "status", "held", "replaced"}
+	resultKeys := []string{"threads", "windows", "episodes", "items", "observations", "dropped", "pending", "status", "held", "replaced", "invalid_answers", "failed"}
 
 	// Dry run: windows with characters and token estimates, no model.
 	out := c.ok("consolidate", "--idle", "0", "--dry-run", "--json")
@@ -184,7 +184,7 @@ func TestCLIMemoriesSleep(t *testing.T) {
 		t.Fatalf("%d preference memories, want near-duplicates to sleep on", prefs)
 	}
 	before := count()
-	sleepKeys := []string{"groups", "merged", "superseded", "linked", "dropped", "status", "pending"}
+	sleepKeys := []string{"groups", "merged", "superseded", "linked", "dropped", "status", "pending", "invalid_answers", "failed"}
 
 	out := c.ok("memories", "sleep", "--dry-run", "--json")
 	wantKeys(t, "sleep dry run", json.RawMessage(out), append(sleepKeys, "plan")...)
