@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,7 +40,7 @@ func decode[T any](data []byte) (T, error) {
 	case err == nil:
 		return v, nil
 	case errors.As(err, &te) && te.Field != "":
-		return v, cairn.Invalidf("%s: got a JSON %s, want %s", te.Field, te.Value, typeName(te.Type))
+		return v, typeError[T](te)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		return v, cairn.Invalidf("unknown field %s: allowed %s", name, strings.Join(fieldNames(reflect.TypeFor[T](), ""), ", "))
@@ -44,6 +48,70 @@ func decode[T any](data []byte) (T, error) {
 		return v, cairn.Invalidf("arguments are not valid JSON: %v", err)
 	}
 }
+
+// typeError explains a value that does not fit its field. A number that
+// does not fit a numeric field (too large for an int, fractional for one,
+// beyond float64) gets the field's allowed range, as an in-range check
+// would; any other value gets the JSON type wanted.
+func typeError[T any](te *json.UnmarshalTypeError) error {
+	lo, hi, ranged := fieldRange(reflect.TypeFor[T](), te.Field)
+	want := typeName(te.Type)
+	if ranged {
+		want = fmt.Sprintf("%s from %s to %s", want, formatNum(lo), formatNum(hi))
+	}
+	literal, isNumber := strings.CutPrefix(te.Value, "number ")
+	if !isNumber || !ranged {
+		return cairn.Invalidf("%s: got a JSON %s, want %s", te.Field, te.Value, want)
+	}
+	f, _, err := big.ParseFloat(literal, 10, 0, big.ToNearestEven)
+	isInt := err == nil && f.IsInt()
+	inRange := err == nil && f.Cmp(big.NewFloat(lo)) >= 0 && f.Cmp(big.NewFloat(hi)) <= 0
+	switch k := derefKind(te.Type); {
+	case !inRange:
+		return cairn.Invalidf("%s %s out of range: allowed %s to %s", te.Field, literal, formatNum(lo), formatNum(hi))
+	case k == reflect.Int && !isInt:
+		return cairn.Invalidf("%s %s is not an integer: want %s", te.Field, literal, want)
+	case k == reflect.Int:
+		return cairn.Invalidf("%s %s: write %s without a fraction or exponent", te.Field, literal, want)
+	}
+	return cairn.Invalidf("%s: got a JSON %s, want %s", te.Field, te.Value, want)
+}
+
+func derefKind(t reflect.Type) reflect.Kind {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Int64 {
+		return reflect.Int
+	}
+	return t.Kind()
+}
+
+func formatNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// fieldRange returns the minimum and maximum the input schema of tool
+// input type t gives the field at path (dotted for nested objects).
+func fieldRange(t reflect.Type, path string) (lo, hi float64, ok bool) {
+	s := inputSchemas()[t]
+	for name := range strings.SplitSeq(path, ".") {
+		if s == nil {
+			return 0, 0, false
+		}
+		s = s.Properties[name]
+	}
+	if s == nil || s.Minimum == nil || s.Maximum == nil {
+		return 0, 0, false
+	}
+	return *s.Minimum, *s.Maximum, true
+}
+
+// inputSchemas are the advertised input schemas by input type.
+var inputSchemas = sync.OnceValue(func() map[reflect.Type]*jsonschema.Schema {
+	return map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[SearchIn](): searchSchema(),
+		reflect.TypeFor[GetIn]():    getSchema(),
+	}
+})
 
 func jsonKind(b byte) string {
 	switch {

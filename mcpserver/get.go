@@ -46,8 +46,8 @@ func getOptions(in GetIn) (string, *cairn.GetOptions, error) {
 	}
 	o := &cairn.GetOptions{From: DefaultGetFrom, Lines: DefaultGetLines}
 	if in.From != nil {
-		if *in.From < 1 {
-			return "", nil, cairn.Invalidf("from %d out of range: must be at least 1", *in.From)
+		if *in.From < 1 || *in.From > MaxGetFrom {
+			return "", nil, cairn.Invalidf("from %d out of range: allowed 1 to %d", *in.From, MaxGetFrom)
 		}
 		o.From = *in.From
 	}

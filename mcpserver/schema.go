@@ -13,8 +13,12 @@ const (
 	MaxMaxResults     = 20
 	DefaultMinScore   = 0.3
 	DefaultGetFrom    = 1
-	DefaultGetLines   = 120
-	MaxGetLines       = 1000
+	// MaxGetFrom is the largest integer a JSON number carries exactly
+	// (2^53-1): MCP clients and the SDK hold numbers as float64, so a
+	// larger from would be read rounded.
+	MaxGetFrom      = maxExactInt
+	DefaultGetLines = 120
+	MaxGetLines     = 1000
 )
 
 // inputSchema infers the schema of T and removes the "null" the inference
@@ -69,7 +73,7 @@ func searchSchema() *jsonschema.Schema {
 
 func getSchema() *jsonschema.Schema {
 	return inputSchema[GetIn](func(p map[string]*jsonschema.Schema) {
-		rangeOf(p["from"], 1, 0, DefaultGetFrom)
+		rangeOf(p["from"], 1, MaxGetFrom, DefaultGetFrom)
 		rangeOf(p["lines"], 1, MaxGetLines, DefaultGetLines)
 	})
 }
