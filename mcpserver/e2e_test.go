@@ -133,6 +133,65 @@ func TestStdioProcess(t *testing.T) {
 	}
 }
 
+// TestStdioProcessBadLines writes malformed lines to a real cairn mcp:
+// each gets its JSON-RPC error on stdout, the valid requests after them
+// succeed, and the process stays up until stdin closes, then exits 0.
+func TestStdioProcessBadLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the cairn binary")
+	}
+	bin, env := cairnHome(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	s := &rawSession{t: t, out: bufio.NewScanner(stdout)}
+	exchange := func(line, wantID string, wantCode int) reply {
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatalf("write %.40q: %v (stderr %s)", line, err, stderr.String())
+		}
+		r := s.recv()
+		code := 0
+		if r.Error != nil {
+			code = r.Error.Code
+		}
+		if string(r.ID) != wantID || code != wantCode {
+			t.Errorf("%.40q: reply id %s error %+v, want id %s code %d", line, r.ID, r.Error, wantID, wantCode)
+		}
+		return r
+	}
+	exchange("garbage", "null", codeParseError)
+	exchange("{}", "null", codeInvalidRequest)
+	exchange("\x00\x01\xfe\xff", "null", codeParseError)
+	exchange(`{"jsonrpc":"2.0","id":7}`, "7", codeInvalidRequest)
+	exchange(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"pad":"`+strings.Repeat("x", 2<<20)+`"}}`, "null", codeInvalidRequest)
+	exchange(initializeLine, "1", 0)
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, "2", 0)
+	if !strings.Contains(string(r.Result), ToolSearch) {
+		t.Errorf("tools/list: %.200s", r.Result)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("cairn mcp after stdin closed: %v, want exit 0 (stderr %s)", err, stderr.String())
+	}
+}
+
 // serveProcess starts cairn serve on a free loopback port with a token and
 // returns its base URL. Cleanup interrupts it and requires a clean exit.
 func serveProcess(t *testing.T, bin string, env []string, token string) string {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -87,7 +88,7 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	for _, prefix := range []string{"", "/agents/{agent}"} {
-		mux.Handle(prefix+"/mcp", h.withAgent(streamable))
+		mux.Handle(prefix+"/mcp", h.withAgent(checkRPC(streamable)))
 		mux.Handle("POST "+prefix+"/v1/search", h.withAgent(api((*Agent).Search)))
 		mux.Handle("POST "+prefix+"/v1/get", h.withAgent(api((*Agent).Get)))
 		mux.Handle("POST "+prefix+"/v1/sync", h.withAgent(api((*Agent).SyncSessions)))
@@ -240,6 +241,42 @@ func api[In, Out any](fn func(*Agent, context.Context, In) (*Out, error)) http.H
 			writeError(w, http.StatusInternalServerError, err.Error())
 		}
 	})
+}
+
+// checkRPC answers a POST whose body is not a JSON-RPC message (or a batch
+// of them) with status 400 and a JSON-RPC error, the answer the stdio
+// transport gives the same line; the SDK would answer with plain text, or
+// not at all for an id without a method. Batches go on to the SDK, which
+// takes them under protocol versions before 2025-06-18.
+func checkRPC(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			writeRPCError(w, http.StatusRequestEntityTooLarge, invalidRequest(nil, "the message is over %d bytes", tooBig.Limit))
+			return
+		case err != nil:
+			writeRPCError(w, http.StatusBadRequest, parseError("read request body: %v", err))
+			return
+		}
+		if bad := checkPayload(body, true); bad != nil {
+			writeRPCError(w, http.StatusBadRequest, bad)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeRPCError(w http.ResponseWriter, status int, e *rpcError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(e.line())
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -244,3 +244,40 @@ func TestHTTPCORS(t *testing.T) {
 		t.Errorf("foreign preflight: %d %v", evil.StatusCode, evil.Header)
 	}
 }
+
+// TestMCPOverHTTPBadMessages: /mcp answers each malformed message of the
+// stdio test with status 400 (413 over the body limit) and the same
+// JSON-RPC error, and valid requests still succeed.
+func TestMCPOverHTTPBadMessages(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}, MaxBodyBytes: 4096})
+	post := func(body string) (int, reply) {
+		t.Helper()
+		status, resp := do(t, srv, request{"POST", "/mcp", body, map[string]string{
+			"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}})
+		var r reply
+		if err := json.Unmarshal([]byte(resp), &r); err != nil {
+			t.Fatalf("POST %.60q: %d %q is not JSON-RPC: %v", body, status, resp, err)
+		}
+		return status, r
+	}
+	for _, tt := range badLines {
+		if tt.name == "batch" {
+			continue // over HTTP the SDK answers batches under protocol versions before 2025-06-18
+		}
+		want := http.StatusBadRequest
+		if tt.name == "over the line limit" {
+			want = http.StatusRequestEntityTooLarge
+		}
+		status, r := post(tt.line)
+		if status != want || r.Error == nil || r.Error.Code != tt.code || string(r.ID) != tt.id {
+			t.Errorf("%s: %d id %s error %+v, want %d code %d id %s", tt.name, status, r.ID, r.Error, want, tt.code, tt.id)
+		}
+	}
+	if status, r := post(initializeLine); status != 200 || r.Error != nil || string(r.ID) != "1" {
+		t.Errorf("initialize: %d id %s error %+v", status, r.ID, r.Error)
+	}
+	if status, r := post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); status != 200 || !strings.Contains(string(r.Result), ToolSearch) {
+		t.Errorf("tools/list: %d %s %+v", status, r.Result, r.Error)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/mcpserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // closeTimeout bounds how long a server waits, when it stops, for a
@@ -40,7 +39,9 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	a := mcpserver.NewAgent(e.agent, eng)
 	defer closeAgent(e, a, eng)
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	err = mcpserver.NewMCPServer(a, logger).Run(ctx, &mcp.StdioTransport{})
+	// Cairn's stdio transport answers a malformed line with a JSON-RPC
+	// error and reads on, where the SDK's would end the session.
+	err = mcpserver.NewMCPServer(a, logger).Run(ctx, &mcpserver.StdioTransport{})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // interrupted, or the client hung up
 	}
