@@ -29,7 +29,9 @@ const (
 // Corpus is a named set of documents. For KindFiles, Paths are directories,
 // files or glob patterns (absolute; the caller resolves relative ones), Glob
 // selects files under a directory path and Exclude lists glob patterns,
-// relative to each root, of files to leave out.
+// relative to each root, of files to leave out. Secrets in a files corpus
+// are replaced with placeholders before anything is stored, searched or
+// embedded; NoRedact (the config's redact = false) stores them as written.
 //
 // For KindSessions, Sources name the transcript sources and their roots,
 // ChatTypes the chat types kept for sources that record one (default
@@ -37,11 +39,12 @@ const (
 // expansion, and DropRemoved deletes the sessions of a transcript that vanished
 // (by default they are kept: Cairn keeps its own copy).
 type Corpus struct {
-	Name    string
-	Kind    string
-	Paths   []string
-	Glob    string
-	Exclude []string
+	Name     string
+	Kind     string
+	Paths    []string
+	Glob     string
+	Exclude  []string
+	NoRedact bool
 
 	Sources             []SourceSpec
 	ChatTypes           []string

@@ -33,6 +33,10 @@ type CorpusSyncResult struct {
 	Failed    int           `json:"failed"`
 	Chunks    int           `json:"chunks"` // chunks written by this sync
 	Failures  []FileFailure `json:"failures,omitempty"`
+	// Redactions counts, by kind, the secrets replaced in the documents
+	// this sync wrote (files corpora; a sessions corpus counts them per
+	// source in Sessions).
+	Redactions map[string]int `json:"redactions,omitempty"`
 	// Sessions reports the transcript side of a sessions corpus.
 	Sessions *SessionSyncResult `json:"sessions,omitempty"`
 }

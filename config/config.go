@@ -22,14 +22,16 @@ type Config struct {
 }
 
 // Corpus is one [[corpus]] table as loaded: Paths are absolute, Glob is
-// empty when the file leaves it out, Line is the line of its header.
+// empty when the file leaves it out, NoRedact is set by redact = false,
+// Line is the line of its header.
 type Corpus struct {
-	Name    string
-	Kind    string
-	Paths   []string
-	Glob    string
-	Exclude []string
-	Line    int
+	Name     string
+	Kind     string
+	Paths    []string
+	Glob     string
+	Exclude  []string
+	NoRedact bool
+	Line     int
 
 	// Sessions corpora.
 	Sources             []cairn.SourceSpec // roots as configured; empty means the defaults
@@ -110,11 +112,12 @@ func (k Corpus) toCairn() cairn.Corpus {
 		glob = cairn.DefaultGlob
 	}
 	return cairn.Corpus{
-		Name:    k.Name,
-		Kind:    k.Kind,
-		Paths:   append([]string(nil), k.Paths...),
-		Glob:    glob,
-		Exclude: append([]string(nil), k.Exclude...),
+		Name:     k.Name,
+		Kind:     k.Kind,
+		Paths:    append([]string(nil), k.Paths...),
+		Glob:     glob,
+		Exclude:  append([]string(nil), k.Exclude...),
+		NoRedact: k.NoRedact,
 	}
 }
 

@@ -15,11 +15,11 @@ import (
 )
 
 // corpusKeys are the keys of a [[corpus]] table, in documentation order.
-var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude",
+var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "redact",
 	"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"}
 
 const (
-	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
+	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
 	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate] and [llm.fast]"
 	allowedKinds = `allowed kinds: "files", "sessions"`
 )
@@ -31,6 +31,7 @@ var keyTypes = map[string]string{
 	"paths":   "paths must be an array of strings",
 	"glob":    "glob must be a string",
 	"exclude": "exclude must be an array of strings",
+	"redact":  "redact must be true or false",
 
 	"sources":             `sources must be an array of source ids or {id = "...", root = "..."} tables`,
 	"chatTypes":           "chatTypes must be an array of strings",
@@ -52,6 +53,7 @@ type rawCorpus struct {
 	Paths   []string `toml:"paths"`
 	Glob    *string  `toml:"glob"`
 	Exclude []string `toml:"exclude"`
+	Redact  *bool    `toml:"redact"`
 
 	Sources             []any    `toml:"sources"`
 	ChatTypes           []string `toml:"chatTypes"`
@@ -297,7 +299,7 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 	}
 	for _, k := range []string{"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"} {
 		if _, ok := t.keys[k]; ok {
-			return fail(k, "key %q in %s belongs to sessions corpora; allowed keys for files: name, kind, paths, glob, exclude", k, label)
+			return fail(k, "key %q in %s belongs to sessions corpora; allowed keys for files: name, kind, paths, glob, exclude, redact", k, label)
 		}
 	}
 	if len(rc.Paths) == 0 {
@@ -328,7 +330,7 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 	}
 	return Corpus{
 		Name: rc.Name, Kind: rc.Kind, Paths: paths, Glob: glob,
-		Exclude: slices.Clone(rc.Exclude), Line: t.line,
+		Exclude: slices.Clone(rc.Exclude), NoRedact: rc.Redact != nil && !*rc.Redact, Line: t.line,
 	}, nil
 }
 

@@ -22,6 +22,9 @@ func validateSessions(rc rawCorpus, t tableLayout, fail func(key, format string,
 			return fail(k, "key %q in %s belongs to files corpora; sessions corpora take sources = [...] instead", k, label)
 		}
 	}
+	if _, ok := t.keys["redact"]; ok {
+		return fail("redact", `key "redact" in %s belongs to files corpora; sessions are always redacted`, label)
+	}
 	if len(rc.Sources) == 0 {
 		return fail("sources", "missing or empty sources in %s; allowed ids: %s", label, strings.Join(cairn.Sources, ", "))
 	}

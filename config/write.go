@@ -26,6 +26,10 @@ const Template = `# Cairn configuration (TOML).
 #   glob     optional. Which files to index under a directory path
 #            (default "**/*.md").
 #   exclude  optional. Glob patterns, relative to each path, of files to skip.
+#   redact   optional, default true: secrets (API keys, tokens, private keys,
+#            passwords) are replaced with [REDACTED:<kind>] before anything is
+#            stored, searched or sent to an embedding model.
+#            redact = false stores secrets in the index as written.
 #
 # Add a corpus with: cairn corpus add NAME PATH
 #

@@ -192,3 +192,16 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// The template documents every files-corpus key, and what redact = false
+// gives up.
+func TestTemplateDocumentsKeys(t *testing.T) {
+	for _, k := range []string{"name", "kind", "paths", "glob", "exclude", "redact"} {
+		if !strings.Contains(Template, "#   "+k+" ") {
+			t.Errorf("Template does not document %q", k)
+		}
+	}
+	if !strings.Contains(Template, "redact = false stores secrets in the index") {
+		t.Errorf("Template does not say that redact = false stores secrets in the index")
+	}
+}
