@@ -71,6 +71,20 @@ func validateLLM(file string, raw map[string]rawLLM) (map[string]LLM, error) {
 	return out, nil
 }
 
+// ConsolidateTokensNeeded is the answer budget a consolidation window may
+// need (consolidate.DefaultMaxTokens).
+const ConsolidateTokensNeeded = 32000
+
+// Warning says what in an [llm.<purpose>] table will likely fail, or "":
+// a consolidate max_output_tokens under ConsolidateTokensNeeded caps
+// answers that may need that much, so long windows are cut short.
+func (l LLM) Warning(purpose string) string {
+	if purpose == cairn.PurposeConsolidate && l.MaxOutputTokens > 0 && l.MaxOutputTokens < ConsolidateTokensNeeded {
+		return fmt.Sprintf("[llm.%s] max_output_tokens %d is under the %d a consolidation window may need: long windows may be cut short and fail", purpose, l.MaxOutputTokens, ConsolidateTokensNeeded)
+	}
+	return ""
+}
+
 // Key resolves the model's API key on every use (so rotation needs no
 // restart): from the file, else the environment variable, else none.
 func (l LLM) Key(getenv func(string) string) (string, error) {

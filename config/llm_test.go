@@ -76,3 +76,20 @@ func TestEmbedderTable(t *testing.T) {
 		}
 	}
 }
+
+// TestLLMWarning: a consolidate max_output_tokens under the 32,000 a
+// window may need is a warning; unset, enough, or another purpose is not.
+func TestLLMWarning(t *testing.T) {
+	for _, tt := range []struct {
+		purpose string
+		max     int
+		warn    bool
+	}{
+		{"consolidate", 8192, true}, {"consolidate", 0, false}, {"consolidate", 32000, false}, {"fast", 4096, false},
+	} {
+		w := LLM{MaxOutputTokens: tt.max}.Warning(tt.purpose)
+		if (w != "") != tt.warn || tt.warn && !strings.Contains(w, "max_output_tokens 8192") {
+			t.Errorf("%s with max_output_tokens %d: warning %q, want one: %v", tt.purpose, tt.max, w, tt.warn)
+		}
+	}
+}

@@ -4,12 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/jsonschema"
+	"github.com/cairnmemory/cairn/redact"
 )
 
-// errUnusable marks a window whose answer could not be read twice.
+// errUnusable marks a window (or a sleep group) whose answer could not be
+// used twice.
 var errUnusable = errors.New("unusable answer")
+
+// unusable is errUnusable with the reason the second answer could not be
+// used.
+type unusable struct {
+	op     string // "consolidate window", "judge group"
+	reason string // redacted
+}
+
+func (e *unusable) Error() string { return e.op + ": " + errUnusable.Error() + ": " + e.reason }
+func (e *unusable) Unwrap() error { return errUnusable }
 
 // Schema names on the wire.
 const (
@@ -17,47 +32,127 @@ const (
 	schemaNameObservations = "cairn_observations"
 )
 
-// ask sends one prompt (redacted first) and reads the answer. An answer
-// that violates the schema but is a JSON object is read leniently: the gate
-// drops what is wrong in it. One that cannot be read at all (cut mid-JSON)
-// is asked again once. Unavailable and busy models pause the run.
-func (w *Worker) ask(ctx context.Context, pass, prompt string) (*answer, cairn.LLMResponse, error) {
-	req := &cairn.LLMRequest{System: system(pass, !w.apart()), Prompt: redacted(prompt), Purpose: cairn.PurposeConsolidate,
-		MaxTokens: w.MaxTokens, Schema: schemaMain(), SchemaName: schemaNameMain}
-	switch {
-	case pass == PassObservations:
-		req.MaxTokens, req.Schema, req.SchemaName = w.ObservationMaxTokens, schemaObservations(), schemaNameObservations
-	case w.apart():
-		req.Schema = schemaMainApart()
-	}
-	var used cairn.LLMResponse
-	var last error
-	for range 2 {
-		resp, err := w.call(ctx, req)
-		if resp != nil {
-			used.TokensIn += resp.TokensIn
-			used.TokensOut += resp.TokensOut
+// Compiled schemas: every answer is checked in code, whatever the client
+// checked, so a client or server that does not enforce the schema cannot
+// have an answer read leniently and dropped item by item.
+var (
+	checkMain         = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaMain()) })
+	checkMainApart    = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaMainApart()) })
+	checkObservations = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaObservations()) })
+	checkSleep        = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaSleep) })
+)
+
+// tally counts what a run's model calls cost and how many answers could
+// not be used.
+type tally struct {
+	in, out int
+	invalid int // answers that came back unusable, retried ones included
+}
+
+// askTwice sends req and checks the answer with read; when it cannot be
+// used (cut at the output limit, not JSON, off the schema, or the request
+// rejected as invalid), it asks once more with the prompt naming what was
+// wrong. It returns the first usable answer's text, an *unusable error
+// with the second failure's reason, or a pause. Every answer's tokens are
+// counted in t, unusable ones included.
+func askTwice(ctx context.Context, call func(context.Context, *cairn.LLMRequest) (*cairn.LLMResponse, error),
+	req *cairn.LLMRequest, op string, read func(text string) error, t *tally) (string, error) {
+	reason := ""
+	for try := range 2 {
+		r := *req // a request of its own per call
+		if try > 0 {
+			r.Prompt = req.Prompt + reask(reason)
 		}
+		resp, err := call(ctx, &r)
+		in, out := spent(resp, err)
+		t.in, t.out = t.in+in, t.out+out
 		var inv *cairn.InvalidOutputError
 		switch {
 		case err == nil:
-			a, derr := decodeAnswer(resp.Text)
-			if derr == nil {
-				return a, used, nil
+			rerr := read(resp.Text)
+			if rerr == nil {
+				return resp.Text, nil
 			}
-			last = fmt.Errorf("read answer: %w", derr)
+			t.invalid++
+			reason = rerr.Error()
 		case errors.As(err, &inv):
-			if a, derr := decodeAnswer(inv.Raw); derr == nil {
-				return a, used, nil
-			}
-			last = err
-		case errors.Is(err, cairn.ErrInvalid):
-			last = err
+			t.invalid++
+			reason = inv.Reason
+		case errors.Is(err, cairn.ErrInvalid): // the request was rejected: no answer
+			reason = err.Error()
 		default:
-			return nil, used, pause(ctx, err)
+			return "", pause(ctx, err)
 		}
 	}
-	return nil, used, fmt.Errorf("consolidate window: %w: %v", errUnusable, last)
+	reason, _ = redact.Redact(oneLine(reason))
+	return "", &unusable{op: op, reason: reason}
+}
+
+// reask is what a second request adds to the prompt: why the first answer
+// could not be used.
+func reask(reason string) string {
+	var b strings.Builder
+	if err := prompts().ExecuteTemplate(&b, "reask.tmpl", oneLine(reason)); err != nil {
+		panic(fmt.Sprintf("render reask: %v", err))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// spent is what a call cost: the response's tokens, or those a failed
+// call reports it was billed for (an answer cut short or off the schema).
+func spent(resp *cairn.LLMResponse, err error) (in, out int) {
+	if resp != nil {
+		return resp.TokensIn, resp.TokensOut
+	}
+	var s interface{ Tokens() (in, out int) }
+	if errors.As(err, &s) {
+		return s.Tokens()
+	}
+	return 0, 0
+}
+
+// conforms checks an answer's JSON (a Markdown fence allowed) against s.
+func conforms(s *jsonschema.Schema, text string) error {
+	if err := s.ValidateJSON([]byte(unfenced(text))); err != nil {
+		return fmt.Errorf("answer violates the schema: %w", err)
+	}
+	return nil
+}
+
+// unfenced strips blanks and a Markdown code fence around a JSON answer.
+func unfenced(text string) string {
+	s := strings.TrimSpace(text)
+	if strings.HasPrefix(s, "```") {
+		s = s[strings.IndexByte(s, '\n')+1:]
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	return strings.TrimSpace(s)
+}
+
+// ask sends one window's prompt (redacted first) and reads the answer,
+// checked against the pass's schema; see askTwice.
+func (w *Worker) ask(ctx context.Context, pass, prompt string, t *tally) (*answer, error) {
+	req := &cairn.LLMRequest{System: system(pass, !w.apart()), Prompt: redacted(prompt), Purpose: cairn.PurposeConsolidate,
+		MaxTokens: w.MaxTokens, Schema: schemaMain(), SchemaName: schemaNameMain}
+	check := checkMain()
+	switch {
+	case pass == PassObservations:
+		req.MaxTokens, req.Schema, req.SchemaName = w.ObservationMaxTokens, schemaObservations(), schemaNameObservations
+		check = checkObservations()
+	case w.apart():
+		req.Schema, check = schemaMainApart(), checkMainApart()
+	}
+	read := func(text string) error {
+		if _, err := decodeAnswer(text); err != nil {
+			return fmt.Errorf("read answer: %w", err)
+		}
+		return conforms(check, text)
+	}
+	text, err := askTwice(ctx, w.call, req, "consolidate window", read, t)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAnswer(text)
 }
 
 func (w *Worker) call(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {

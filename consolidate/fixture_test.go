@@ -123,7 +123,7 @@ func script(system, prompt string) string {
 				[]string{"standing desk"}, []string{"when will I assemble the desk?", "a", "b", "c", "d"}),
 			obsJSON("", "Dana", "", "done", []int{2}, nil, nil),                                               // empty text
 			obsJSON("Dana fixed the login test in the shop project.", "Dana", "", "done", []int{9}, nil, nil), // not in this window
-			obsJSON("Dana's deploy of the shop failed with a missing deploy key.", "shop", "last Monday", "failed", []int{3}, nil, nil),
+			obsJSON("Dana's deploy of the shop failed with a missing deploy key.", "shop", "last Monday", "done", []int{3}, nil, nil),
 		}})
 	case obs:
 		return `{"observations":[]}`
@@ -161,10 +161,9 @@ func item(kind, title, summary, body string, reqs []int, conf string, imp any, c
 		"cues": []string{"shop " + title, "how do I " + strings.ToLower(title) + "?", "shop " + title}, "concepts": []string{"shop", "auth/session.go", "Auth/Session.go"}}
 }
 
-// shopMain is the main window of the shop thread. Some items break the
-// schema on purpose (an unknown kind, an importance of 0): a client that
-// validates rejects the answer with its raw text, and the gate drops just
-// those items.
+// shopMain is the main window of the shop thread. It satisfies the
+// schema (an answer that does not is asked again, see TestSchemaViolation);
+// some items break the gate's rules on purpose.
 var shopMain = mustJSON(map[string]any{
 	"segment_summary": "Dana had the flaky login test fixed by raising the session timeout; a production deploy failed.",
 	"episodes": []any{
@@ -180,17 +179,15 @@ var shopMain = mustJSON(map[string]any{
 		item("pitfall", "Session timeout of 1s makes TestLogin flaky", "In the shop project TestLogin fails intermittently when SessionTimeout in auth/session.go is 1s.",
 			"Set SessionTimeout = 5 * time.Second in auth/session.go, then run go test ./auth/...", []int{1}, "verified", 4, false, false),
 		item("reference", "Where the shop deploy key lives", "The shop's production deploy key is kept in the ops vault; it was missing on the build host.",
-			"Key seen in the log: "+echoedKey+"; fetch it from the ops vault.", []int{3}, "stated", 3.4, false, false),
+			"Key seen in the log: "+echoedKey+"; fetch it from the ops vault.", []int{3}, "stated", 3, false, false),
 		item("procedure", "Deploy the shop to production", "Run make deploy-prod from the shop root.", "make deploy-prod", []int{3}, "stated", 3, false, false),
-		item("gossip", "Dana likes standing desks", "Dana bought a desk.", "", []int{2}, "stated", 2, false, false),
 		item("fact", "", "A fact without a title.", "", []int{1}, "verified", 3, false, false),
 		item("fact", "Title without summary", "", "", []int{1}, "verified", 3, false, false),
 		item("fact", "The agent thinks the CI is slow", "Only the agent said so.", "", []int{1}, "inferred", 3, false, false),
 		item("decision", "Use 5s or 10s timeouts", "Dana and the agent disagreed.", "", []int{1}, "stated", 3, true, false),
 		item("decision", "Timeout for the thing", "It is unclear which timeout.", "", []int{1}, "stated", 3, false, true),
-		item("fact", "Tests print dots", "go test prints dots.", "", []int{1}, "verified", 0, false, false),
+		item("fact", "Tests print dots", "go test prints dots.", "", []int{1}, "verified", 1, false, false),
 	},
-	"observations": []any{},
 })
 
 // longPart answers one part of the long record: the running episode grows
@@ -207,7 +204,7 @@ func longPart(prompt string) string {
 			"title":   fmt.Sprintf("Find why the queue backs up (through part %d)", n),
 			"summary": fmt.Sprintf("Read the worker log through part %d; the pool shrinks to 2 workers every 97 jobs.", n),
 			"cues":    []string{fmt.Sprintf("queue backs up %d", n)}, "concepts": []string{fmt.Sprintf("part-%d", n)}}},
-		"items": []any{}, "observations": []any{}}
+		"items": []any{}}
 	if n == 1 {
 		a["items"] = []any{map[string]any{"kind": "fact", "title": "Worker pool shrinks every 97 jobs", "summary": "The queue worker pool in /srv/queue shrinks to 2 workers every 97 jobs.",
 			"body": "Seen in the worker log.", "applies_when": "When the queue backs up.", "scope": "project", "requests": []int{1}, "confidence": "verified",

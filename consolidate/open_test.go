@@ -84,7 +84,7 @@ func echoAnswer(system, prompt string) string {
 			"scope": "project", "requests": []int{n}, "confidence": "stated", "importance": 3, "contested": false, "ambiguous": false,
 			"cues": []string{}, "concepts": []string{}})
 	}
-	return mustJSON(map[string]any{"segment_summary": "Backups.", "episodes": orAny(eps), "items": orAny(items), "observations": []any{}})
+	return mustJSON(map[string]any{"segment_summary": "Backups.", "episodes": orAny(eps), "items": orAny(items)})
 }
 
 func orAny(v []any) []any {

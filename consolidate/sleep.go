@@ -79,12 +79,12 @@ func (s *Sleeper) Run(ctx context.Context, opts *cairn.SleepOptions) (*cairn.Sle
 			return res, nil
 		}
 		if len(groups) == 0 {
-			return res, nil
+			return settle(res), nil
 		}
 		for i, g := range groups {
 			if o.Limit > 0 && res.Groups >= o.Limit {
 				res.Pending = len(groups) - i
-				return res, nil
+				return settle(res), nil
 			}
 			err := s.judge(ctx, g, ms, judged, res)
 			var p *errPause
@@ -95,6 +95,7 @@ func (s *Sleeper) Run(ctx context.Context, opts *cairn.SleepOptions) (*cairn.Sle
 			case errors.Is(err, errUnusable), errors.Is(err, cairn.ErrNotFound):
 				if errors.Is(err, errUnusable) {
 					res.Dropped[DropInvalidAnswer]++
+					res.Failed++
 					res.Error = err.Error()
 				} else {
 					res.Dropped[DropSleepStale]++
@@ -168,38 +169,38 @@ func (s *Sleeper) judge(ctx context.Context, grp cairn.SleepGroup, ms map[string
 	return nil
 }
 
-// ask sends a group to the fast model, asking once more when the answer
-// cannot be read; an answer that breaks the schema but is a JSON object is
-// read leniently and the gate drops what is wrong in it.
+// ask sends a group to the fast model and reads the answer, checked
+// against the sleep schema; an unusable answer is asked again once, naming
+// what was wrong (see askTwice). Every answer's tokens are counted in res.
 func (s *Sleeper) ask(ctx context.Context, prompt string, res *cairn.SleepResult) (*sleepAnswer, error) {
 	req := &cairn.LLMRequest{System: sleepSystem(), Prompt: redacted(prompt), Purpose: cairn.PurposeFast,
 		MaxTokens: s.MaxTokens, Schema: schemaSleep, SchemaName: schemaNameSleep}
-	var last error
-	for range 2 {
-		resp, err := s.call(ctx, req)
-		if resp != nil {
-			res.TokensIn, res.TokensOut = res.TokensIn+resp.TokensIn, res.TokensOut+resp.TokensOut
+	read := func(text string) error {
+		if _, err := decodeSleep(text); err != nil {
+			return fmt.Errorf("read answer: %w", err)
 		}
-		var inv *cairn.InvalidOutputError
-		switch {
-		case err == nil:
-			a, derr := decodeSleep(resp.Text)
-			if derr == nil {
-				return a, nil
-			}
-			last = fmt.Errorf("read answer: %w", derr)
-		case errors.As(err, &inv):
-			if a, derr := decodeSleep(inv.Raw); derr == nil {
-				return a, nil
-			}
-			last = err
-		case errors.Is(err, cairn.ErrInvalid):
-			last = err
-		default:
-			return nil, pause(ctx, err)
-		}
+		return conforms(checkSleep(), text)
 	}
-	return nil, fmt.Errorf("judge group: %w: %v", errUnusable, last)
+	var t tally
+	text, err := askTwice(ctx, s.call, req, "judge group", read, &t)
+	res.TokensIn, res.TokensOut, res.InvalidAnswers = res.TokensIn+t.in, res.TokensOut+t.out, res.InvalidAnswers+t.invalid
+	if err != nil {
+		return nil, err
+	}
+	return decodeSleep(text)
+}
+
+// settle sets the status of a pass that went through its groups: some
+// groups whose answers were unusable twice make it
+// completed_with_failures, and all of them (none judged) failed.
+func settle(res *cairn.SleepResult) *cairn.SleepResult {
+	switch {
+	case res.Failed > 0 && res.Groups == 0:
+		res.Status = cairn.ConsolidateFailed
+	case res.Failed > 0:
+		res.Status = cairn.ConsolidateCompletedWithFailures
+	}
+	return res
 }
 
 func (s *Sleeper) call(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {

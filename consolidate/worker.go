@@ -25,6 +25,11 @@ const (
 	// DefaultIdleAfter is how long a thread must have been quiet before
 	// its last record is read: until then the session may still add to it.
 	DefaultIdleAfter = 30 * time.Minute
+	// DefaultMaxFailures is how many runs in a row may find a window's
+	// answer unusable (each asking twice) before later runs give the
+	// window up and skip it, until a run is asked to retry failed windows
+	// or one of its records changes.
+	DefaultMaxFailures = 3
 )
 
 // Sessions is where the worker reads threads: the store's session records
@@ -64,6 +69,9 @@ type Worker struct {
 	IdleAfter time.Duration
 	// Now is the clock IdleAfter is measured with (nil: time.Now).
 	Now func() time.Time
+	// MaxFailures gives a window up after this many failed runs (0 or
+	// less: never).
+	MaxFailures int
 }
 
 // New returns a worker with the defaults filled.
@@ -72,7 +80,7 @@ func New(llm cairn.LLM, sessions Sessions, store cairn.MemoryStore, corpus strin
 		WindowChars: DefaultWindowChars, PartChars: DefaultPartChars, MaxTokens: DefaultMaxTokens,
 		ObservationWindowChars: DefaultObservationWindowChars, ObservationPartChars: DefaultObservationPartChars,
 		ObservationMaxTokens: DefaultObservationMaxTokens, CallTimeout: DefaultCallTimeout, KnownNames: DefaultKnownNames,
-		IdleAfter: DefaultIdleAfter}
+		IdleAfter: DefaultIdleAfter, MaxFailures: DefaultMaxFailures}
 }
 
 func (w *Worker) apart() bool { return w.ObservationWindowChars > 0 }
@@ -97,9 +105,16 @@ func (e *errPause) Error() string { return e.err.Error() }
 // as done only once its memories are committed. When the model is
 // unavailable or busy the run stops (the next thread would meet the same
 // endpoint), keeps every remaining record pending and reports a paused
-// status; that is not an error. An answer that is unusable twice leaves
-// its window pending and the run goes on. The error is for the store or a
-// cancelled context.
+// status; that is not an error.
+//
+// A window whose answer is unusable twice (cut at the output limit, not
+// JSON, off the schema, a rejected request) keeps its records pending and
+// is recorded as failed with the reason (durably, per record); the run goes
+// on and ends completed_with_failures (failed when no window succeeded),
+// listing it in Failures. After MaxFailures such runs the window is given
+// up: later runs skip it, listed as skipped, until opts.RetryFailed or a
+// change to one of its records. The error is for the store or a cancelled
+// context.
 func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cairn.ConsolidateResult, error) {
 	o := cairn.ConsolidateOptions{}
 	if opts != nil {
@@ -116,12 +131,13 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 	if o.DryRun {
 		res.Plan = []cairn.WindowPlan{}
 	}
-	stop := false
+	stop, failedNow := false, 0
 	for _, th := range threads {
-		plans, err := w.plans(ctx, th)
+		plans, skipped, err := w.plans(ctx, th, o.RetryFailed)
 		if err != nil {
 			return res, err
 		}
+		res.Failures = append(res.Failures, skipped...)
 		if len(plans) == 0 {
 			continue
 		}
@@ -144,12 +160,19 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 			}
 			err := w.consolidate(ctx, th, win, res)
 			var p *errPause
+			var u *unusable
 			switch {
 			case errors.As(err, &p):
 				res.Status, res.Error, stop = p.status, p.err.Error(), true
-			case errors.Is(err, errUnusable):
+			case errors.As(err, &u):
 				res.Dropped[DropInvalidAnswer]++
 				res.Error = err.Error()
+				f, ferr := w.fail(ctx, th, win, u.reason)
+				if ferr != nil {
+					return res, ferr
+				}
+				res.Failures = append(res.Failures, f)
+				failedNow++
 			case err != nil:
 				res.Pending, res.Held, _ = w.pending(context.WithoutCancel(ctx), threads)
 				return res, err
@@ -158,8 +181,34 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 			}
 		}
 	}
+	res.Failed = len(res.Failures)
+	switch {
+	case stop:
+	case failedNow > 0 && res.Windows == 0:
+		res.Status = cairn.ConsolidateFailed
+	case res.Failed > 0:
+		res.Status = cairn.ConsolidateCompletedWithFailures
+	}
 	res.Pending, res.Held, err = w.pending(ctx, threads)
 	return res, err
+}
+
+// fail records that a window's answer was unusable in this run.
+func (w *Worker) fail(ctx context.Context, th *Thread, win *window, reason string) (cairn.WindowFailure, error) {
+	uids, hashes := recordKeys(win)
+	tries, err := w.Store.RecordFailure(ctx, cairn.FailureCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
+		Records: uids, Hashes: hashes, Reason: reason})
+	return cairn.WindowFailure{Thread: th.Key(), Pass: win.pass, Records: len(uids), Tries: tries, Reason: reason,
+		GivenUp: w.givenUp(tries)}, err
+}
+
+func (w *Worker) givenUp(tries int) bool { return w.MaxFailures > 0 && tries >= w.MaxFailures }
+
+func recordKeys(win *window) (uids, hashes []string) {
+	for _, r := range win.records {
+		uids, hashes = append(uids, r.UID), append(hashes, r.Hash)
+	}
+	return uids, hashes
 }
 
 // threads reads the corpus's sessions (one when thread names a session id
@@ -201,18 +250,30 @@ func (w *Worker) threads(ctx context.Context, thread string) ([]*Thread, error) 
 }
 
 // plans lists a thread's pending windows: the main pass's, then the
-// observations pass's. A held-back last record is left out. Earlier
-// windows whose records are all gone are replaced by the pass's first
-// window, or by a window without records when there is none.
-func (w *Worker) plans(ctx context.Context, th *Thread) ([]window, error) {
+// observations pass's. A held-back last record is left out, and so are
+// given-up records (unless retry), which are returned as one skipped
+// failure per pass. Earlier windows whose records are all gone are
+// replaced by the pass's first window, or by a window without records when
+// there is none.
+func (w *Worker) plans(ctx context.Context, th *Thread, retry bool) ([]window, []cairn.WindowFailure, error) {
 	var out []window
+	var skipped []cairn.WindowFailure
 	for _, pass := range w.passes() {
 		cp, err := w.checkpoint(ctx, th, pass)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if w.held(th) {
 			cp.done[th.Records[len(th.Records)-1].UID] = true
+		}
+		if !retry {
+			f, err := w.skipGivenUp(ctx, th, pass, cp.done)
+			if err != nil {
+				return nil, nil, err
+			}
+			if f != nil {
+				skipped = append(skipped, *f)
+			}
 		}
 		var wins []window
 		if pass == PassMain {
@@ -227,6 +288,33 @@ func (w *Worker) plans(ctx context.Context, th *Thread) ([]window, error) {
 			wins[0].replaces = cp.gone
 		}
 		out = append(out, wins...)
+	}
+	return out, skipped, nil
+}
+
+// skipGivenUp marks the pending records of a pass that are given up (as
+// failed in MaxFailures runs, with the text they have now) as done for
+// planning, and describes them as one skipped failure.
+func (w *Worker) skipGivenUp(ctx context.Context, th *Thread, pass string, done map[string]bool) (*cairn.WindowFailure, error) {
+	if w.MaxFailures <= 0 {
+		return nil, nil
+	}
+	fs, err := w.Store.FailedRecords(ctx, th.Corpus, th.Path, pass)
+	if err != nil || len(fs) == 0 {
+		return nil, err
+	}
+	var out *cairn.WindowFailure
+	for _, r := range th.Records {
+		f, ok := fs[r.UID]
+		if !ok || done[r.UID] || f.Hash != r.Hash || !w.givenUp(f.Tries) {
+			continue
+		}
+		done[r.UID] = true
+		if out == nil {
+			out = &cairn.WindowFailure{Thread: th.Key(), Pass: pass, Reason: f.Reason, GivenUp: true, Skipped: true}
+		}
+		out.Records++
+		out.Tries = max(out.Tries, f.Tries)
 	}
 	return out, nil
 }
@@ -381,16 +469,18 @@ func (w *Worker) prompt(th *Thread, win *window, names []string, i int, running 
 func contextTail(s string, max int) string { return tail(strings.TrimRight(s, "\n"), max) }
 
 // consolidate asks the model for one window (every part of a long record),
-// gates the answers and commits the memories with the checkpoint.
+// gates the answers and commits the memories with the checkpoint. What
+// the calls cost is counted in res whether or not the window commits.
 func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *cairn.ConsolidateResult) error {
 	names := w.names(ctx, th)
 	var answers []*answer
 	var running *episode
-	tokIn, tokOut := 0, 0
+	var t tally
+	defer func() {
+		res.TokensIn, res.TokensOut, res.InvalidAnswers = res.TokensIn+t.in, res.TokensOut+t.out, res.InvalidAnswers+t.invalid
+	}()
 	for i := 0; i < max(1, len(win.parts)) && len(win.records) > 0; i++ {
-		a, resp, err := w.ask(ctx, win.pass, w.prompt(th, win, names, i, running))
-		tokIn, tokOut = tokIn+resp.TokensIn, tokOut+resp.TokensOut
-		res.TokensIn, res.TokensOut = res.TokensIn+resp.TokensIn, res.TokensOut+resp.TokensOut
+		a, err := w.ask(ctx, win.pass, w.prompt(th, win, names, i, running), &t)
 		if err != nil {
 			return err // the whole record stays pending
 		}
@@ -399,16 +489,13 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 	}
 	g := &gate{th: th, win: win, dropped: res.Dropped}
 	mems := g.run(answers)
-	var uids, hashes []string
-	for _, r := range win.records {
-		uids, hashes = append(uids, r.UID), append(hashes, r.Hash)
-	}
+	uids, hashes := recordKeys(win)
 	summary := ""
 	for _, a := range answers {
 		summary = clean(a.SegmentSummary)
 	}
 	done, err := w.Store.CommitWindow(ctx, cairn.WindowCommit{Corpus: th.Corpus, Thread: th.Path, Pass: win.pass,
-		Records: uids, Hashes: hashes, Replaces: win.replaces, Memories: mems, Summary: summary, TokensIn: tokIn, TokensOut: tokOut})
+		Records: uids, Hashes: hashes, Replaces: win.replaces, Memories: mems, Summary: summary, TokensIn: t.in, TokensOut: t.out})
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 	limit := fs.Int("limit", 0, "at most this many windows (0: no limit)")
 	dry := fs.Bool("dry-run", false, "print the windows with character counts and token estimates; call no model")
 	idle := fs.Duration("idle", consolidate.DefaultIdleAfter, "hold a session's last record back until the session has been quiet this long (0: read it now)")
+	retry := fs.Bool("retry-failed", false, fmt.Sprintf("ask again about windows given up after %d failed runs", consolidate.DefaultMaxFailures))
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -48,7 +49,7 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer done()
-	opts := &cairn.ConsolidateOptions{Thread: *thread, Limit: *limit, DryRun: *dry}
+	opts := &cairn.ConsolidateOptions{Thread: *thread, Limit: *limit, DryRun: *dry, RetryFailed: *retry}
 	if !e.json && !*dry {
 		opts.Progress = func(w cairn.WindowPlan) {
 			fmt.Fprintf(e.stderr, "consolidate: %s (%s): %d records, %d parts, ~%d tokens\n", w.Thread, w.Pass, w.Records, w.Parts, w.Tokens)
@@ -105,6 +106,9 @@ func (e *env) model(cfg *config.Config, purpose string) (cairn.LLM, func() error
 	if !ok {
 		return nil, none, nil
 	}
+	if w := lc.Warning(purpose); w != "" {
+		fmt.Fprintln(e.stderr, "cairn: warning: "+w)
+	}
 	model, err := llm.New(lc, purpose, os.Getenv)
 	if err != nil {
 		return nil, none, err
@@ -153,5 +157,23 @@ func printConsolidate(e *env, res *cairn.ConsolidateResult, dry bool) {
 		}
 		slices.Sort(parts)
 		fmt.Fprintf(e.stdout, "dropped: %s\n", strings.Join(parts, ", "))
+	}
+	printFailures(e, res.InvalidAnswers, res.Failures)
+}
+
+// printFailures lists the windows whose answers were unusable.
+func printFailures(e *env, invalid int, fs []cairn.WindowFailure) {
+	if invalid > 0 {
+		fmt.Fprintf(e.stdout, "invalid answers: %d (each asked again once)\n", invalid)
+	}
+	for _, f := range fs {
+		state := fmt.Sprintf("failed in %d runs", f.Tries)
+		switch {
+		case f.Skipped:
+			state += ", given up: skipped (cairn consolidate --retry-failed asks again)"
+		case f.GivenUp:
+			state += ", given up: later runs skip it (cairn consolidate --retry-failed asks again)"
+		}
+		fmt.Fprintf(e.stdout, "failed: %s (%s), %d records, %s: %s\n", f.Thread, f.Pass, f.Records, state, oneLine(f.Reason))
 	}
 }

@@ -115,6 +115,13 @@ func TestCLIConsolidate(t *testing.T) {
 	if !strings.Contains(out, `"corpus":"memories"`) || !strings.Contains(out, `"memory":{"id":"`) || !strings.Contains(out, `"sources":[{`) {
 		t.Errorf("search does not find the memory with its sources: %s", out)
 	}
+	// A consolidate output limit under what a window may need warns; a
+	// retry of failed windows with none failed does nothing.
+	appendConfig(t, c, "max_output_tokens = 8192\n") // into [llm.consolidate], the last table
+	if _, stderr, code := c.run("consolidate", "--idle", "0", "--retry-failed"); code != 0 ||
+		!strings.Contains(stderr, "warning: [llm.consolidate] max_output_tokens 8192 is under the 32000") {
+		t.Errorf("consolidate with max_output_tokens 8192: exit %d, stderr %q, want a warning", code, stderr)
+	}
 	for _, tt := range []struct {
 		args []string
 		code int

@@ -70,4 +70,7 @@ func printSleep(e *env, res *cairn.SleepResult, dry bool) {
 		slices.Sort(parts)
 		fmt.Fprintf(e.stdout, "dropped: %s\n", strings.Join(parts, ", "))
 	}
+	if res.InvalidAnswers > 0 {
+		fmt.Fprintf(e.stdout, "invalid answers: %d (each asked again once); %d groups failed\n", res.InvalidAnswers, res.Failed)
+	}
 }
