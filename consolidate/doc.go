@@ -20,7 +20,12 @@
 // id from its thread, its source records and its content, so a window
 // consolidated twice stores nothing twice. A window's memories and the
 // checkpoint that marks its records done are committed in one transaction;
-// an unavailable or busy model pauses the run with nothing lost.
+// an unavailable or busy model pauses the run with nothing lost. Every
+// answer is checked against its schema in code; an unusable one is asked
+// again once with the reason in the prompt, and a second failure records
+// the window as failed (status completed_with_failures, the reason in
+// Failures). After DefaultMaxFailures runs a window is given up and
+// skipped until a run is asked to retry it.
 //
 // A session may still be going: its last record is held back until the
 // thread has been quiet for IdleAfter (30 minutes by default), and the
@@ -44,6 +49,7 @@
 //
 //	w := consolidate.New(model, store, store, "sessions")
 //	res, err := w.Run(ctx, nil)
-//	// res.Status: "completed", "paused_unavailable" or "paused_busy"
+//	// res.Status: "completed", "completed_with_failures", "failed",
+//	// "paused_unavailable" or "paused_busy"
 //	slept, err := consolidate.NewSleeper(fast, store).Run(ctx, nil)
 package consolidate

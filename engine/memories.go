@@ -18,8 +18,9 @@ import (
 
 // MemoriesDir is the folder, under the agent's data directory, holding one
 // Markdown document per memory: the memories corpus indexes it like a
-// files corpus. The memories table is the source of truth; these
-// documents are rebuilt from it by Sync.
+// files corpus. The memories table (in memory.db, the durable store an
+// index rebuild never touches) is the source of truth; these documents,
+// and their rows in the index, are rebuilt from it by Sync.
 const MemoriesDir = "memories"
 
 func (e *Engine) memoriesRoot() string { return filepath.Join(e.opts.Dir, MemoriesDir) }

@@ -134,9 +134,12 @@ func attachDurable(c *sqlite3.SQLiteConn) error {
 			Hint: "check the file's permissions; it holds the memories and is never rebuilt"}
 	}
 	// Commits are rare (one per window or group) and each cost model
-	// calls: wait for the disk.
-	if _, err := c.Exec(`PRAGMA `+durableSchema+`.synchronous=FULL`, nil); err != nil {
-		return fmt.Errorf("set durable synchronous: %w", err)
+	// calls: wait for the disk. Deleted rows are overwritten, as in the
+	// index (the connection's pragmas ran before the attach).
+	for _, p := range []string{"synchronous=FULL", "secure_delete=ON"} {
+		if _, err := c.Exec(`PRAGMA `+durableSchema+`.`+p, nil); err != nil {
+			return fmt.Errorf("set durable %s: %w", p, err)
+		}
 	}
 	return nil
 }
