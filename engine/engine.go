@@ -122,6 +122,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := st.Open(ctx); err != nil {
 		return nil, err
 	}
+	if !opts.OneShot {
+		// A server serves for days: check the file once at its start,
+		// where a one-shot search would pay the check on every command.
+		if err := quickCheck(ctx, st); err != nil { // recover.go
+			st.Close()
+			return nil, err
+		}
+	}
 	var err error
 	if opts.Corpora, err = withMemories(ctx, opts.Corpora, st.HasMemories); err != nil { // memories.go
 		st.Close()

@@ -3,11 +3,15 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // beginSync takes the data directory's sync lock (lock.go) and then
@@ -25,17 +29,23 @@ func (e *Engine) beginSync(ctx context.Context) (func(), error) {
 			e.opts.Logf("cairn: release sync lock: %v", err)
 		}
 	}
-	if err := e.recoverSync(ctx); err != nil {
+	if err := e.recoverSync(ctx, l.interrupted); err != nil {
 		release()
 		return nil, err
 	}
 	return release, nil
 }
 
-// recoverSync collects orphaned content when a GC is due and removes stale
-// temporary files. A clean sync leaves neither, so this costs one meta row
-// read and a walk of the folders Cairn writes.
-func (e *Engine) recoverSync(ctx context.Context) error {
+// recoverSync checks the index when the previous sync was killed
+// (interrupted), collects orphaned content when a GC is due and removes
+// stale temporary files. After a clean sync this costs one meta row read
+// and a walk of the folders Cairn writes.
+func (e *Engine) recoverSync(ctx context.Context, interrupted bool) error {
+	if interrupted {
+		if err := quickCheck(ctx, e.store); err != nil {
+			return err
+		}
+	}
 	pending, err := e.store.GCPending(ctx)
 	if err != nil {
 		return err
@@ -62,6 +72,27 @@ func (e *Engine) recoverSync(ctx context.Context) error {
 	return nil
 }
 
+// quickCheck runs SQLite's quick_check on the index and fails with the
+// file and the remedy when it finds damage. It runs where it is cheap
+// enough (see QuickCheckCost): at the first sync after a killed one, and
+// when a long-lived process opens the index.
+func quickCheck(ctx context.Context, st *sqlite.Store) error {
+	problems, err := st.Integrity(ctx, true)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &cairn.Error{Op: "check index", Path: st.Path,
+			Err:  fmt.Errorf("%w: quick_check found %d problems, first: %s", ErrDamaged, len(problems), problems[0]),
+			Hint: sqlite.HintDamaged}
+	}
+	return nil
+}
+
+// ErrDamaged matches the error of an index that failed its integrity
+// check.
+var ErrDamaged = errors.New("index is damaged")
+
 // StaleTempAge is how old a temporary file of an atomic write must be
 // before a sync removes it. The write that owns one takes milliseconds,
 // and some writers (a memory written by consolidate, a session import)
@@ -77,30 +108,46 @@ var (
 	vectorTemp = regexp.MustCompile(`^` + regexp.QuoteMeta(VectorFile) + `\.tmp[0-9]+$`)
 )
 
-// removeStaleTemps deletes temporary files older than StaleTempAge at
-// now: in the sessions and memories folders (Cairn's own, searched
-// through) and at the top of the data directory. It returns how many went.
+// removeStaleTemps deletes the stale temporary files (staleTemps) and
+// returns how many went.
 func (e *Engine) removeStaleTemps(now time.Time) (int, error) {
+	paths, err := e.staleTemps(now)
+	errs := []error{err}
 	removed := 0
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
+}
+
+// countStaleTemps counts them without removing any.
+func (e *Engine) countStaleTemps(now time.Time) (int, error) {
+	paths, err := e.staleTemps(now)
+	return len(paths), err
+}
+
+// staleTemps lists temporary files older than StaleTempAge at now: in the
+// sessions and memories folders (Cairn's own, searched through) and at the
+// top of the data directory.
+func (e *Engine) staleTemps(now time.Time) ([]string, error) {
+	var out []string
 	var errs []error
 	stale := func(path string, d fs.DirEntry) {
 		info, err := d.Info()
-		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < StaleTempAge {
-			return
+		if err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) >= StaleTempAge {
+			out = append(out, path)
 		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-			return
-		}
-		removed++
 	}
 	for _, root := range []string{e.sessionsRoot(), e.memoriesRoot()} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
+				if !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
 				}
-				errs = append(errs, err)
 				return nil
 			}
 			if !d.IsDir() && atomicTemp.MatchString(d.Name()) {
@@ -117,5 +164,5 @@ func (e *Engine) removeStaleTemps(now time.Time) (int, error) {
 			stale(filepath.Join(e.opts.Dir, d.Name()), d)
 		}
 	}
-	return removed, errors.Join(errs...)
+	return out, errors.Join(errs...)
 }

@@ -40,9 +40,10 @@ const scoreArgs = lengthNorm + ", " + bm25Weights
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
 	res, err := s.lexical(ctx, q, false)
 	if err != nil || len(q.Corpora) == 0 && q.Paths == nil || len(res.Candidates) >= q.Limit || res.Scanned < q.Limit {
-		return res, err
+		return res, s.diagnose("search index", err)
 	}
-	return s.lexical(ctx, q, true)
+	res, err = s.lexical(ctx, q, true)
+	return res, s.diagnose("search index", err)
 }
 
 // scored is one match of the scoring pass.

@@ -125,7 +125,7 @@ func (s *Store) Open(ctx context.Context) error {
 	}
 	if err := s.migrate(ctx, w); err != nil {
 		s.Close()
-		return err
+		return s.diagnose("open index", err)
 	}
 	if err := s.openReaders(); err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 func (s *Store) DocStates(ctx context.Context, corpus string) (map[string]cairn.DocState, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT path, hash, size, mtime FROM documents WHERE corpus=?`, corpus)
 	if err != nil {
-		return nil, fmt.Errorf("list documents of %s: %w", corpus, err)
+		return nil, s.diagnose("read index", fmt.Errorf("list documents of %s: %w", corpus, err))
 	}
 	defer rows.Close()
 	out := make(map[string]cairn.DocState)
@@ -86,6 +86,10 @@ func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
 
 // Apply writes one batch in a single IMMEDIATE transaction.
 func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
+	return s.diagnose("write index", s.apply(ctx, b))
+}
+
+func (s *Store) apply(ctx context.Context, b *cairn.Batch) error {
 	db, err := s.writer()
 	if err != nil {
 		return err
@@ -290,12 +294,12 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 	}
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
+		return 0, s.diagnose("write index", fmt.Errorf("prune unconfigured corpora: %w", err))
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
-		return 0, fmt.Errorf("prune unconfigured corpora: %w", err)
+		return 0, s.diagnose("write index", fmt.Errorf("prune unconfigured corpora: %w", err))
 	}
 	n, _ := res.RowsAffected()
 	if n == 0 {

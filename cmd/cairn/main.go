@@ -34,6 +34,7 @@ Usage:
   cairn get PATH [--from N] [--lines M] [--json]
   cairn mcp [--agent A]                       serve the memory tools over MCP on stdio (protocol on stdout, logs on stderr)
   cairn serve [--addr 127.0.0.1:7777] [--agent A]... [--token-file F] [--allow-origin O]...   MCP at /mcp and a JSON API at /v1/ over HTTP
+  cairn doctor [--repair] [--json]            check the index, full-text index, vectors.bin, temp files and lock; --repair rebuilds what is derived
   cairn models pull NAME [--hub URL] [--json]   fetch an ONNX embedding model (resumable, sha256-checked)
   cairn models list [--json]
   cairn eval locomo --data FILE [--mode lexical|vector|hybrid] [--audit FILE] [--include-adversarial] [--qa] [--json]
@@ -109,6 +110,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdMemories(ctx, env, rest)
 	case "models":
 		return cmdModels(ctx, env, rest)
+	case "doctor":
+		return cmdDoctor(ctx, env, rest)
 	default:
 		return usagef("unknown command %q: run cairn help for the list", cmd)
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/engine"
+)
+
+// errDoctorProblems makes doctor exit 1 when it leaves a problem.
+var errDoctorProblems = errors.New("problems found")
+
+func cmdDoctor(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("doctor")
+	repair := fs.Bool("repair", false, "rebuild what is derived: the full-text index, stray rows, vectors.bin, a damaged index.db (moved aside)")
+	fs.BoolVar(&e.json, "json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noPositional("doctor", pos); err != nil {
+		return err
+	}
+	opts, err := e.doctorOptions()
+	if err != nil {
+		return err
+	}
+	rep, err := engine.Doctor(ctx, opts, *repair)
+	if rep != nil {
+		if perr := e.printDoctor(rep); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if err == nil && rep.Problems > 0 {
+		hint := "run cairn doctor --repair"
+		if *repair {
+			hint = "see the lines above"
+		}
+		err = fmt.Errorf("doctor: %d checks found %w (%s)", rep.Problems, errDoctorProblems, hint)
+	}
+	return err
+}
+
+// doctorOptions are the engine options of the agent, as open builds them,
+// without opening the index (doctor must work when it cannot be opened).
+func (e *env) doctorOptions() (engine.Options, error) {
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return engine.Options{}, err
+	}
+	_, dataDir := e.paths()
+	dir, err := config.AgentDir(dataDir, e.agent)
+	if err != nil {
+		return engine.Options{}, err
+	}
+	var emb cairn.Embedder
+	if cfg.Embedder != nil {
+		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
+	}
+	return engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
+		AgentName: e.agentName(), Embedder: emb, Logf: e.logf}, nil
+}
+
+func (e *env) printDoctor(rep *engine.DoctorReport) error {
+	if e.json {
+		return e.printJSON(rep)
+	}
+	for _, c := range rep.Checks {
+		fmt.Fprintf(e.stdout, "%-9s %-10s %s\n", c.Status, c.Name, c.Detail)
+		if c.Fix != "" && c.Status != engine.CheckOK {
+			verb := "--repair would"
+			if c.Status == engine.CheckRepaired {
+				verb = "repaired:"
+			}
+			fmt.Fprintf(e.stdout, "%-20s %s %s\n", "", verb, c.Fix)
+		}
+	}
+	if rep.MovedAside != "" {
+		fmt.Fprintf(e.stdout, "the damaged index is now %s; delete it once the rebuilt index serves you\n", rep.MovedAside)
+	}
+	if rep.Sync != nil {
+		return e.printSync(rep.Sync)
+	}
+	return nil
+}
