@@ -122,14 +122,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := st.Open(ctx); err != nil {
 		return nil, err
 	}
-	if !opts.OneShot {
-		// A server serves for days: check the file once at its start,
-		// where a one-shot search would pay the check on every command.
-		if err := quickCheck(ctx, st); err != nil { // recover.go
-			st.Close()
-			return nil, err
-		}
-	}
 	var err error
 	if opts.Corpora, err = withMemories(ctx, opts.Corpora, st.HasMemories); err != nil { // memories.go
 		st.Close()
@@ -219,7 +211,8 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 		hits, err = e.searchLanes(ctx, query, &o, paths)
 	}
 	if err != nil {
-		return nil, err
+		// A damaged page met by a query: name the file and the remedy.
+		return nil, sqlite.Diagnose("search index", e.store.Path, err)
 	}
 	if err := e.expandSessionHits(ctx, hits); err != nil {
 		return nil, err

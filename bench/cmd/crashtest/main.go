@@ -12,6 +12,7 @@
 // fixed queries.
 //
 //	go run -tags sqlite_fts5 ./bench/cmd/crashtest -trials 100
+//	go run -tags sqlite_fts5 ./bench/cmd/crashtest -measure-checks DATADIR   # check costs
 package main
 
 import (
@@ -43,6 +44,7 @@ type config struct {
 	seed          uint64
 	bin, work     string
 	keep          bool
+	measure       string
 }
 
 func main() {
@@ -53,10 +55,15 @@ func main() {
 	flag.StringVar(&c.bin, "bin", "", "cairn binary (default: built into the work directory)")
 	flag.StringVar(&c.work, "work", "", "work directory (default: a temporary one, removed at the end)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the data directories of failed trials")
+	flag.StringVar(&c.measure, "measure-checks", "", "instead of trials: time the integrity checks on this agent data directory")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, c); err != nil {
+	do := func() error { return run(ctx, c) }
+	if c.measure != "" {
+		do = func() error { return measureChecks(ctx, c.measure) }
+	}
+	if err := do(); err != nil {
 		fmt.Fprintln(os.Stderr, "crashtest: "+err.Error())
 		os.Exit(1)
 	}
