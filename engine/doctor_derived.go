@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn/search"
+	"github.com/cairnmemory/cairn/sqlite"
 	"github.com/cairnmemory/cairn/vector"
 )
 
@@ -135,7 +136,7 @@ func (e *Engine) checkDurable(ctx context.Context) DoctorCheck {
 	case len(problems) > 0:
 		c.Status, c.Detail = CheckProblem, fmt.Sprintf("integrity_check found %d problems, first: %s", len(problems), problems[0])
 	default:
-		c.Detail = "passed integrity_check"
+		c.Detail = sqlite.DurableFile + " passed integrity_check"
 		return c
 	}
 	c.Fix = "not repaired: doctor never changes the memories; restore the file from a backup or copy what it still holds with sqlite3 .recover"

@@ -40,7 +40,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		if *repair {
 			hint = "see the lines above"
 		}
-		err = fmt.Errorf("doctor: %d checks found %w (%s)", rep.Problems, errDoctorProblems, hint)
+		err = fmt.Errorf("doctor: %w in %d checks (%s)", errDoctorProblems, rep.Problems, hint)
 	}
 	return err
 }
@@ -72,11 +72,7 @@ func (e *env) printDoctor(rep *engine.DoctorReport) error {
 	for _, c := range rep.Checks {
 		fmt.Fprintf(e.stdout, "%-9s %-10s %s\n", c.Status, c.Name, c.Detail)
 		if c.Fix != "" && c.Status != engine.CheckOK {
-			verb := "--repair would"
-			if c.Status == engine.CheckRepaired {
-				verb = "repaired:"
-			}
-			fmt.Fprintf(e.stdout, "%-20s %s %s\n", "", verb, c.Fix)
+			fmt.Fprintf(e.stdout, "%-20s fix: %s\n", "", c.Fix)
 		}
 	}
 	if rep.MovedAside != "" {
