@@ -2,28 +2,28 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/chunk"
 	"github.com/cairnmemory/cairn/ingest"
-	"github.com/cairnmemory/cairn/search"
 )
 
 // Sync brings the index up to date with the selected corpora (all when opts
 // or opts.Corpora is empty). Per file it skips unchanged size and mtime,
-// then unchanged content hash; only new content is chunked. Files that
-// vanished leave search at once; a file that cannot be read is counted in
-// Failed, listed in Failures, and keeps its previously indexed snapshot.
+// then unchanged content hash; only new content is chunked. Secrets are
+// redacted from a files corpus's text before it is hashed (unless the
+// corpus sets NoRedact). Files that vanished leave search at once; a file
+// that cannot be read is counted in Failed, listed in Failures, and keeps
+// its previously indexed snapshot, except when its path no longer names a
+// regular file inside the corpus (a symlink now pointing outside, a pipe):
+// then it leaves the index too. Counts report what was committed, also
+// when the sync fails.
 // When every corpus is synced, documents of corpora no longer configured
 // are pruned. Content no document references is deleted at the end.
 func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.SyncResult, error) {
@@ -153,34 +153,54 @@ func changed(res *cairn.SyncResult, pruned int) bool {
 	return pruned > 0
 }
 
+// afterScanHook, when set (by tests), runs between a files corpus's scan
+// and the reading of its files: the window in which a symlink can be
+// swapped.
+var afterScanHook func(corpus string)
+
 func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
 	r := cairn.CorpusSyncResult{Name: c.Name}
 	// The scan is syscall-bound and the state query CPU-bound: overlap them.
 	var states map[string]cairn.DocState
+	var recorded string
 	var statesErr error
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		states, statesErr = e.store.DocStates(ctx, c.Name)
+		if states, statesErr = e.store.DocStates(ctx, c.Name); statesErr == nil {
+			recorded, statesErr = e.store.RedactState(ctx, c.Name)
+		}
 	}()
 	files, failures, err := ingest.Scan(ctx, c)
 	<-loaded
 	if err = errors.Join(err, statesErr); err != nil {
 		return r, err
 	}
+	if afterScanHook != nil {
+		afterScanHook(c.Name)
+	}
+	// Documents indexed under another redaction state (before redaction
+	// existed, under older rules, or with the corpus's redact setting
+	// flipped) are read again even when size and mtime match; the content
+	// hash still skips every file whose redacted text is what is stored, so
+	// only files holding secrets are re-chunked and re-embedded.
+	state := redactState(c)
+	reread := recorded != state && len(states) > 0
 	r.Scanned = len(files)
 	keep := make(map[string]bool, len(files))
 	var todo []ingest.File
 	for _, f := range files {
 		keep[f.Rel] = true
-		if st, ok := states[f.Rel]; ok && st.Size == f.Size && st.ModTime == f.ModTime {
+		if st, ok := states[f.Rel]; ok && !reread && st.Size == f.Size && st.ModTime == f.ModTime {
 			r.Unchanged++
 			continue
 		}
 		todo = append(todo, f)
 	}
 	for _, f := range failures {
-		keep[f.Path] = true // keep what was indexed before
+		// A link that now leads outside the root, or nowhere, is dropped
+		// like a deleted file; other failures keep what was indexed.
+		keep[f.Path] = !ingest.DropsDocument(f)
 		r.Failures = append(r.Failures, f)
 	}
 	missing, err := missingRoots(c)
@@ -197,39 +217,21 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 			}
 		}
 	}
-	report := func(done int) {
-		if progress != nil {
-			progress(cairn.ProgressEvent{Corpus: c.Name, Done: r.Unchanged + done, Total: len(files)})
-		}
-	}
-	report(0)
-	// Reading and chunking batch n+1 overlaps with writing batch n.
-	writes := make(chan *cairn.Batch, 1)
-	writeErr := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range writes {
-			if err == nil {
-				err = e.store.Apply(ctx, b)
-			}
-		}
-		writeErr <- err
-	}()
-	var prepErr error
-	for i := 0; i < len(todo) && prepErr == nil; i += e.opts.BatchSize {
-		if prepErr = ctx.Err(); prepErr != nil {
-			break
-		}
-		batch := todo[i:min(i+e.opts.BatchSize, len(todo))]
-		var b *cairn.Batch
-		if b, prepErr = e.prepareBatch(ctx, c.Name, batch, states, &r, keep); prepErr == nil && b != nil {
-			writes <- b
-		}
-		report(i + len(batch))
-	}
-	close(writes)
-	if err := errors.Join(prepErr, <-writeErr); err != nil {
+	read := make(map[string]bool, len(todo)) // paths read in this sync
+	committed, err := e.writeFiles(ctx, c, todo, states, &r, keep, read, progress)
+	committed.addTo(&r)
+	r.Failed = len(r.Failures)
+	if err != nil {
 		return r, err
+	}
+	if reread && !c.NoRedact {
+		// What is kept without being read again (a missing root, an
+		// unreadable file) is redacted from its stored snapshot.
+		t, err := e.redactKept(ctx, c.Name, states, keep, read, &r)
+		t.addTo(&r)
+		if err != nil {
+			return r, err
+		}
 	}
 	var gone []string
 	for p := range states {
@@ -243,114 +245,72 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 		}
 		r.Removed = len(gone)
 	}
-	r.Failed = len(r.Failures)
-	return r, nil
+	if recorded == state {
+		return r, nil
+	}
+	if reread && r.Updated > 0 {
+		if err := e.purgeReplaced(ctx); err != nil {
+			return r, err
+		}
+	}
+	return r, e.store.SetRedactState(ctx, c.Name, state)
 }
 
-// loaded is one file read and hashed by a worker.
-type loaded struct {
-	file ingest.File
-	text string
-	hash string
-	err  error
-	doc  *cairn.Document
-}
-
-// prepareBatch reads, hashes and chunks files and returns the batch to
-// write, or nil when nothing needs writing.
-func (e *Engine) prepareBatch(ctx context.Context, corpus string, files []ingest.File, states map[string]cairn.DocState, r *cairn.CorpusSyncResult, keep map[string]bool) (*cairn.Batch, error) {
-	items := make([]loaded, len(files))
-	e.parallel(len(files), func(i int) {
-		it := &items[i]
-		it.file = files[i]
-		it.text, it.err = ingest.Read(files[i], e.opts.MaxFileSize)
-		if it.err == nil {
-			sum := sha256.Sum256([]byte(it.text))
-			it.hash = hex.EncodeToString(sum[:])
-		}
-	})
-	b := &cairn.Batch{Corpus: corpus}
-	var fresh []string
-	for i := range items {
-		it := &items[i]
-		if it.err != nil {
-			var re *ingest.ReadError
-			if !errors.As(it.err, &re) {
-				return nil, it.err
-			}
-			r.Failures = append(r.Failures, re.Failure())
-			keep[it.file.Rel] = true
-			continue
-		}
-		st, existed := states[it.file.Rel]
-		if existed && st.Hash == it.hash {
-			b.Touch = append(b.Touch, cairn.DocState{Path: it.file.Rel, Hash: it.hash, Size: it.file.Size, ModTime: it.file.ModTime})
-			r.Unchanged++
-			continue
-		}
-		if existed {
-			r.Updated++
-		} else {
-			r.Added++
-		}
-		it.doc = &cairn.Document{Corpus: corpus, Path: it.file.Rel, Hash: it.hash, Text: it.text, Size: it.file.Size, ModTime: it.file.ModTime}
-		fresh = append(fresh, it.hash)
-	}
-	stored, err := e.store.HasContent(ctx, fresh)
-	if err != nil {
-		return nil, err
-	}
-	// Chunk each new content once, even when several files share it.
-	first := map[string]int{}
-	for i := range items {
-		if d := items[i].doc; d != nil && !stored[d.Hash] {
-			if _, dup := first[d.Hash]; !dup {
-				first[d.Hash] = i
-			}
+// writeFiles reads, chunks and writes files in batches: reading and
+// chunking batch n+1 overlaps with writing batch n. It returns what the
+// committed batches changed; a batch counts only once its write returned,
+// so a failed sync reports what the index holds, not what was planned.
+func (e *Engine) writeFiles(ctx context.Context, c cairn.Corpus, todo []ingest.File, states map[string]cairn.DocState,
+	r *cairn.CorpusSyncResult, keep, read map[string]bool, progress func(cairn.ProgressEvent)) (tally, error) {
+	report := func(done int) {
+		if progress != nil {
+			progress(cairn.ProgressEvent{Corpus: c.Name, Done: r.Unchanged + done, Total: r.Scanned})
 		}
 	}
-	e.parallel(len(items), func(i int) {
-		if d := items[i].doc; d != nil && first[d.Hash] == i && !stored[d.Hash] {
-			d.Title = chunk.Title(d.Text)
-			d.Chunks = e.opts.Chunker.Chunk(d.Text)
-			if d.Chunks == nil {
-				d.Chunks = []cairn.Chunk{}
-			}
-			for i := range d.Chunks {
-				if c := &d.Chunks[i]; !c.Noise {
-					c.Ident = search.IdentText(d.Text[c.Pos : c.Pos+c.Len])
+	report(0)
+	type write struct {
+		b *cairn.Batch
+		t tally
+	}
+	writes := make(chan write, 1)
+	writeErr := make(chan error, 1)
+	var committed tally // the writer's alone until writeErr is read
+	go func() {
+		var err error
+		for w := range writes {
+			if err == nil {
+				if err = e.store.Apply(ctx, w.b); err == nil {
+					committed.add(w.t)
 				}
 			}
 		}
-	})
-	for i := range items {
-		if d := items[i].doc; d != nil {
-			r.Chunks += len(d.Chunks)
-			b.Upserts = append(b.Upserts, *d)
+		writeErr <- err
+	}()
+	var prepErr error
+	for i := 0; i < len(todo) && prepErr == nil; i += e.opts.BatchSize {
+		if prepErr = ctx.Err(); prepErr != nil {
+			break
 		}
+		batch := todo[i:min(i+e.opts.BatchSize, len(todo))]
+		var b *cairn.Batch
+		var t tally
+		if b, t, prepErr = e.prepareBatch(ctx, c, batch, states, r, keep, read); prepErr == nil && b != nil {
+			writes <- write{b, t}
+		}
+		report(i + len(batch))
 	}
-	if len(b.Upserts)+len(b.Touch) == 0 {
-		return nil, nil
-	}
-	return b, nil
+	close(writes)
+	err := errors.Join(prepErr, <-writeErr)
+	return committed, err
 }
 
-// parallel runs fn(0..n-1) on the engine's workers.
-func (e *Engine) parallel(n int, fn func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(e.opts.Workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
+// purgeReplaced removes content that redaction replaced right away, and
+// merges the full-text index so no segment still holds its terms; with
+// the store's secure_delete the freed pages are zeroed, so the secrets
+// leave the database file, not just the search results.
+func (e *Engine) purgeReplaced(ctx context.Context) error {
+	if _, err := e.store.GC(ctx); err != nil {
+		return err
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	return e.store.Optimize(ctx)
 }
