@@ -37,8 +37,10 @@ const (
 	// false (the model judged the record not worth an episode).
 	DropEpisodeNotKept = "episode_not_kept"
 
-	// DropInvalidAnswer counts windows whose answer was unusable twice
-	// (cut mid-JSON, not JSON): their records stay pending.
+	// DropInvalidAnswer counts windows (and sleep groups) whose answer was
+	// unusable twice (off the schema, cut at the output limit, not JSON, a
+	// rejected request): their records stay pending and the window is
+	// listed in the run's Failures.
 	DropInvalidAnswer = "invalid_answer"
 )
 

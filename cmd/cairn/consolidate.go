@@ -143,6 +143,7 @@ func printConsolidate(e *env, res *cairn.ConsolidateResult, dry bool) {
 		}
 		fmt.Fprintf(e.stdout, "dry run: %d threads, %d windows, %d chars, ~%d tokens to send; %d records pending%s\n",
 			res.Threads, res.Windows, chars, tokens, res.Pending, heldNote(res))
+		printFailures(e, 0, res.Failures) // given-up windows the run would skip
 		return
 	}
 	fmt.Fprintf(e.stdout, "%s: %d threads, %d windows: %d episodes, %d items, %d observations; %d records pending%s\n",

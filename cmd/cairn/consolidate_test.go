@@ -245,3 +245,58 @@ func TestCLIMemoriesSleep(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIConsolidateFailures: a model whose main-window answers break the
+// schema: each run reports the failed windows (text and JSON), exit 0;
+// after 3 runs they are given up and skipped until --retry-failed.
+func TestCLIConsolidateFailures(t *testing.T) {
+	c := newCLI(t)
+	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
+	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
+	c.ok("sync")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		answer := `{"observations":[]}`
+		if !strings.Contains(string(body), "cairn_observations") {
+			answer = `{"segment_summary":7,"episodes":[],"items":[]}`
+		}
+		out, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 5}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	appendConfig(t, c, fmt.Sprintf("\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", srv.URL+"/v1"))
+	var res struct {
+		Status         string
+		InvalidAnswers int `json:"invalid_answers"`
+		Failed         int
+		Failures       []struct {
+			Tries   int
+			Reason  string
+			GivenUp bool `json:"given_up"`
+			Skipped bool
+		}
+	}
+	for run := 1; run <= 3; run++ {
+		json.Unmarshal([]byte(c.ok("consolidate", "--idle", "0", "--json")), &res)
+		want := "failed" // no window succeeded
+		if run == 1 {
+			want = "completed_with_failures" // the observation windows did
+		}
+		if res.Status != want || res.Failed == 0 || res.InvalidAnswers != 2*res.Failed || res.Failures[0].Tries != run ||
+			!strings.Contains(res.Failures[0].Reason, "at /segment_summary") || res.Failures[0].GivenUp != (run == 3) {
+			t.Fatalf("run %d: %+v", run, res)
+		}
+	}
+	if out := c.ok("consolidate", "--idle", "0"); !strings.HasPrefix(out, "completed_with_failures:") || !strings.Contains(out, "given up: skipped") {
+		t.Errorf("a run after giving up: %q", out)
+	}
+	if out := c.ok("consolidate", "--idle", "0", "--dry-run"); !strings.Contains(out, "given up: skipped") {
+		t.Errorf("a dry run does not list the given-up windows: %q", out)
+	}
+	json.Unmarshal([]byte(c.ok("consolidate", "--idle", "0", "--retry-failed", "--json")), &res)
+	if res.Status != "failed" || res.Failures[0].Tries != 4 || res.Failures[0].Skipped {
+		t.Errorf("--retry-failed: %+v, want the windows asked again", res)
+	}
+}
