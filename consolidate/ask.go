@@ -61,7 +61,7 @@ func askTwice(ctx context.Context, call func(context.Context, *cairn.LLMRequest)
 	for try := range 2 {
 		r := *req // a request of its own per call
 		if try > 0 {
-			r.Prompt = req.Prompt + reask(reason)
+			r.Prompt = req.Prompt + redacted(reask(reason)) // the reason may quote the answer
 		}
 		resp, err := call(ctx, &r)
 		in, out := spent(resp, err)
