@@ -157,12 +157,10 @@ func TestStdioProcessBadLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	s := &rawSession{t: t, out: bufio.NewScanner(stdout)}
+	s := &rawSession{t: t, in: stdin, replies: readLines(stdout)}
 	exchange := func(line, wantID string, wantCode int) reply {
 		t.Helper()
-		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-			t.Fatalf("write %.40q: %v (stderr %s)", line, err, stderr.String())
-		}
+		s.send(line)
 		r := s.recv()
 		code := 0
 		if r.Error != nil {
@@ -179,9 +177,7 @@ func TestStdioProcessBadLines(t *testing.T) {
 	exchange(`{"jsonrpc":"2.0","id":7}`, "7", codeInvalidRequest)
 	exchange(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"pad":"`+strings.Repeat("x", 2<<20)+`"}}`, "null", codeInvalidRequest)
 	exchange(initializeLine, "1", 0)
-	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	r := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, "2", 0)
 	if !strings.Contains(string(r.Result), ToolSearch) {
 		t.Errorf("tools/list: %.200s", r.Result)

@@ -42,7 +42,7 @@ var topics = map[string]string{
 	"sub/api.md": "# API\n\nThe parseConfig loader reads config.toml and rejects unknown keys.\n",
 }
 
-func newFixture(t *testing.T, o fixtureOpts) *fixture {
+func newFixture(t testing.TB, o fixtureOpts) *fixture {
 	t.Helper()
 	f := &fixture{notes: t.TempDir(), data: t.TempDir()}
 	for name, text := range topics {
@@ -94,7 +94,7 @@ func longDoc(lines int) string {
 	return string(b)
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-func copyTree(t *testing.T, src, dst string) {
+func copyTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -45,26 +45,40 @@ var badLines = []struct {
 }
 
 // rawSession serves f's agent over StdioTransport (lines at most 4096
-// bytes) on pipes; send writes one line, recv reads one reply.
+// bytes) on pipes; send writes one line, recv returns the next reply.
 type rawSession struct {
-	t    *testing.T
-	in   *io.PipeWriter
-	out  *bufio.Scanner
-	done chan error
+	t       testing.TB
+	in      io.Writer
+	replies <-chan []byte
+	done    chan error
 }
 
-func newRawSession(t *testing.T, a *Agent) *rawSession {
+func newRawSession(t testing.TB, a *Agent) *rawSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &rawSession{t: t, in: inW, out: bufio.NewScanner(outR), done: make(chan error, 1)}
-	s.out.Buffer(nil, 1<<20)
+	s := &rawSession{t: t, in: inW, replies: readLines(outR), done: make(chan error, 1)}
 	go func() {
 		s.done <- NewMCPServer(a, nil).Run(context.Background(), &StdioTransport{Reader: inR, Writer: outW, MaxLineBytes: 4096})
 		outW.Close()
 	}()
-	t.Cleanup(func() { inW.Close(); outR.Close(); <-s.done })
+	t.Cleanup(func() { inW.Close(); <-s.done })
 	return s
+}
+
+// readLines reads r's lines on a goroutine, so the server never waits for
+// the test to read; the channel closes with r.
+func readLines(r io.Reader) <-chan []byte {
+	ch := make(chan []byte, 64)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			ch <- append([]byte(nil), sc.Bytes()...)
+		}
+	}()
+	return ch
 }
 
 func (s *rawSession) send(line string) {
@@ -85,12 +99,13 @@ type reply struct {
 
 func (s *rawSession) recv() reply {
 	s.t.Helper()
-	if !s.out.Scan() {
-		s.t.Fatalf("no reply: the server closed its output (%v)", s.out.Err())
+	line, ok := <-s.replies
+	if !ok {
+		s.t.Fatalf("no reply: the server closed its output")
 	}
 	var r reply
-	if err := json.Unmarshal(s.out.Bytes(), &r); err != nil {
-		s.t.Fatalf("reply %q is not JSON: %v", s.out.Text(), err)
+	if err := json.Unmarshal(line, &r); err != nil {
+		s.t.Fatalf("reply %q is not JSON: %v", line, err)
 	}
 	return r
 }
@@ -174,4 +189,26 @@ func TestStdioLongLineBoundedMemory(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("answer %q, want %q", out.String(), want)
 	}
+}
+
+// FuzzStdioLine: whatever one line holds, the session survives it, so a
+// ping sent after it is answered.
+func FuzzStdioLine(f *testing.F) {
+	for _, tt := range badLines {
+		f.Add(tt.line)
+	}
+	f.Add(initializeLine)
+	f.Add(`{"jsonrpc":"2.0","id":"x","result":null}`)
+	f.Add(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x"}}`)
+	s := newRawSession(f, newFixture(f, fixtureOpts{noSync: true}).agent)
+	n := 0
+	f.Fuzz(func(t *testing.T, line string) {
+		n++
+		s.t = t
+		s.send(strings.ReplaceAll(line, "\n", " "))
+		ping := fmt.Sprintf(`"fuzz-ping-%d"`, n)
+		s.send(`{"jsonrpc":"2.0","id":` + ping + `,"method":"ping"}`)
+		for string(s.recv().ID) != ping {
+		}
+	})
 }
