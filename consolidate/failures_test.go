@@ -219,3 +219,31 @@ func TestSleepAllAnswersInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestLongRecordLastPartNotKept: the long record's last part answers
+// keep: false with an empty title and summary; the episode the earlier
+// parts wrote is stored (the run used to drop it without a trace).
+func TestLongRecordLastPartNotKept(t *testing.T) {
+	f := newFixture(t, longSession())
+	model := &scripted{fn: func(n int, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {
+		text := script(req.System, req.Prompt)
+		if strings.Contains(req.Prompt, "this is part 3.") && !strings.HasPrefix(req.System, "You read one small window") {
+			text = mustJSON(map[string]any{"segment_summary": "The rest of the log.", "episodes": []any{map[string]any{"request": 1,
+				"outcome": "success", "keep": false, "title": "", "summary": "", "cues": []string{}, "concepts": []string{}}}, "items": []any{}})
+		}
+		return &cairn.LLMResponse{Text: text}, nil
+	}}
+	res := f.run(model, nil)
+	if res.Episodes != 1 || res.Dropped[consolidate.DropEpisodeNotKept] != 0 {
+		t.Fatalf("%+v, want the long record's episode kept", counts(res))
+	}
+	var ep *cairn.Memory
+	for _, m := range f.memories() {
+		if m.Kind == cairn.MemoryEpisode {
+			ep = &m
+		}
+	}
+	if ep == nil || ep.Title != "Find why the queue backs up (through part 2)" {
+		t.Errorf("episode %+v, want the title of part 2", ep)
+	}
+}
