@@ -11,7 +11,7 @@
 //
 //	a := mcpserver.NewAgent("default", eng)   // eng from engine.Open
 //	defer a.Close(ctx)
-//	mcpserver.NewMCPServer(a, nil).Run(ctx, &mcp.StdioTransport{}) // cairn mcp
+//	mcpserver.NewMCPServer(a, nil).Run(ctx, &mcpserver.StdioTransport{}) // cairn mcp
 //
 //	h, _ := mcpserver.NewHandler(mcpserver.HTTPOptions{Agents: []*mcpserver.Agent{a}, Token: token})
 //	a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Hour, Watch: true})
@@ -22,7 +22,10 @@
 // Origin header against DNS rebinding, requires the bearer token when one is
 // set, limits body size and request time, and picks the agent per request
 // (/agents/{agent}/..., or the X-Cairn-Agent header) among those it was
-// given. StartBackground adds the periodic session sync and a debounced
-// fsnotify watcher over the files corpora; Close waits for their syncs.
+// given. StdioTransport and /mcp answer a malformed JSON-RPC message with a
+// JSON-RPC error (jsonrpc.go) where the SDK alone would end a stdio session
+// or answer with plain text. StartBackground adds the periodic session sync
+// and a debounced fsnotify watcher over the files corpora; Close waits for
+// their syncs.
 // docs/mcp.md has the client setup.
 package mcpserver
