@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -133,9 +134,14 @@ func checkIndexFile(ctx context.Context, st *sqlite.Store, rep *DoctorReport, re
 			return false, err
 		}
 		c.Status, c.Detail, c.Fix = CheckProblem, err.Error(), fix
-	} else if len(problems) > 0 {
+	} else if len(problems) > 0 && !fullTextOnly(problems) {
 		st.Close()
 		c.Status, c.Detail, c.Fix = CheckProblem, fmt.Sprintf("integrity_check found %d problems, first: %s", len(problems), problems[0]), fix
+	} else if len(problems) > 0 {
+		// SQLite's integrity_check runs FTS5's check too; damage there
+		// alone is the fulltext check's to report and repair.
+		c.Detail = fmt.Sprintf("%s: pages and tables sound; integrity_check's %d findings are in the full-text index (see fulltext)",
+			filepath.Base(st.Path), len(problems))
 	} else {
 		c.Detail = fmt.Sprintf("%s passed integrity_check in %.1f s", filepath.Base(st.Path), time.Since(start).Seconds())
 	}
@@ -152,6 +158,17 @@ func checkIndexFile(ctx context.Context, st *sqlite.Store, rep *DoctorReport, re
 	}
 	rep.add(c)
 	return false, nil
+}
+
+// fullTextOnly reports whether every integrity_check finding is about the
+// full-text index, which a rebuild from the chunks repairs.
+func fullTextOnly(problems []string) bool {
+	for _, p := range problems {
+		if !strings.HasPrefix(p, "fts5:") && !strings.Contains(p, `"chunks_fts`) {
+			return false
+		}
+	}
+	return true
 }
 
 // moveAside renames a damaged index file, with its WAL and shared-memory
