@@ -50,7 +50,9 @@ func DropsDocument(f cairn.FileFailure) bool {
 //     "drafts"; an exclude such as "*.md" also prunes a directory named
 //     "old.md"), and directories Pattern cannot reach are not read;
 //   - accepts a symlinked file only when its resolved target lies inside the
-//     root's resolved path, reporting the others as failures;
+//     root's resolved path, reporting the others as failures (see
+//     DropsDocument); Read checks again on the file it opens, since a link
+//     can change after the scan;
 //   - skips other non-regular files silently;
 //   - reports a directory it cannot read as a failure and goes on.
 //
