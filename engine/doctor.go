@@ -88,6 +88,7 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 		return nil, err
 	}
 	if damaged {
+		rep.add(e.checkTemps(repair)) // needs no index
 		if !repair {
 			return rep, nil
 		}
@@ -150,8 +151,7 @@ func checkIndexFile(ctx context.Context, st *sqlite.Store, rep *DoctorReport, re
 			c.Status = CheckRepaired
 		}
 		rep.add(c)
-		skip := []string{"fulltext", "strays", "vectors", "memories"}
-		for _, name := range skip {
+		for _, name := range []string{"fulltext", "strays", "vectors", "memories"} {
 			rep.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "the index is unreadable"})
 		}
 		return true, nil
