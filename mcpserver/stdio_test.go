@@ -212,3 +212,15 @@ func FuzzStdioLine(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckPayload measures the check every stdio line and /mcp body
+// goes through, on a typical tools/call.
+func BenchmarkCheckPayload(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"busy timeout in the database layer","maxResults":5,"corpora":["notes","sessions"]}}}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if err := checkPayload(msg, false); err != nil {
+			b.Fatal(err.message)
+		}
+	}
+}
