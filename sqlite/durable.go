@@ -130,8 +130,7 @@ func attachDurable(c *sqlite3.SQLiteConn) error {
 	}
 	path := DurablePath(main)
 	if _, err := c.Exec(`ATTACH DATABASE ? AS `+durableSchema, []driver.Value{path}); err != nil {
-		return &cairn.Error{Op: "open durable store", Path: path, Err: err,
-			Hint: "check the file's permissions; it holds the memories and is never rebuilt"}
+		return &cairn.Error{Op: "open durable store", Path: path, Err: err, Hint: durableHint}
 	}
 	// Commits are rare (one per window or group) and each cost model
 	// calls: wait for the disk. Deleted rows are overwritten, as in the

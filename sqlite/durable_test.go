@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -210,5 +211,26 @@ func TestFailures(t *testing.T) {
 	fs, _ = s.FailedRecords(ctx, "sessions", "t.md", "main")
 	if _, ok := fs["a"]; ok || len(fs) != 1 {
 		t.Errorf("failures after committing a: %v, want only b's", fs)
+	}
+}
+
+// TestDamagedDurableNamed: a memory.db that is not a database fails the
+// open with its path and what to do, and is left as it is.
+func TestDamagedDurableNamed(t *testing.T) {
+	dir := t.TempDir()
+	durable := filepath.Join(dir, DurableFile)
+	garbage := []byte("this is not a database, and it is long enough to have a header of sorts....................")
+	if err := os.WriteFile(durable, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := New(filepath.Join(dir, "index.db"), "f1")
+	err := s.Open(context.Background())
+	s.Close()
+	var ce *cairn.Error
+	if !errors.As(err, &ce) || ce.Path != durable || ce.Hint == "" {
+		t.Fatalf("open with a damaged memory.db: %v, want an error naming %s with a hint", err, durable)
+	}
+	if got, _ := os.ReadFile(durable); string(got) != string(garbage) {
+		t.Errorf("the damaged memory.db was changed")
 	}
 }
