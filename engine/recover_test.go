@@ -306,3 +306,29 @@ func TestCorruptVectorFileRebuilt(t *testing.T) {
 		t.Error("the damaged file was not rewritten")
 	}
 }
+
+// TestLockHeldOnlyDuringSync: a long-lived engine (a server that syncs
+// periodically) holds the lock around each sync only, so another process
+// syncs between two of them without waiting.
+func TestLockHeldOnlyDuringSync(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{"a.md": "# A\n\nalpha\n"}, Options{})
+	f.sync()
+	var waited []string
+	other, err := Open(ctx, Options{Dir: f.eng.opts.Dir, Corpora: f.eng.opts.Corpora,
+		Logf: func(format string, args ...any) { waited = append(waited, fmt.Sprintf(format, args...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	if _, err := other.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	if len(waited) != 0 {
+		t.Errorf("a sync between two of a long-lived engine's waited: %q", waited)
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.eng.opts.Dir, LockFile)); len(data) != 0 {
+		t.Errorf("lock file after a finished sync holds %q, want it empty", data)
+	}
+}
