@@ -104,12 +104,13 @@ func (s *snapshot) vectorFile(ctx context.Context, db *sql.DB, dir string, queri
 		return err
 	}
 	for _, q := range queries {
-		var out []string
+		// Chunks of equal text (a copied section) have equal vectors:
+		// their order, and which of them the limit keeps, is free.
+		var items []scoredKey
 		for _, r := range ix.Exact(embedText(q), 10, nil) {
-			out = append(out, fmt.Sprintf("%s %.6f", names[fmt.Sprint(r.Key)], r.Score))
+			items = append(items, scoredKey{names[fmt.Sprint(r.Key)], fmt.Sprintf("%.6f", r.Score)})
 		}
-		slices.Sort(out) // equal scores in either order
-		s.Results["vectors.bin exact: "+q] = out
+		s.Results["vectors.bin exact: "+q] = tieFreeKeys(items, 10)
 	}
 	return nil
 }
@@ -174,16 +175,27 @@ func (s *snapshot) search(ctx context.Context, dir string, corpora []cairn.Corpu
 // are only counted. (Hybrid results fuse the lanes' ranks, so a tie's
 // order moves their scores: the lanes are compared instead.)
 func tieFree(hits []cairn.Hit, limit int) []string {
+	items := make([]scoredKey, len(hits))
+	for i, h := range hits {
+		items[i] = scoredKey{fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), fmt.Sprintf("%.9f", h.Score)}
+	}
+	return tieFreeKeys(items, limit)
+}
+
+// scoredKey is one result: what it names and its formatted score.
+type scoredKey struct{ key, score string }
+
+// tieFreeKeys is tieFree for any results, best first.
+func tieFreeKeys(items []scoredKey, limit int) []string {
 	var out []string
-	for i := 0; i < len(hits); {
+	for i := 0; i < len(items); {
 		j := i
-		score := fmt.Sprintf("%.9f", hits[i].Score)
 		var group []string
-		for ; j < len(hits) && fmt.Sprintf("%.9f", hits[j].Score) == score; j++ {
-			group = append(group, fmt.Sprintf("%s:%d-%d %s", hits[j].Path, hits[j].StartLine, hits[j].EndLine, score))
+		for ; j < len(items) && items[j].score == items[i].score; j++ {
+			group = append(group, items[j].key+" "+items[j].score)
 		}
-		if j == len(hits) && len(hits) == limit {
-			group = []string{fmt.Sprintf("%d more at %s", len(group), score)}
+		if j == len(items) && len(items) == limit {
+			group = []string{fmt.Sprintf("%d more at %s", len(group), items[i].score)}
 		}
 		slices.Sort(group)
 		out = append(out, group...)
