@@ -80,6 +80,7 @@ type ParseStats struct {
 	PartialTail   bool           // a half-written last line was left for the next read
 	Deduplicated  int            // replayed or repeated records dropped
 	ConsumedBytes int64          // bytes up to the last complete line (the resume offset)
+	Truncated     map[string]int `json:",omitempty"` // reason → what reading or projecting cut (long strings, lines past the budget)
 }
 
 // Skip counts one skipped record under reason.
@@ -180,6 +181,7 @@ type SourceSyncStats struct {
 	Failed       int            `json:"failed"`       // files that could not be read or parsed
 	LinesSkipped map[string]int `json:"linesSkipped,omitempty"`
 	Redactions   map[string]int `json:"redactions,omitempty"` // secret kind → values replaced
+	Truncated    map[string]int `json:"truncated,omitempty"`  // reason → cuts made to bound memory and document size
 	Failures     []FileFailure  `json:"failures,omitempty"`
 }
 

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
@@ -39,6 +41,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 	seen := map[string]bool{}
 	type job struct {
 		reader ingest.SourceReader
+		root   string
 		file   string
 		stats  int // index into ss.Sources
 	}
@@ -59,7 +62,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 				continue
 			}
 			for _, f := range files {
-				jobs = append(jobs, job{reader, f, len(ss.Sources)})
+				jobs = append(jobs, job{reader, root, f, len(ss.Sources)})
 			}
 			st.Files += len(files)
 		}
@@ -73,7 +76,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 			progress(cairn.ProgressEvent{Corpus: c.Name + " (transcripts)", Done: i, Total: len(jobs)})
 		}
 		seen[j.file] = true
-		if err := e.syncTranscript(ctx, c, j.reader, j.file, states[j.file], force, &ss.Sources[j.stats]); err != nil {
+		if err := e.syncTranscript(ctx, c, j.reader, j.root, j.file, states[j.file], force, &ss.Sources[j.stats]); err != nil {
 			return cairn.CorpusSyncResult{Name: c.Name}, err
 		}
 	}
@@ -98,32 +101,39 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 
 // syncTranscript re-reads one transcript file when it changed and rewrites
 // the projections of its sessions. A file that cannot be parsed is a
-// failure that keeps its previous projections.
-func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader ingest.SourceReader, path string, prev cairn.TranscriptState, force bool, st *cairn.SourceSyncStats) error {
-	fi, err := os.Stat(path)
+// failure that keeps its previous projections. The file is opened under its
+// source root (ingest.OpenTranscript: regular files only, symbolic links
+// only within the root) and read with bounded memory (ingest.ReadTranscript);
+// what the read cut is counted in st.Truncated.
+func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader ingest.SourceReader, root, path string, prev cairn.TranscriptState, force bool, st *cairn.SourceSyncStats) error {
+	f, fi, err := ingest.OpenTranscript(root, path)
 	if err != nil {
-		st.Failures = append(st.Failures, cairn.FileFailure{Path: path, Reason: "unreadable: " + err.Error()})
+		st.Failures = append(st.Failures, cairn.FileFailure{Path: path, Reason: "not read: " + err.Error()})
 		return nil
 	}
+	defer f.Close()
 	state := cairn.TranscriptState{Corpus: c.Name, Source: reader.ID, Path: path, Size: fi.Size(),
 		ModTime: fi.ModTime().UnixNano(), ProjectorVersion: transcript.Version, CheckedAt: time.Now().UnixMilli()}
 	same := !force && prev.Path != "" && prev.ProjectorVersion == transcript.Version && prev.Error == ""
 	if same && prev.Size == state.Size && prev.ModTime == state.ModTime {
+		reportCuts(st, prev.Stats)
 		return nil
 	}
 	opts := ingest.ParseOptions{Path: path, ModTime: fi.ModTime(), Location: e.opts.Location}
 	var sessions []cairn.Session
-	if reader.ParseFile != nil {
+	var cuts map[string]int
+	if reader.ParseFile != nil && filepath.Base(path) == ingest.OpenClawDBName {
+		f.Close() // SQLite opens the store by its path; it was checked above
 		sessions, err = reader.ParseFile(path, opts)
 	} else {
-		var data []byte
-		if data, err = os.ReadFile(path); err == nil {
-			sum := sha256.Sum256(data)
-			state.Hash = hex.EncodeToString(sum[:])
+		var bd ingest.BoundedData
+		if bd, err = ingest.ReadTranscript(f, path); err == nil {
+			state.Hash, cuts = bd.Hash, maps.Clone(bd.Cut)
 			if same && prev.Hash == state.Hash {
+				reportCuts(st, prev.Stats)
 				return e.store.PutTranscriptState(ctx, state)
 			}
-			sessions, err = reader.Parse(data, opts)
+			sessions, err = reader.Parse(bd.Data, opts)
 		}
 	}
 	st.FilesChanged++
@@ -141,10 +151,11 @@ func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader inge
 		state.Error = err.Error()
 		return e.store.PutTranscriptState(ctx, state)
 	}
-	if err := e.projectAll(ctx, c, path, sessions, keep, st); err != nil {
+	addCounts(&st.Truncated, cuts)
+	all := cairn.ParseStats{Truncated: cuts}
+	if err := e.projectAll(ctx, c, path, sessions, keep, st, &all.Truncated); err != nil {
 		return err
 	}
-	var all cairn.ParseStats
 	for _, s := range sessions {
 		mergeStats(&all, s.Stats)
 	}
@@ -159,11 +170,30 @@ func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader inge
 	return e.store.PutTranscriptState(ctx, state)
 }
 
+// reportCuts repeats, for a transcript that did not change, what its last
+// read cut (kept in its state's stats), so the sync status keeps saying so.
+func reportCuts(st *cairn.SourceSyncStats, stats string) {
+	var prev cairn.ParseStats
+	if stats != "" && json.Unmarshal([]byte(stats), &prev) == nil {
+		addCounts(&st.Truncated, prev.Truncated)
+	}
+}
+
+func addCounts(dst *map[string]int, src map[string]int) {
+	for k, v := range src {
+		if *dst == nil {
+			*dst = map[string]int{}
+		}
+		(*dst)[k] += v
+	}
+}
+
 func mergeStats(dst *cairn.ParseStats, s cairn.ParseStats) {
 	dst.Lines += s.Lines
 	dst.Deduplicated += s.Deduplicated
 	dst.PartialTail = dst.PartialTail || s.PartialTail
 	dst.ConsumedBytes = max(dst.ConsumedBytes, s.ConsumedBytes)
+	addCounts(&dst.Truncated, s.Truncated)
 	for k, v := range s.Skipped {
 		if dst.Skipped == nil {
 			dst.Skipped = map[string]int{}
@@ -173,8 +203,11 @@ func mergeStats(dst *cairn.ParseStats, s cairn.ParseStats) {
 }
 
 // projectAll writes the projections of one file's sessions and removes the
-// projections the file no longer produces.
-func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, sessions []cairn.Session, keep map[string]bool, st *cairn.SourceSyncStats) error {
+// projections the file no longer produces. A session whose projection is
+// over transcript.DefaultMaxPartBytes is written in parts, each a document
+// and a session record of its own. What projecting cut is added to
+// st.Truncated and, when cuts is not nil, to *cuts (the transcript's stats).
+func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, sessions []cairn.Session, keep map[string]bool, st *cairn.SourceSyncStats, cuts *map[string]int) error {
 	old, err := e.store.SessionsOf(ctx, c.Name, path)
 	if err != nil {
 		return err
@@ -192,25 +225,44 @@ func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, se
 			st.Skipped++
 			continue
 		}
+		boundSession(s)
 		redactSession(s, st)
 		p, ok := transcript.Project(s, transcript.Options{AgentName: e.opts.AgentName, Location: e.opts.Location})
 		if !ok {
 			st.Skipped++
 			continue
 		}
-		prev, had := stale[p.Path]
-		delete(stale, p.Path)
-		if had && prev.ProjectionHash == p.Hash && prev.ProjectorVersion == transcript.Version && e.projectionExists(p.Path) {
+		addCounts(&st.Truncated, p.Cut)
+		if cuts != nil {
+			addCounts(cuts, p.Cut)
+		}
+		parts := p.Parts(transcript.DefaultMaxPartBytes)
+		if len(parts) > 1 {
+			st.Truncated = addOne(st.Truncated, CutParts)
+			if cuts != nil {
+				*cuts = addOne(*cuts, CutParts)
+			}
+		}
+		changed := false
+		for _, part := range parts {
+			prev, had := stale[part.Path]
+			delete(stale, part.Path)
+			if had && prev.ProjectionHash == part.Hash && prev.ProjectorVersion == transcript.Version && e.projectionExists(part.Path) {
+				continue
+			}
+			if err := e.writeProjection(part, s.StartedAt); err != nil {
+				return err
+			}
+			if err := e.store.PutSession(ctx, record(c.Name, path, s, part)); err != nil {
+				return err
+			}
+			changed = true
+		}
+		if changed {
+			st.Projected++
+		} else {
 			st.Unchanged++
-			continue
 		}
-		if err := e.writeProjection(p, s.StartedAt); err != nil {
-			return err
-		}
-		if err := e.store.PutSession(ctx, record(c.Name, path, s, p)); err != nil {
-			return err
-		}
-		st.Projected++
 	}
 	for p := range stale {
 		if err := e.removeProjection(ctx, c.Name, p); err != nil {
@@ -219,6 +271,44 @@ func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, se
 		st.Removed++
 	}
 	return nil
+}
+
+// CutParts counts, in the sync status, sessions too long for one document
+// and projected in parts (transcript.DefaultMaxPartBytes).
+const CutParts = "sessions over 4 MiB projected in parts"
+
+func addOne(m map[string]int, reason string) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[reason]++
+	return m
+}
+
+// maxToolText bounds a tool call's input and output before redaction: the
+// projection shows 400 characters of output (transcript.DefaultToolOutputChars)
+// and a short input summary, so the rest only costs memory and time.
+const maxToolText = 16 << 10
+
+// boundSession cuts tool call text to maxToolText.
+func boundSession(s *cairn.Session) {
+	for i := range s.Messages {
+		for j := range s.Messages[i].Tools {
+			t := &s.Messages[i].Tools[j]
+			t.Input, t.Output = cutUTF8(t.Input, maxToolText), cutUTF8(t.Output, maxToolText)
+		}
+	}
+}
+
+// cutUTF8 shortens s to at most n bytes on a character boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func chatTypes(c cairn.Corpus) []string {
@@ -242,28 +332,32 @@ func record(corpus, transcriptPath string, s *cairn.Session, p transcript.Projec
 	}
 }
 
-// redactSession replaces secrets in everything a projection shows.
+// redactSession replaces secrets in everything a projection shows and
+// everything the session record stores: title, label, working directory,
+// conversation and account ids (a path or a channel id can hold a token;
+// a changed id is hashed into the projection path like any unsafe one),
+// git branch, agent id, and per message the text, speaker, model and each
+// tool call's name, input and output. The session and parent ids are left:
+// they are the source's own identifiers (UUIDs) that link records.
 func redactSession(s *cairn.Session, st *cairn.SourceSyncStats) {
-	count := func(c redact.Counts) {
-		for k, v := range c {
-			if st.Redactions == nil {
-				st.Redactions = map[string]int{}
-			}
-			st.Redactions[k] += v
-		}
-	}
 	clean := func(p *string) {
+		if *p == "" {
+			return
+		}
 		var c redact.Counts
 		*p, c = redact.Redact(*p)
-		count(c)
+		addCounts(&st.Redactions, c)
 	}
-	clean(&s.Title)
-	clean(&s.Label)
+	for _, p := range []*string{&s.Title, &s.Label, &s.Cwd, &s.ConversationID, &s.AccountID, &s.GitBranch, &s.AgentID} {
+		clean(p)
+	}
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		clean(&m.Text)
 		clean(&m.Speaker)
+		clean(&m.Model)
 		for j := range m.Tools {
+			clean(&m.Tools[j].Name)
 			clean(&m.Tools[j].Input)
 			clean(&m.Tools[j].Output)
 		}
@@ -356,7 +450,7 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	st := cairn.SourceSyncStats{Source: "import"}
-	if err := e.projectAll(ctx, c, origin, sessions, nil, &st); err != nil {
+	if err := e.projectAll(ctx, c, origin, sessions, nil, &st, nil); err != nil {
 		return nil, err
 	}
 	r, err := e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, nil)

@@ -246,7 +246,7 @@ func ccFillMeta(s *cairn.Session, recs []*ccRecord, o ParseOptions) {
 	if o.Path == "" {
 		return
 	}
-	raw, err := os.ReadFile(strings.TrimSuffix(o.Path, ".jsonl") + ".meta.json")
+	raw, err := readSibling(strings.TrimSuffix(o.Path, ".jsonl") + ".meta.json")
 	if err != nil {
 		return // no meta file: the link to the parent's tool call stays unknown
 	}

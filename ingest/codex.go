@@ -99,8 +99,8 @@ var codexZstdMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
 
 // Bounds on decompressing a .jsonl.zst rollout.
 const (
-	codexMaxDecoded = 1 << 30   // bytes of JSONL one rollout may expand to
-	codexMaxWindow  = 128 << 20 // zstd window a frame may ask for
+	codexMaxDecoded = MaxDecodedBytes // bytes of JSONL one rollout may expand to
+	codexMaxWindow  = maxZstdWindow   // zstd window a frame may ask for
 )
 
 // codexDecompress expands a zstd rollout. A stream cut short (a file still

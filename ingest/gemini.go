@@ -455,12 +455,12 @@ func gemProjectRoot(path, projectHash string) string {
 		chats = filepath.Dir(chats) // a sub-agent chat
 	}
 	project := filepath.Dir(chats)
-	if b, err := os.ReadFile(filepath.Join(project, ".project_root")); err == nil {
+	if b, err := readSibling(filepath.Join(project, ".project_root")); err == nil {
 		if root := strings.TrimSpace(string(b)); root != "" {
 			return root
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(project)), "projects.json"))
+	b, err := readSibling(filepath.Join(filepath.Dir(filepath.Dir(project)), "projects.json"))
 	if err != nil {
 		return ""
 	}

@@ -41,10 +41,14 @@ type OpenClawEvent struct {
 	CreatedAt time.Time // row created_at; zero in the JSONL era
 }
 
-// OpenClawEventError is a fatal error in one event (spec §3.4): its JSON does
-// not parse as an event, or a user/assistant message holds a content block
-// type outside the known set. The session it belongs to is unusable: the
-// engine marks it failed and keeps its previous projection.
+// OpenClawEventError is an error in one event that makes its whole
+// transcript unusable: a session header of an unsupported version (older
+// files need `openclaw doctor --fix`). The engine marks the session failed
+// and keeps its previous projection. A malformed event (JSON that is not an
+// event, a field of the wrong type, a content block type outside the known
+// set) is not such an error: like every other source, the event is skipped
+// and counted ("malformed event") and the rest of the transcript is read
+// (issue 13 item 7; spec §3.4 made it fatal).
 type OpenClawEventError struct {
 	Seq     int64
 	EventID string // empty when the event did not parse
@@ -147,11 +151,11 @@ func ocArchiveStem(name string) (string, bool) {
 }
 
 // ParseOpenClaw reads one JSONL-era transcript: one session. Lines that are
-// not JSON are counted and skipped (spec §0; a half-written last line is left
-// for the next read); a line that is JSON but not a valid event, or an
-// unknown content block in a user/assistant message, fails the file with an
-// *OpenClawEventError (§3.4). Metadata comes from the sibling sessions.json
-// entry when there is one (§3.6).
+// not JSON, or JSON that is not a valid event (an unknown content block in a
+// user/assistant message included), are counted and skipped (a half-written
+// last line is left for the next read); only an unsupported session header
+// fails the file, with an *OpenClawEventError. Metadata comes from the
+// sibling sessions.json entry when there is one (§3.6).
 func ParseOpenClaw(data []byte, o ParseOptions) ([]cairn.Session, error) {
 	var stats cairn.ParseStats
 	var events []OpenClawEvent
@@ -217,6 +221,7 @@ func OpenClawSession(s cairn.Session, events []OpenClawEvent, active []int64) (c
 // ocNode is one tree event (every event but the header).
 type ocNode struct {
 	ev     OpenClawEvent
+	bad    bool // malformed body: kept only to link the tree, counted once
 	typ    string
 	id     string
 	parent string // "" for a root
@@ -254,12 +259,10 @@ type ocHeader struct {
 func (b *ocBuilder) add(ev OpenClawEvent) error {
 	fail := func(id string, err error) error { return &OpenClawEventError{Seq: ev.Seq, EventID: id, Err: err} }
 	data := trimJSONSpace(ev.JSON)
-	if len(data) == 0 || data[0] != '{' {
-		return fail("", errors.New("event is not a JSON object"))
-	}
 	var env ocEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return fail("", fmt.Errorf("decode event: %w", err))
+	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &env) != nil {
+		b.s.Stats.Skip(ocMalformed) // not an event at all: nothing links to it
+		return nil
 	}
 	if env.Type == "session" {
 		return b.addHeader(ev, data, fail)
@@ -276,8 +279,11 @@ func (b *ocBuilder) add(ev OpenClawEvent) error {
 	if env.ParentID != nil {
 		n.parent = *env.ParentID
 	}
-	if err := n.decodeBody(data); err != nil {
-		return fail(env.ID, err)
+	if n.decodeBody(data) != nil {
+		// the event stays in the tree without its body, so that the
+		// messages after it still reach the root of the branch
+		n.bad, n.msg, n.text = true, nil, ""
+		b.s.Stats.Skip(ocMalformed)
 	}
 	if env.Type == "session_info" {
 		var info struct {
@@ -298,8 +304,9 @@ func (b *ocBuilder) addHeader(ev OpenClawEvent, data []byte, fail func(string, e
 		return nil
 	}
 	var h ocHeader
-	if err := json.Unmarshal(data, &h); err != nil {
-		return fail("", fmt.Errorf("decode session header: %w", err))
+	if json.Unmarshal(data, &h) != nil {
+		b.s.Stats.Skip("malformed header")
+		return nil
 	}
 	if h.Version == nil || *h.Version < 3 || *h.Version > 4 {
 		v := "none"
@@ -381,6 +388,9 @@ func (b *ocBuilder) activeBranch(active []int64) []int {
 	return branch
 }
 
+// ocMalformed counts skipped events that are not valid events.
+const ocMalformed = "malformed event"
+
 // ocSkippedTypes are event types that never project (§3.4).
 var ocSkippedTypes = map[string]bool{
 	"reset": true, "model_change": true, "thinking_level_change": true, "custom": true,
@@ -400,6 +410,8 @@ func (b *ocBuilder) project(branch []int) {
 	for _, i := range branch {
 		n := &b.nodes[i]
 		switch {
+		case n.bad:
+			// counted when read
 		case n.typ == "message" && n.msg == nil:
 			b.s.Stats.Skip("message without body")
 		case n.typ == "message":

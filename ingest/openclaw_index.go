@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -47,7 +46,7 @@ type ocOrigin struct {
 // else whose sessionId is the session's. A missing or unreadable index
 // leaves s as it is.
 func ocApplyIndex(s *cairn.Session, path, stem string) {
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(path), ocIndexName))
+	data, err := readSibling(filepath.Join(filepath.Dir(path), ocIndexName))
 	if err != nil {
 		return
 	}

@@ -266,21 +266,55 @@ func TestOpenClawTimes(t *testing.T) {
 	}
 }
 
-func TestOpenClawFatal(t *testing.T) {
-	for _, tc := range []struct{ name, line, want string }{
-		{"unknown block", ocAssistant("a1", "", map[string]any{"type": "audio"}), `unknown content block type "audio"`},
-		{"user content object", `{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":{"text":"x"}}}`, "neither a string nor an array"},
-		{"text not string", `{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":[{"type":"text","text":5}]}}`, "not a string"},
-		{"parentId number", `{"type":"message","id":"u1","parentId":3}`, "decode event"},
-		{"array event", `[1,2]`, "not a JSON object"},
-		{"message string", `{"type":"message","id":"u1","parentId":null,"message":"hi"}`, "not an object"},
+// TestOpenClawMalformedEventSkipped: a malformed event among good ones is
+// skipped and counted, and the rest of the transcript is read (issue 13
+// item 7; these lines used to fail the whole file). When its id and parent
+// still decode, the event keeps linking the branch: the message after it,
+// whose parent it is, still reaches the first message.
+func TestOpenClawMalformedEventSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		name, line, parentOfNext string
+	}{
+		{"unknown block", ocAssistant("x", "u1", map[string]any{"type": "audio"}), "x"},
+		{"user content object", `{"type":"message","id":"x","parentId":"u1","message":{"role":"user","content":{"text":"x"}}}`, "x"},
+		{"text not string", `{"type":"message","id":"x","parentId":"u1","message":{"role":"user","content":[{"type":"text","text":5}]}}`, "x"},
+		{"message string", `{"type":"message","id":"x","parentId":"u1","message":"hi"}`, "x"},
+		{"parentId number", `{"type":"message","id":"x","parentId":3}`, "u1"},
+		{"array event", `[1,2]`, "u1"},
 	} {
-		_, err := ParseOpenClaw(ocLines(tc.line), ParseOptions{Path: "x/s1.jsonl"})
-		var ee *OpenClawEventError
-		if !errors.As(err, &ee) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want *OpenClawEventError containing %q", tc.name, err, tc.want)
+		ss, err := ParseOpenClaw(ocLines(ocUser("u1", "", "first question"), tc.line, ocUser("u2", tc.parentOfNext, "second question")),
+			ParseOptions{Path: "x/s1.jsonl"})
+		if err != nil || len(ss) != 1 {
+			t.Errorf("%s: ParseOpenClaw = %d sessions, %v; want the session read", tc.name, len(ss), err)
+			continue
+		}
+		if d := cmp.Diff([]string{"|first question", "|second question"}, ocTexts(ss[0])); d != "" {
+			t.Errorf("%s: messages (-want +got):\n%s", tc.name, d)
+		}
+		if d := cmp.Diff(map[string]int{"malformed event": 1}, ss[0].Stats.Skipped); d != "" {
+			t.Errorf("%s: skipped (-want +got):\n%s", tc.name, d)
 		}
 	}
+}
+
+// TestOpenClawFixtureOneMalformedLine reads a fixture transcript whose third
+// event holds an unknown content block: the other messages are projected.
+func TestOpenClawFixtureOneMalformedLine(t *testing.T) {
+	data, err := os.ReadFile("testdata/openclaw-one-malformed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ocParse(t, data)
+	want := []string{"|what did we decide about the garden fence?", "|Cedar boards, stained dark.", "|and the gate?", "|A matching cedar gate."}
+	if d := cmp.Diff(want, ocTexts(s)); d != "" {
+		t.Errorf("messages (-want +got):\n%s", d)
+	}
+	if s.Stats.Skipped["malformed event"] != 1 || s.Stats.Lines != 6 {
+		t.Errorf("stats = %+v, want 6 lines with 1 malformed event skipped", s.Stats)
+	}
+}
+
+func TestOpenClawFatal(t *testing.T) {
 	_, err := ParseOpenClaw([]byte(`{"type":"session","version":2,"id":"old"}`+"\n"), ParseOptions{})
 	if err == nil || !strings.Contains(err.Error(), "unsupported session version 2") {
 		t.Errorf("v2 header: %v", err)

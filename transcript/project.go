@@ -12,7 +12,18 @@ import (
 )
 
 // Version is the projector version; a change re-projects every session.
-const Version = 1
+// 2: bad characters replaced, long messages cut, long sessions in parts.
+const Version = 2
+
+// DefaultMaxMessageBytes is the most of one message's body a projection
+// keeps; the rest is cut with a marker (Projection.Cut counts it).
+const DefaultMaxMessageBytes = 1 << 20
+
+// Reasons counted in Projection.Cut.
+const (
+	CutMessage = "messages over 1 MiB cut"
+	CutChars   = "messages with NUL, control or invalid UTF-8 characters replaced"
+)
 
 // DefaultToolOutputChars is the tool output budget per call.
 const DefaultToolOutputChars = 400
@@ -46,6 +57,7 @@ type Projection struct {
 	Text  string
 	Hash  string // sha256 hex of Text
 	Spans []Span
+	Cut   map[string]int // reason → messages changed to fit (CutMessage, CutChars)
 }
 
 // Span locates one message in a projection. Offsets are UTF-8 bytes; lines
@@ -67,12 +79,27 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 	var b strings.Builder
 	b.WriteString("# Transcript\n\n")
 	var spans []Span
+	var cuts map[string]int
+	count := func(reason string) {
+		if cuts == nil {
+			cuts = map[string]int{}
+		}
+		cuts[reason]++
+	}
 	for _, m := range s.Messages {
-		body := renderBody(m, o)
+		body, bad := cleanText(renderBody(m, o))
+		if bad {
+			count(CutChars)
+		}
 		if strings.TrimSpace(body) == "" {
 			continue
 		}
+		if len(body) > DefaultMaxMessageBytes {
+			body = cutBytes(body, DefaultMaxMessageBytes) + "\n\n[… message cut at 1 MiB]"
+			count(CutMessage)
+		}
 		typ, label, name := heading(s, m, o)
+		name, _ = cleanText(name)
 		ts := formatTime(messageTime(s, m), o.loc())
 		sp := Span{Type: typ, Name: name, Timestamp: ts, Start: b.Len()}
 		b.WriteString("## " + label + sep + name + sep + ts + "\n\n")
@@ -91,7 +118,7 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 	}
 	setLines(text, spans)
 	sum := sha256.Sum256([]byte(text))
-	return Projection{Path: Path(s), Text: text, Hash: hex.EncodeToString(sum[:]), Spans: spans}, true
+	return Projection{Path: Path(s), Text: text, Hash: hex.EncodeToString(sum[:]), Spans: spans, Cut: cuts}, true
 }
 
 func heading(s *cairn.Session, m cairn.Message, o Options) (typ, label, name string) {

@@ -31,9 +31,11 @@ import (
 // DefaultBusyTimeoutMs is how long a read waits on OpenClaw's write lock.
 const DefaultBusyTimeoutMs = 5000
 
-// SessionFailure is one session whose events are unusable (spec §3.4: event
-// JSON that does not parse, an unknown content block, a compressed event
-// that does not decode to its recorded length).
+// SessionFailure is one session that could not be read: its header names a
+// version Cairn does not read, or its history is in cold storage. A bad
+// event (JSON that does not parse, an unknown content block, a compressed
+// event that does not decode to its recorded length) is skipped and counted
+// instead, as in every other source.
 type SessionFailure struct {
 	SessionID string
 	Err       error
@@ -122,11 +124,16 @@ func ParseFile(path string, o ingest.ParseOptions) ([]cairn.Session, error) {
 	if filepath.Base(path) == ingest.OpenClawDBName {
 		return ReadDB(context.Background(), path, o)
 	}
-	data, err := os.ReadFile(path)
+	f, _, err := ingest.OpenTranscript(filepath.Dir(path), path)
 	if err != nil {
 		return nil, fmt.Errorf("read openclaw transcript: %w", err)
 	}
-	return ingest.ParseOpenClaw(data, o)
+	defer f.Close()
+	bd, err := ingest.ReadTranscript(f, path)
+	if err != nil {
+		return nil, fmt.Errorf("read openclaw transcript: %w", err)
+	}
+	return ingest.ParseOpenClaw(bd.Data, o)
 }
 
 // Find lists both eras' files under an OpenClaw state directory: the JSONL

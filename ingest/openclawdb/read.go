@@ -222,7 +222,10 @@ FROM transcript_events WHERE session_id = ? ORDER BY seq`, sessionID)
 		stats.Lines++
 		data, err := eventBytes(text, blob, size)
 		if err != nil {
-			return nil, &ingest.OpenClawEventError{Seq: seq, Err: err}
+			// like a malformed line in any transcript: skipped and
+			// counted, the rest of the session is read
+			stats.Skip("undecodable event")
+			continue
 		}
 		ev := ingest.OpenClawEvent{Seq: seq, JSON: data}
 		if created.Valid {
