@@ -48,6 +48,9 @@ func loadRules() []rule {
 	return rules
 }
 
+// buildRules lists the rules. A change to what they replace should bump
+// redactVersion in engine/prepare.go, so that files corpora indexed under
+// the old rules are read and redacted again at the next sync.
 func buildRules() []rule {
 	return []rule{
 		// A service-account JSON key: the private_key string value, escaped
