@@ -37,7 +37,7 @@ import (
 const (
 	MaxStringBytes     = 32 << 10
 	MaxLineBytes       = 8 << 20
-	MaxTranscriptBytes = 32 << 20
+	MaxTranscriptBytes = 24 << 20
 	MaxDecodedBytes    = 256 << 20
 	maxZstdWindow      = 32 << 20
 )
@@ -46,7 +46,7 @@ const (
 const (
 	CutString     = "strings over 32 KiB cut"
 	CutLine       = "lines over 8 MiB skipped"
-	CutTranscript = "transcript over 32 MiB: later lines not read"
+	CutTranscript = "transcript over 24 MiB: later lines not read"
 	CutDecoded    = "decompressed over 256 MiB: the rest not read"
 	CutMarkdown   = "lines over 32 KiB cut"
 )
@@ -183,7 +183,14 @@ type jsonCutter struct {
 }
 
 func (c *jsonCutter) write(p []byte) error {
-	for _, b := range p {
+	for i := 0; i < len(p); i++ {
+		if c.inStr && c.cutting && !c.esc && c.hex == 0 {
+			i += skipCut(p[i:]) // the rest of a cut string is dropped unread
+			if i == len(p) {
+				return nil
+			}
+		}
+		b := p[i]
 		if b == '\n' {
 			if err := c.endLine(); err != nil {
 				return err
@@ -212,6 +219,20 @@ func (c *jsonCutter) write(p []byte) error {
 }
 
 func (c *jsonCutter) emit(b byte) { c.out.Data = append(c.out.Data, b) }
+
+// skipCut returns how many bytes of p hold no quote, backslash or newline:
+// the bytes a cut string drops without looking at them one by one. It looks
+// at most 4 KiB ahead, so a string dense with escapes stays linear.
+func skipCut(p []byte) int {
+	w := p[:min(len(p), 4<<10)]
+	n := len(w)
+	for _, c := range []byte{'"', '\\', '\n'} {
+		if j := bytes.IndexByte(w[:n], c); j >= 0 {
+			n = j
+		}
+	}
+	return n
+}
 
 // strByte handles one byte inside a string.
 func (c *jsonCutter) strByte(b byte) {

@@ -37,6 +37,11 @@ func text(r *rand.Rand, n int) string {
 // writes it) and every 20th turn a 300 KB base64 screenshot; without, turns
 // are plain user and assistant messages of 0.5 to 3 KB.
 func genClaude(root string, size int64, tools bool) (int64, error) {
+	return genClaudeSized(root, size, tools, 500, 2500)
+}
+
+// genClaudeSized is genClaude with message texts of lo to lo+spread bytes.
+func genClaudeSized(root string, size int64, tools bool, lo, spread int) (int64, error) {
 	const sid = "00000000-0000-4000-8000-00000000b001"
 	p := filepath.Join(root, "projects", "-home-dev-bench", sid+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -74,10 +79,10 @@ func genClaude(root string, size int64, tools bool) (int64, error) {
 		return err
 	}
 	for turn := 0; written < size; turn++ {
-		if err := emit("user", map[string]any{"role": "user", "content": text(r, 500+r.IntN(2500))}, nil); err != nil {
+		if err := emit("user", map[string]any{"role": "user", "content": text(r, lo+r.IntN(spread))}, nil); err != nil {
 			return 0, err
 		}
-		content := []any{map[string]any{"type": "text", "text": text(r, 500+r.IntN(2500))}}
+		content := []any{map[string]any{"type": "text", "text": text(r, lo+r.IntN(spread))}}
 		toolID := fmt.Sprintf("toolu_%08d", turn)
 		if tools {
 			content = append(content, map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{"command": "go test ./... -run " + words[r.IntN(len(words))]}})

@@ -7,6 +7,7 @@
 //	claude-10mb      one Claude Code session of about 10 MB (text, tool calls, tool results)
 //	claude-200mb     one Claude Code session of about 200 MB (large tool results and images)
 //	claude-200mb-text one Claude Code session of about 200 MB of plain messages only
+//	claude-200mb-tiny one Claude Code session of about 200 MB of 10 to 40 byte messages (most records per byte)
 //	codex-bomb       a Codex .jsonl.zst rollout of about 100 KB that expands to about 1 GB
 //
 //	go run -tags sqlite_fts5 ./bench/cmd/transcriptbench            # all cases
@@ -42,10 +43,11 @@ var cases = map[string]struct {
 	"claude-10mb":       {cairn.SourceClaudeCode, func(r string) (int64, error) { return genClaude(r, 10e6, true) }},
 	"claude-200mb":      {cairn.SourceClaudeCode, func(r string) (int64, error) { return genClaude(r, 200e6, true) }},
 	"claude-200mb-text": {cairn.SourceClaudeCode, func(r string) (int64, error) { return genClaude(r, 200e6, false) }},
+	"claude-200mb-tiny": {cairn.SourceClaudeCode, func(r string) (int64, error) { return genClaudeSized(r, 200e6, false, 10, 30) }},
 	"codex-bomb":        {cairn.SourceCodex, genCodexBomb},
 }
 
-var order = []string{"claude-10mb", "claude-200mb", "claude-200mb-text", "codex-bomb"}
+var order = []string{"claude-10mb", "claude-200mb", "claude-200mb-text", "claude-200mb-tiny", "codex-bomb"}
 
 // result is what a child reports, one JSON line on stdout.
 type result struct {
@@ -64,7 +66,17 @@ func main() {
 	list := flag.String("cases", strings.Join(order, ","), "comma-separated cases: "+strings.Join(order, ", "))
 	child := flag.String("child", "", "internal: run one case in this process")
 	work := flag.String("work", "", "internal: the case's work directory")
+	gen := flag.String("gen", "", "only write the inputs of -cases under this directory (DIR/CASE/root), for profiling a child by hand")
 	flag.Parse()
+	if *gen != "" {
+		for _, name := range strings.Split(*list, ",") {
+			if _, err := cases[name].gen(filepath.Join(*gen, name, "root")); err != nil {
+				fmt.Fprintln(os.Stderr, "transcriptbench:", err)
+				os.Exit(1)
+			}
+		}
+		return
+	}
 	if *child != "" {
 		r := runChild(*child, *work)
 		json.NewEncoder(os.Stdout).Encode(r)
