@@ -1,7 +1,7 @@
 // Package sqlite is Cairn's embedded index store: one SQLite database per
 // agent, through github.com/mattn/go-sqlite3 with FTS5 (build with
-// -tags sqlite_fts5; a binary built without it fails at Open with an error
-// that says so).
+// -tags sqlite_fts5; without it the package does not compile, and the
+// compiler's message names the tag: notag.go).
 //
 // Layout:
 //
