@@ -88,9 +88,6 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 	}
 	for _, m := range s.Messages {
 		body, bad := cleanText(renderBody(m, o))
-		if bad {
-			count(CutChars)
-		}
 		if strings.TrimSpace(body) == "" {
 			continue
 		}
@@ -99,7 +96,10 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 			count(CutMessage)
 		}
 		typ, label, name := heading(s, m, o)
-		name, _ = cleanText(name)
+		name, badName := cleanText(name)
+		if bad || badName {
+			count(CutChars)
+		}
 		ts := formatTime(messageTime(s, m), o.loc())
 		sp := Span{Type: typ, Name: name, Timestamp: ts, Start: b.Len()}
 		b.WriteString("## " + label + sep + name + sep + ts + "\n\n")

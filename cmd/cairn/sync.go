@@ -82,6 +82,9 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 		for kind, n := range s.Redactions {
 			fmt.Fprintf(e.stdout, "%s: %d secrets redacted: %s\n", s.Source, n, kind)
 		}
+		for reason, n := range s.Truncated {
+			fmt.Fprintf(e.stdout, "%s: truncated %d: %s\n", s.Source, n, reason)
+		}
 		for _, f := range s.Failures {
 			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, f.Path, f.Reason)
 		}
