@@ -23,7 +23,8 @@ import (
 //   - in JSON and JSONL, every string value longer than MaxStringBytes is cut
 //     there (an image's base64, a file dumped by a tool, a runaway output) and
 //     ends with "…"; the JSON stays valid;
-//   - a JSONL line still longer than MaxLineBytes after that is skipped;
+//   - a JSONL line still longer than MaxLineBytes after that is skipped (a
+//     blank line takes its place, so line numbers stay);
 //   - what is kept stops at MaxTranscriptBytes, at the end of the last whole
 //     line (JSONL, Markdown), so the start of a very long session is indexed
 //     and later lines are left out. A single JSON document (Gemini's older
@@ -274,9 +275,12 @@ func (c *jsonCutter) endLine() error {
 		return nil
 	}
 	if c.skipLine {
+		// a blank line in its place keeps the numbers of the lines after it
+		// (some parsers derive message ids from them)
 		c.out.cut(CutLine, 1)
 		c.skipLine = false
-		c.out.Data = c.out.Data[:c.lineStart]
+		c.out.Data = append(c.out.Data[:c.lineStart], '\n')
+		c.lineStart = len(c.out.Data)
 		c.lineCut = 0
 		return nil
 	}

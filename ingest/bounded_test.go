@@ -62,7 +62,7 @@ func TestReadTranscriptCutsLongStrings(t *testing.T) {
 func TestReadTranscriptLines(t *testing.T) {
 	huge := `{"a":[` + strings.Repeat(`"0123456789",`, MaxLineBytes/13+10) + `"end"]}`
 	bd := readBounded(t, []byte(`{"n":1}`+"\n"+huge+"\n"+`{"n":2}`+"\n"+`{"n":3,"half`), "s.jsonl")
-	if string(bd.Data) != `{"n":1}`+"\n"+`{"n":2}`+"\n"+`{"n":3,"half` || bd.Cut[CutLine] != 1 {
+	if string(bd.Data) != `{"n":1}`+"\n\n"+`{"n":2}`+"\n"+`{"n":3,"half` || bd.Cut[CutLine] != 1 {
 		t.Errorf("data %q, cut %v; want the huge line skipped and the tail kept", bd.Data, bd.Cut)
 	}
 	line := `{"text":"` + strings.Repeat("z", 1000) + `"}` + "\n"
