@@ -67,6 +67,10 @@ type LexicalQuery struct {
 	// Paths, when non-nil, restricts hits to these document paths (of the
 	// given corpora): the sessions a session filter selected.
 	Paths []string
+	// PathCorpora, when non-nil, names the corpora Paths restricts:
+	// documents of the other corpora stay eligible (a session filter
+	// narrows session hits only, spec C11). Nil: Paths applies to all.
+	PathCorpora []string
 	// MaxCandidates caps how many matching chunks are scored (0: no cap).
 	// Scoring costs about a microsecond per match, so an unselective query
 	// over a large index scores only the newest MaxCandidates matches.

@@ -146,9 +146,9 @@ func (e *Engine) Corpora() []cairn.Corpus {
 // Embedder returns the configured embedder, nil without one.
 func (e *Engine) Embedder() cairn.Embedder { return e.opts.Embedder }
 
-// Search runs a lexical search over the selected corpora. With a session
-// filter only sessions corpora are searched, and only the sessions that
-// match. Hits in sessions corpora carry their session and a message-array
+// Search runs a lexical search over the selected corpora. A session
+// filter narrows the sessions corpora to the sessions that match; the
+// other selected corpora answer as without it (spec C11). Hits in sessions corpora carry their session and a message-array
 // snippet.
 func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOptions) ([]cairn.Hit, error) {
 	o := cairn.SearchOptions{}
@@ -159,23 +159,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
+	var paths search.Scope
 	if !o.Sessions.IsZero() {
-		if err := validFilter(o.Sessions); err != nil {
+		if paths, sel, err = e.sessionScope(ctx, sel, o.Sessions); err != nil {
 			return nil, err
-		}
-		sel = slices.DeleteFunc(sel, func(c cairn.Corpus) bool { return c.Kind != cairn.KindSessions })
-		if len(sel) == 0 {
-			return []cairn.Hit{}, nil
-		}
-		names := make([]string, len(sel))
-		for i, c := range sel {
-			names[i] = c.Name
-		}
-		if paths, err = e.store.FilterSessions(ctx, names, *o.Sessions); err != nil {
-			return nil, err
-		}
-		if len(paths) == 0 {
+		} else if len(sel) == 0 {
 			return []cairn.Hit{}, nil
 		}
 	}

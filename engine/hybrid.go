@@ -21,10 +21,10 @@ func laneSize(limit int) int { return max(10, int(math.Ceil(1.5*float64(limit)))
 // searchLanes answers vector and hybrid searches. Hybrid falls back to the
 // lexical lane alone, and says so in every hit's explanation, while the
 // vectors are incomplete.
-func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, paths []string) ([]cairn.Hit, error) {
+func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, error) {
 	n := laneSize(o.Limit)
 	if o.Mode == cairn.ModeVector {
-		vecCands, _, err := e.vectorLane(ctx, query, o.Corpora, paths, n)
+		vecCands, _, err := e.vectorLane(ctx, query, o.Corpora, scope, n)
 		if err != nil {
 			return nil, err
 		}
@@ -49,12 +49,12 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if perr == nil {
 		go func() {
 			defer close(done)
-			lex, lerr = e.searcher.SearchPaths(ctx, query, &lo, paths)
+			lex, lerr = e.searcher.SearchPaths(ctx, query, &lo, scope)
 		}()
 	} else {
 		close(done)
 	}
-	vecCands, _, verr := e.vectorLane(ctx, query, o.Corpora, paths, n)
+	vecCands, _, verr := e.vectorLane(ctx, query, o.Corpora, scope, n)
 	<-done
 	if verr != nil && !errors.Is(verr, errNoVectors) {
 		return nil, verr

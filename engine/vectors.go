@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/search"
 	"github.com/cairnmemory/cairn/vector"
 )
 
@@ -236,7 +238,8 @@ var errNoVectors = errors.New("vectors are not complete")
 
 // vectorLane returns up to n chunk candidates by cosine similarity, only
 // from the allowed corpora and paths (filters apply before top-k).
-func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string, paths []string, n int) ([]cairn.Candidate, []float32, error) {
+func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, []float32, error) {
+	paths := scope.Paths
 	if err := e.loadVectors(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -261,7 +264,9 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 			allowP[p] = true
 		}
 	}
-	ok := func(d docRef) bool { return allowC[d.corpus] && (allowP == nil || allowP[d.path]) }
+	ok := func(d docRef) bool {
+		return allowC[d.corpus] && (allowP == nil || scope.PathCorpora != nil && !slices.Contains(scope.PathCorpora, d.corpus) || allowP[d.path])
+	}
 	var filter func(int64) bool
 	if allowP != nil || len(corpora) < e.searchableCorpora() {
 		// Filters apply before top-k. Searching every corpus needs none:

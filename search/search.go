@@ -69,18 +69,27 @@ func (s *Searcher) maxCandidates(q Query) int {
 // than opts.Limit hits, an any-words query, and returns scored hits.
 // opts.Corpora must already be resolved to corpus names (empty = all).
 func (s *Searcher) Search(ctx context.Context, raw string, opts *cairn.SearchOptions) ([]cairn.Hit, error) {
-	return s.SearchPaths(ctx, raw, opts, nil)
+	return s.SearchPaths(ctx, raw, opts, Scope{})
 }
 
-// SearchPaths is Search restricted to the documents at paths (of
-// opts.Corpora) when paths is not nil.
+// Scope restricts a search to some documents. Paths, when not nil, lists
+// the documents allowed in the corpora PathCorpora names (in every corpus
+// when PathCorpora is nil); documents of other corpora stay eligible. A
+// session filter sets it: the matching sessions of the sessions corpora,
+// every document of the others (spec C11).
+type Scope struct {
+	Paths       []string
+	PathCorpora []string
+}
+
+// SearchPaths is Search restricted to the documents in scope.
 //
 // Scores are BM25 as FTS5 defines it (k1 = 1.2, b = 0.75, column weights
 // title 2, body 1, identifiers 1), with each phrase's inverse document
 // frequency computed here from counts cached per index generation: the
 // store scores only the chunks a query scans. Counts above the common cap
 // are extrapolated from how far back in the index the cap was reached.
-func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.SearchOptions, paths []string) ([]cairn.Hit, error) {
+func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.SearchOptions, scope Scope) ([]cairn.Hit, error) {
 	o := cairn.SearchOptions{}
 	if opts != nil {
 		o = *opts
@@ -100,7 +109,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 		terms[i].expr, terms[i].phrases = t.Expr(), t.Phrases()
 	}
 	if len(terms) == 1 && len(terms[0].phrases) == 1 {
-		return s.onePhrase(ctx, q, terms[0].expr, &o, paths, budget)
+		return s.onePhrase(ctx, q, terms[0].expr, &o, scope, budget)
 	}
 	for i := range terms {
 		for _, p := range terms[i].phrases {
@@ -123,7 +132,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 		for i, t := range terms {
 			and[i] = t.expr
 		}
-		res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora, Paths: paths,
+		res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
 			Limit: o.Limit, MaxCandidates: budget, IDF: idfs(span, terms)})
 		if err != nil {
 			return nil, err
@@ -140,7 +149,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 			for i, t := range kept {
 				or[i] = t.expr
 			}
-			res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(or, " OR "), Corpora: o.Corpora, Paths: paths,
+			res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(or, " OR "), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
 				Limit: o.Limit + len(cands), MaxCandidates: budget, IDF: idfs(span, kept)})
 			if err != nil {
 				return nil, err
@@ -154,8 +163,8 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 // onePhrase answers a query of one phrase. Its inverse document frequency
 // only scales the scores, so the scan runs first and, unfiltered, counts
 // the phrase itself (up to the cap; extrapolated beyond it).
-func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn.SearchOptions, paths []string, budget int) ([]cairn.Hit, error) {
-	res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: expr, Corpora: o.Corpora, Paths: paths,
+func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn.SearchOptions, scope Scope, budget int) ([]cairn.Hit, error) {
+	res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: expr, Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
 		Limit: o.Limit, MaxCandidates: budget, IDF: []float64{1}})
 	if err != nil {
 		return nil, err
@@ -167,7 +176,7 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn
 	var n int
 	if cached, ok := s.cached(expr); ok {
 		n = cached
-	} else if len(o.Corpora) == 0 && paths == nil {
+	} else if len(o.Corpora) == 0 && scope.Paths == nil {
 		n = estimate(span, cairn.MatchCount{N: res.Scanned, Low: res.Low}, res.Capped)
 	} else if n, err = s.count(ctx, expr); err != nil {
 		return nil, err

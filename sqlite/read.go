@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,8 +89,9 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, filterInside 
 			paths[p] = true
 		}
 	}
+	limited := pathLimited(q.PathCorpora)
 	for _, c := range cands {
-		if len(want) > 0 && !want[c.Corpus] || paths != nil && !paths[c.Path] {
+		if len(want) > 0 && !want[c.Corpus] || paths != nil && limited(c.Corpus) && !paths[c.Path] {
 			continue
 		}
 		c.Capped = res.Capped
@@ -175,9 +177,15 @@ func (s *Store) scanFiltered(ctx context.Context, q cairn.LexicalQuery, res *cai
 		}
 	}
 	if q.Paths != nil {
-		filter += " AND d.path IN (SELECT value FROM json_each(?))"
 		list, _ := json.Marshal(q.Paths)
-		args = append(args, string(list))
+		if q.PathCorpora != nil {
+			only, _ := json.Marshal(q.PathCorpora)
+			filter += " AND (d.corpus NOT IN (SELECT value FROM json_each(?)) OR d.path IN (SELECT value FROM json_each(?)))"
+			args = append(args, string(only), string(list))
+		} else {
+			filter += " AND d.path IN (SELECT value FROM json_each(?))"
+			args = append(args, string(list))
+		}
 	}
 	st, err := s.readStmt(ctx, `SELECT DISTINCT chunks_fts.rowid, cairn_tf(chunks_fts, `+scoreArgs+`)
 		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.hash = c.hash
@@ -423,4 +431,13 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	}
 	st.Bytes = fileSize(s.Path) + fileSize(s.Path+"-wal")
 	return st, nil
+}
+
+// pathLimited reports whether LexicalQuery.Paths restricts a corpus: every
+// corpus when PathCorpora is nil, else only those it names.
+func pathLimited(pathCorpora []string) func(string) bool {
+	if pathCorpora == nil {
+		return func(string) bool { return true }
+	}
+	return func(c string) bool { return slices.Contains(pathCorpora, c) }
 }
