@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -9,20 +8,6 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 )
-
-func cmdCorpus(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("corpus needs a subcommand: add or list")
-	}
-	switch args[0] {
-	case "add":
-		return cmdCorpusAdd(e, args[1:])
-	case "list":
-		return cmdCorpusList(e, args[1:])
-	default:
-		return usagef("unknown corpus subcommand %q: use add or list", args[0])
-	}
-}
 
 func cmdCorpusAdd(e *env, args []string) error {
 	fs := e.flags("corpus add")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,9 +39,15 @@ func newEnv(stdout, stderr io.Writer) *env {
 func (e *env) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("cairn "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&e.agent, "agent", e.agent, "agent id")
-	fs.StringVar(&e.configPath, "config", "", "configuration file")
+	fs.StringVar(&e.agent, "agent", e.agent, globalUsage["agent"])
+	fs.StringVar(&e.configPath, "config", e.configPath, globalUsage["config"])
 	return fs
+}
+
+// globalUsage describes the flags every command binds; help lists them once.
+var globalUsage = map[string]string{
+	"agent":  "agent whose data to use",
+	"config": "configuration file (default $CAIRN_HOME/config.toml, else $XDG_CONFIG_HOME/cairn/config.toml)",
 }
 
 // parse parses flags anywhere among the arguments and returns the
@@ -48,8 +55,10 @@ func (e *env) flags(name string) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, usagef("%s: %v; run cairn help", fs.Name(), err)
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, &helpError{fs}
+		} else if err != nil {
+			return nil, usagef("%s: %v; run %s --help", fs.Name(), err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {

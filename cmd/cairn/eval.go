@@ -12,13 +12,7 @@ import (
 	"github.com/cairnmemory/cairn/llm"
 )
 
-func cmdEval(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] != "locomo" && args[0] != "longmemeval" {
-		return usagef("eval needs a dataset: cairn eval locomo --data FILE, or cairn eval longmemeval --data FILE")
-	}
-	if args[0] == "longmemeval" {
-		return cmdEvalLME(ctx, e, args[1:])
-	}
+func cmdEvalLocomo(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("eval locomo")
 	data := fs.String("data", "", "LoCoMo JSON file")
 	audit := fs.String("audit", "", "audit corrections (JSON); evidence is scored against them where given")
@@ -26,7 +20,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	adv := fs.Bool("include-adversarial", false, "also ask category 5 (adversarial) questions")
 	qa := fs.Bool("qa", false, "answer each question with the [llm.fast] model and judge it (J score)")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
-	pos, err := parse(fs, args[1:])
+	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}

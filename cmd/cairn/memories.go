@@ -10,24 +10,6 @@ import (
 	"github.com/cairnmemory/cairn/engine"
 )
 
-// cmdMemories lists or shows consolidated memories, or runs the sleep
-// pass over them.
-func cmdMemories(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("memories needs a subcommand: list, show or sleep")
-	}
-	switch args[0] {
-	case "list":
-		return memoriesList(ctx, e, args[1:])
-	case "show":
-		return memoriesShow(ctx, e, args[1:])
-	case "sleep":
-		return memoriesSleep(ctx, e, args[1:]) // sleep.go
-	default:
-		return usagef("unknown memories subcommand %q: allowed list, show, sleep", args[0])
-	}
-}
-
 func memoriesList(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("memories list")
 	kind := fs.String("kind", "", "only memories of this kind: episode, observation or an item kind")

@@ -9,9 +9,6 @@ import (
 )
 
 func cmdSync(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 && args[0] == "status" {
-		return cmdSyncStatus(ctx, e, args[1:])
-	}
 	fs := e.flags("sync")
 	var corpora stringList
 	fs.Var(&corpora, "corpus", "corpus to sync (repeatable; default all)")

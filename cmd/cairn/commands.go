@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command is one runnable command: the words that name it, its positional
+// arguments, a one-line summary, and the function that parses its flags
+// and runs it. The table below is the only dispatch, so a command missing
+// from it cannot be run, and everything in it is in the help.
+type command struct {
+	path    string // "corpus add"
+	args    string // positional arguments, as the synopsis shows them
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// commands is filled in init: cmdHelp reads the table it is part of.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"init", "", "write a commented config.toml and create the data directory", cmdInit},
+		{"corpus add", "NAME [PATH]", "add a files corpus (or, with --kind sessions, the sessions corpus) to config.toml",
+			func(_ context.Context, e *env, args []string) error { return cmdCorpusAdd(e, args) }},
+		{"corpus list", "", "list the configured corpora",
+			func(_ context.Context, e *env, args []string) error { return cmdCorpusList(e, args) }},
+		{"sync", "", "index what changed in the corpora, then embed new chunks", cmdSync},
+		{"sync status", "", "the last session sync: counts per source, skipped records and why", cmdSyncStatus},
+		{"search", "QUERY", "search the corpora (BM25, vectors, or both fused)", cmdSearch},
+		{"get", "PATH", "read lines of an indexed document (cairn://<corpus>/<path>)", cmdGet},
+		{"mcp", "", "serve the memory tools over MCP on stdio (protocol on stdout, logs on stderr)", cmdMCP},
+		{"serve", "", "serve MCP at /mcp and a JSON API at /v1/ over HTTP", cmdServe},
+		{"doctor", "", "check the index, full-text index, vectors.bin, temp files and lock; --repair rebuilds what is derived", cmdDoctor},
+		{"models pull", "OWNER/NAME", "fetch an ONNX embedding model (resumable, sha256-checked)",
+			func(ctx context.Context, e *env, args []string) error {
+				return cmdModels(ctx, e, append([]string{"pull"}, args...))
+			}},
+		{"models list", "", "list the models fetched so far",
+			func(ctx context.Context, e *env, args []string) error {
+				return cmdModels(ctx, e, append([]string{"list"}, args...))
+			}},
+		{"eval locomo", "", "score retrieval (and with --qa, answers) on a LoCoMo file", cmdEvalLocomo},
+		{"eval longmemeval", "", "score retrieval on a LongMemEval file", cmdEvalLME},
+		{"consolidate", "", "turn sessions into memories with the [llm.consolidate] model", cmdConsolidate},
+		{"memories list", "", "list consolidated memories (active by default)", memoriesList},
+		{"memories show", "ID", "a memory with its links", memoriesShow},
+		{"memories sleep", "", "merge near-duplicates, mark superseded memories, link related ones ([llm.fast])", memoriesSleep},
+		{"version", "", "the module version and commit, Go, index and memory schema versions, the embedder", cmdVersion},
+		{"help", "[COMMAND]", "this list, or one command's usage and flags", cmdHelp},
+	}
+}
+
+// lookup returns the command named by path, or nil.
+func lookup(path string) *command {
+	for i := range commands {
+		if commands[i].path == path {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// group returns the commands under a group path ("corpus"), in table order.
+func group(path string) []*command {
+	var out []*command
+	for i := range commands {
+		if strings.HasPrefix(commands[i].path, path+" ") {
+			out = append(out, &commands[i])
+		}
+	}
+	return out
+}
+
+// isPrefix reports whether words name a command or a group of them.
+func isPrefix(words []string) bool {
+	p := strings.Join(words, " ")
+	return lookup(p) != nil || len(group(p)) > 0
+}
+
+// globalFlags are bound by every command (env.flags); before or between
+// the command words they are moved behind them, so they work in any
+// position.
+var globalFlags = []string{"agent", "config"}
+
+// globalFlagLen returns how many arguments the global flag at args[0]
+// takes (2 for "--agent NAME", 1 for "--agent=NAME"), or 0 when args[0] is
+// not a global flag.
+func globalFlagLen(args []string) int {
+	name, hasValue := strings.CutPrefix(args[0], "--")
+	if !hasValue {
+		if name, hasValue = strings.CutPrefix(args[0], "-"); !hasValue {
+			return 0
+		}
+	}
+	name, _, eq := strings.Cut(name, "=")
+	for _, g := range globalFlags {
+		if name == g {
+			if eq || len(args) == 1 {
+				return 1
+			}
+			return 2
+		}
+	}
+	return 0
+}
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+// dispatch finds the command among the leading words of args, moving
+// global flags met on the way behind the command words, and runs it.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e := newEnv(stdout, stderr)
+	var words, globals []string
+	help := false
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if n := globalFlagLen(args[i:]); n > 0 {
+			globals = append(globals, args[i:i+n]...)
+			i += n
+			continue
+		}
+		if isHelpFlag(a) {
+			help = true
+			i++
+			continue
+		}
+		if len(words) == 0 && (a == "--version" || a == "-version") {
+			a = "version"
+		}
+		if strings.HasPrefix(a, "-") || !isPrefix(append(words, a)) {
+			break
+		}
+		words = append(words, a)
+		i++
+	}
+	rest := append(globals, args[i:]...)
+	if help {
+		rest = append(rest, "--help")
+	}
+	path := strings.Join(words, " ")
+	if c := lookup(path); c != nil {
+		return c.run(ctx, e, rest)
+	}
+	if len(words) == 0 {
+		if help {
+			return writeUsage(ctx, stdout)
+		}
+		if i == len(args) {
+			return usagef("no command given: run cairn help for the list")
+		}
+		return usagef("unknown command %q: run cairn help for the list", args[i])
+	}
+	if help {
+		return writeGroupUsage(stdout, path)
+	}
+	var subs []string
+	for _, c := range group(path) {
+		subs = append(subs, strings.TrimPrefix(c.path, path+" "))
+	}
+	if i == len(args) {
+		return usagef("%s needs a subcommand: %s (run cairn %s --help)", path, strings.Join(subs, ", "), path)
+	}
+	return usagef("unknown %s subcommand %q: allowed %s (run cairn %s --help)", path, args[i], strings.Join(subs, ", "), path)
+}
+
+// cmdHelp prints the command list, or the usage of the command or group
+// its words name.
+func cmdHelp(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("help")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	path := strings.Join(pos, " ")
+	switch {
+	case path == "":
+		return writeUsage(ctx, e.stdout)
+	case lookup(path) != nil:
+		h, err := commandHelp(ctx, lookup(path))
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.stdout, h.text())
+		return nil
+	case len(group(path)) > 0:
+		return writeGroupUsage(e.stdout, path)
+	}
+	return usagef("help %s: no such command: run cairn help for the list", path)
+}
