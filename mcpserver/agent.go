@@ -16,7 +16,18 @@ import (
 // concurrent use.
 type Agent struct {
 	name string
-	eng  *engine.Engine
+	eng  *engine.Engine // nil when the index could not be opened (openErr)
+
+	// ConfigPath is the configuration file the corpora came from; messages
+	// that say no corpus is configured name it. Set before serving.
+	ConfigPath string
+	// EmbedderError, when set, is why the configured embedder could not be
+	// loaded: the agent serves lexical search and says so in search
+	// results and diagnostics. Set before serving.
+	EmbedderError string
+
+	openErr error          // why the index is unavailable
+	corpora []cairn.Corpus // the configured corpora when eng is nil
 
 	// base is the lifetime of background syncs: not a request's context,
 	// so a sync started by a call outlives it; Close waits for them.
@@ -33,6 +44,8 @@ type Agent struct {
 	bgMu     sync.Mutex
 	periodic *PeriodicStatus
 	watcher  *WatcherStatus
+
+	first firstSync // firstsync.go
 }
 
 // NewAgent returns the tools of agent name over eng. The agent does not own
@@ -41,13 +54,58 @@ func NewAgent(name string, eng *engine.Engine) *Agent {
 	base, cancel := context.WithCancel(context.Background())
 	a := &Agent{name: name, eng: eng, base: base, cancel: cancel, stop: make(chan struct{})}
 	a.sessions.agent = a
+	a.first.init()
 	return a
+}
+
+// NewUnavailableAgent returns the tools of an agent whose index (or
+// configuration) could not be opened: err says why. The server still
+// starts, so a client sees the reason instead of a closed connection:
+// memory_search answers {results: [], error}, memory_get and
+// memory_sync_sessions status unavailable, memory_sync_status failed, and
+// memory_diagnostics reports the index unavailable with err (which names
+// the file, e.g. a damaged index.db and the command that repairs it).
+// corpora are the configured ones, nil when the configuration itself
+// failed. The agent does not retry: restart it after the repair.
+func NewUnavailableAgent(name string, corpora []cairn.Corpus, err error) *Agent {
+	a := NewAgent(name, nil)
+	a.openErr, a.corpora = err, corpora
+	return a
+}
+
+// unavailable returns why the agent has no index, nil when it has one.
+func (a *Agent) unavailable() error {
+	if a.eng != nil {
+		return nil
+	}
+	if a.openErr == nil {
+		return fmt.Errorf("index unavailable: %w", cairn.ErrUnavailable)
+	}
+	return a.openErr
+}
+
+// configured returns the configured corpora.
+func (a *Agent) configured() []cairn.Corpus {
+	if a.eng == nil {
+		return a.corpora
+	}
+	return a.eng.Corpora()
+}
+
+// noCorpus is the error of a search or get when no corpus is configured:
+// it names the configuration file that was read.
+func (a *Agent) noCorpus() error {
+	where := ""
+	if a.ConfigPath != "" {
+		where = " in " + a.ConfigPath
+	}
+	return cairn.Invalidf("no corpus configured%s: add one with cairn corpus add NAME PATH", where)
 }
 
 // Name returns the agent id.
 func (a *Agent) Name() string { return a.name }
 
-// Engine returns the engine the tools call.
+// Engine returns the engine the tools call, nil for an unavailable agent.
 func (a *Agent) Engine() *engine.Engine { return a.eng }
 
 // Close stops the background work and waits for running syncs (a session
@@ -55,6 +113,11 @@ func (a *Agent) Engine() *engine.Engine { return a.eng }
 // is left. It does not close the engine.
 func (a *Agent) Close(ctx context.Context) error {
 	a.stopOnce.Do(func() { close(a.stop) })
+	a.first.mu.Lock()
+	if a.first.cancel != nil {
+		a.first.cancel()
+	}
+	a.first.mu.Unlock()
 	done := make(chan struct{})
 	go func() { a.bg.Wait(); close(done) }()
 	var err error
@@ -73,7 +136,7 @@ func (a *Agent) Close(ctx context.Context) error {
 // searchable returns the names of the corpora a search can select.
 func (a *Agent) searchable() []string {
 	var out []string
-	for _, c := range a.eng.Corpora() {
+	for _, c := range a.configured() {
 		if c.Kind != cairn.KindSkills {
 			out = append(out, c.Name)
 		}
@@ -83,7 +146,7 @@ func (a *Agent) searchable() []string {
 
 // sessionsCorpus returns the name of the sessions corpus, if any.
 func (a *Agent) sessionsCorpus() (string, bool) {
-	for _, c := range a.eng.Corpora() {
+	for _, c := range a.configured() {
 		if c.Kind == cairn.KindSessions {
 			return c.Name, true
 		}
@@ -99,10 +162,11 @@ func IsInvalid(err error) bool { return errors.Is(err, cairn.ErrInvalid) }
 func (a *Agent) background() *Background {
 	a.bgMu.Lock()
 	defer a.bgMu.Unlock()
-	if a.periodic == nil && a.watcher == nil {
+	first := a.first.snapshot()
+	if a.periodic == nil && a.watcher == nil && first == nil {
 		return nil
 	}
-	b := &Background{}
+	b := &Background{FirstSync: first}
 	if a.periodic != nil {
 		p := *a.periodic
 		b.Periodic = &p

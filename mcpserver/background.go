@@ -32,19 +32,34 @@ type BackgroundOptions struct {
 	// Debounce is the quiet time before a watcher sync, default
 	// DefaultDebounce.
 	Debounce time.Duration
-	Logger   *slog.Logger // nil: discard
+	// FirstSync syncs the index at the start (spec C1): the files
+	// corpora, then sessions and memories, in the background. Searches
+	// and gets wait for the files' full-text index, at most FirstSyncWait
+	// (default DefaultFirstSyncWait), never for their vectors.
+	FirstSync     bool
+	FirstSyncWait time.Duration
+	Logger        *slog.Logger // nil: discard
 }
 
-// StartBackground starts the periodic session sync and the file watcher of
-// a long-running server. Close stops them and waits for their syncs. A
-// watcher that cannot start is an error; later watch errors are kept for
-// memory_diagnostics and memory_sync_status.
+// StartBackground starts the periodic session sync, the file watcher and
+// the first sync of a long-running server (cairn serve and cairn mcp
+// alike). Close stops them and waits for their syncs (the first sync is
+// cancelled: what it stored stays, and the next start resumes it). A
+// watcher that cannot start is an error, returned after the rest has
+// started; it and later watch errors are kept for memory_diagnostics and
+// memory_sync_status. An unavailable agent starts nothing.
 func (a *Agent) StartBackground(opts BackgroundOptions) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
+	if opts.FirstSyncWait <= 0 {
+		opts.FirstSyncWait = DefaultFirstSyncWait
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if a.eng == nil {
+		return nil
 	}
 	if _, ok := a.sessionsCorpus(); ok {
 		a.updateBackground(func(p **PeriodicStatus, _ **WatcherStatus) {
@@ -55,16 +70,22 @@ func (a *Agent) StartBackground(opts BackgroundOptions) error {
 			go a.periodicLoop(opts.SyncInterval, opts.Logger)
 		}
 	}
-	if !opts.Watch {
-		return nil
+	var err error
+	if opts.Watch {
+		// The watcher starts before the first sync, so a change made
+		// while it runs is synced after it.
+		var w *dirWatcher
+		if w, err = newDirWatcher(a, opts); err == nil {
+			a.bg.Add(1)
+			go w.loop()
+		} else {
+			a.updateBackground(func(_ **PeriodicStatus, ws **WatcherStatus) { *ws = &WatcherStatus{LastError: err.Error()} })
+		}
 	}
-	w, err := newDirWatcher(a, opts)
-	if err != nil {
-		return err
+	if opts.FirstSync {
+		a.startFirstSync(opts.FirstSyncWait, opts.Logger)
 	}
-	a.bg.Add(1)
-	go w.loop()
-	return nil
+	return err
 }
 
 // periodicLoop starts a session sync every interval, skipping a tick while

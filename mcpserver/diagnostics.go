@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/cairnmemory/cairn"
@@ -30,7 +31,11 @@ func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, erro
 }
 
 func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
-	d := IndexDiag{ProjectorVersion: transcript.Version, Scope: scope, Retrieval: Retrieval{Mode: cairn.ModeLexical}}
+	d := IndexDiag{ProjectorVersion: transcript.Version, Scope: scope,
+		Retrieval: Retrieval{Mode: cairn.ModeLexical, VectorsOff: a.EmbedderError}}
+	if err := a.unavailable(); err != nil {
+		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope, Warnings: []string{"index unavailable: " + err.Error()}}
+	}
 	stats, err := a.eng.Store().Stats(ctx)
 	if err != nil {
 		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
@@ -48,7 +53,25 @@ func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 	if b := a.background(); b != nil && b.Watcher != nil {
 		d.WatchError = b.Watcher.LastError
 	}
+	d.Warnings = a.diagWarnings(ctx, d)
 	return d
+}
+
+// diagWarnings lists what keeps search from answering fully (issue 14
+// items 4 and 5): no corpus, an empty or never-synced index, the first
+// sync running or failed, vectors off or pending.
+func (a *Agent) diagWarnings(ctx context.Context, d IndexDiag) []string {
+	var out []string
+	if len(a.searchable()) == 0 {
+		out = append(out, a.noCorpus().Error())
+	}
+	out = append(out, a.notices(ctx, d.Retrieval.Documents == 0)...)
+	if a.EmbedderError != "" {
+		out = append(out, "vectors are off, search is lexical only: the embedder could not load: "+a.EmbedderError)
+	} else if d.NeedsEmbedding > 0 {
+		out = append(out, fmt.Sprintf("%d chunks wait for vectors: hybrid search answers from the lexical lane until they are embedded", d.NeedsEmbedding))
+	}
+	return out
 }
 
 // transcriptsChanged counts transcript files whose size or modification
@@ -56,7 +79,7 @@ func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 // what the next sync will project. Roots that cannot be read count nothing.
 func (a *Agent) transcriptsChanged(ctx context.Context) int {
 	name, ok := a.sessionsCorpus()
-	if !ok {
+	if !ok || a.eng == nil {
 		return 0
 	}
 	states, err := a.eng.Store().TranscriptStates(ctx, name)

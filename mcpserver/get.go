@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 )
 
 // Get runs memory_get (spec C13): lines of an indexed document's snapshot,
@@ -17,6 +18,11 @@ func (a *Agent) Get(ctx context.Context, in GetIn) (*GetOut, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.unavailable(); err != nil {
+		return &GetOut{Status: "unavailable", Error: err.Error()}, nil // spec C1
+	}
+	path = a.canonicalPath(path)
+	a.waitFirstSync(ctx)
 	res, err := a.eng.Get(ctx, path, o)
 	if errors.Is(err, cairn.ErrUnavailable) {
 		return &GetOut{Status: "unavailable", Error: err.Error()}, nil
@@ -58,4 +64,27 @@ func getOptions(in GetIn) (string, *cairn.GetOptions, error) {
 		o.Lines = *in.Lines
 	}
 	return path, o, nil
+}
+
+// canonicalPath spells the corpus of a cairn:// path as configured:
+// corpus names match ignoring case, as in memory_search's corpora (issue
+// 14 item 16). The path inside the corpus stays as given; file names are
+// case-sensitive.
+func (a *Agent) canonicalPath(path string) string {
+	rest, ok := strings.CutPrefix(path, engine.Scheme)
+	if !ok {
+		return path
+	}
+	name, rel, ok := strings.Cut(rest, "/")
+	if !ok {
+		return path
+	}
+	names := a.searchable()
+	names = append(names, cairn.MemoriesCorpus)
+	for _, c := range names {
+		if strings.EqualFold(c, name) {
+			return engine.Scheme + c + "/" + rel
+		}
+	}
+	return path
 }

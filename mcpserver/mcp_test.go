@@ -72,7 +72,9 @@ func TestSearchTool(t *testing.T) {
 		{"minScore 1 keeps nothing but exact tops", map[string]any{"query": "zzzunmatched"}, "", 0},
 		{"lexical mode", map[string]any{"query": "staging cluster", "mode": "lexical"}, "cairn://notes/deploy.md", -1},
 		{"hybrid without embedder is BM25", map[string]any{"query": "staging cluster", "mode": "hybrid"}, "cairn://notes/deploy.md", -1},
-		{"sessions filter, no match", map[string]any{"query": "busy timeout", "sessionFilter": map[string]any{"provider": "nobody"}}, "", 0},
+		{"sessions filter, no match", map[string]any{"query": "busy timeout", "corpora": []string{"sessions"}, "sessionFilter": map[string]any{"provider": "nobody"}}, "", 0},
+		// Spec C11: the filter narrows session hits; other corpora keep theirs.
+		{"sessions filter keeps notes", map[string]any{"query": "busy timeout", "sessionFilter": map[string]any{"provider": "nobody"}}, "cairn://notes/db.md", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,10 +16,16 @@ import (
 // embedder is a result with Error set and no hits.
 func (a *Agent) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	start := time.Now()
+	if err := a.unavailable(); err != nil {
+		return &SearchOut{Results: []SearchHit{}, Error: err.Error()}, nil // spec C1
+	}
 	query, opts, err := a.searchOptions(in)
 	if err != nil {
 		return nil, err
 	}
+	// The first call waits for the first sync's full-text index (not for
+	// vectors), within a bound; past it, what is indexed answers.
+	a.waitFirstSync(ctx)
 	hits, err := a.eng.Search(ctx, query, opts)
 	a.tel.recordSearch(ctx, opts.Mode, a.eng.Embedder() != nil, start, len(hits), err)
 	if errors.Is(err, cairn.ErrUnavailable) {
@@ -32,30 +38,61 @@ func (a *Agent) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	for _, h := range hits {
 		out.Results = append(out.Results, toHit(h, opts.Mode))
 	}
-	if opts.Mode != cairn.ModeLexical && a.eng.Embedder() != nil {
-		if n, err := a.eng.PendingEmbeddings(ctx); err == nil && n > 0 {
-			out.Warning = fmt.Sprintf("%d chunks are still waiting for vectors, so only the lexical lane answered; a sync embeds them", n)
-		}
-	}
+	out.Warning = a.searchWarning(ctx, opts.Mode)
+	out.Notice = strings.Join(a.notices(ctx, len(hits) == 0), "; ")
 	return out, nil
+}
+
+// searchWarning says why only the lexical lane answered: the embedder
+// could not load, or chunks still wait for their vectors.
+func (a *Agent) searchWarning(ctx context.Context, mode string) string {
+	if mode == cairn.ModeLexical && a.EmbedderError != "" {
+		return "vectors are off, so only the lexical lane answered: the embedder could not load: " + a.EmbedderError
+	}
+	if mode == cairn.ModeLexical || a.eng.Embedder() == nil {
+		return ""
+	}
+	n, err := a.eng.PendingEmbeddings(ctx)
+	if err != nil || n == 0 {
+		return ""
+	}
+	who := "a sync embeds them"
+	if fs := a.first.snapshot(); fs != nil && fs.Status == firstRunning {
+		who = "the server's first sync is embedding them"
+	}
+	return fmt.Sprintf("%d chunks are still waiting for vectors, so only the lexical lane answered; %s", n, who)
 }
 
 // searchOptions validates in and turns it into the engine's options.
 func (a *Agent) searchOptions(in SearchIn) (string, *cairn.SearchOptions, error) {
+	var emb cairn.Embedder
+	if a.eng != nil {
+		emb = a.eng.Embedder()
+	}
+	o, err := a.searchOptionsOf(in, emb)
+	if err != nil {
+		return "", nil, err
+	}
+	return strings.TrimSpace(in.Query), o, nil
+}
+
+// searchOptionsOf validates in against the configured corpora and
+// embedder emb (nil: none).
+func (a *Agent) searchOptionsOf(in SearchIn, emb cairn.Embedder) (*cairn.SearchOptions, error) {
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
-		return "", nil, cairn.Invalidf("query is blank: give words, identifiers or a \"quoted phrase\" to search for")
+		return nil, cairn.Invalidf("query is blank: give words, identifiers or a \"quoted phrase\" to search for")
 	}
 	o := &cairn.SearchOptions{Limit: DefaultMaxResults, MinScore: DefaultMinScore}
 	if in.MaxResults != nil {
 		if *in.MaxResults < 1 || *in.MaxResults > MaxMaxResults {
-			return "", nil, cairn.Invalidf("maxResults %d out of range: allowed 1 to %d", *in.MaxResults, MaxMaxResults)
+			return nil, cairn.Invalidf("maxResults %d out of range: allowed 1 to %d", *in.MaxResults, MaxMaxResults)
 		}
 		o.Limit = *in.MaxResults
 	}
 	if in.MinScore != nil {
 		if math.IsNaN(*in.MinScore) || *in.MinScore < 0 || *in.MinScore > 1 {
-			return "", nil, cairn.Invalidf("minScore %g out of range: allowed 0 to 1", *in.MinScore)
+			return nil, cairn.Invalidf("minScore %g out of range: allowed 0 to 1", *in.MinScore)
 		}
 		o.MinScore = *in.MinScore
 	}
@@ -63,40 +100,46 @@ func (a *Agent) searchOptions(in SearchIn) (string, *cairn.SearchOptions, error)
 	case "", cairn.ModeHybrid:
 		// The engine's default: hybrid with an embedder, else BM25 alone.
 		o.Mode = cairn.ModeLexical
-		if a.eng.Embedder() != nil {
+		if emb != nil {
 			o.Mode = cairn.ModeHybrid
 		}
 	case cairn.ModeLexical:
 		o.Mode = cairn.ModeLexical
 	case cairn.ModeVector:
-		if a.eng.Embedder() == nil {
-			return "", nil, cairn.Invalidf("mode \"vector\" needs an embedder, and none is configured: use hybrid or lexical")
+		if emb == nil && a.EmbedderError != "" {
+			return nil, cairn.Invalidf("mode \"vector\" needs an embedder, and the configured one could not load (%s): use hybrid or lexical", a.EmbedderError)
+		}
+		if emb == nil {
+			return nil, cairn.Invalidf("mode \"vector\" needs an embedder, and none is configured: use hybrid or lexical")
 		}
 		o.Mode = cairn.ModeVector
 	default:
-		return "", nil, cairn.Invalidf("mode %q: allowed hybrid, lexical or vector", in.Mode)
+		return nil, cairn.Invalidf("mode %q: allowed hybrid, lexical or vector", in.Mode)
 	}
 	if in.Corpora != nil && len(in.Corpora) == 0 {
 		// Spec C3: omitted or ["all"] is every corpus; an empty list is an
 		// error, not a quiet "all".
-		return "", nil, cairn.Invalidf("corpora: unknown corpus: [] selects none (omit corpora or pass [\"all\"] for every corpus; known: %s)",
+		return nil, cairn.Invalidf("corpora: unknown corpus: [] selects none (omit corpora or pass [\"all\"] for every corpus; known: %s)",
 			strings.Join(a.searchable(), ", "))
 	}
 	for i, c := range in.Corpora {
 		if strings.TrimSpace(c) == "" {
-			return "", nil, cairn.Invalidf("corpora[%d] is blank: allowed %s", i, strings.Join(a.searchable(), ", "))
+			return nil, cairn.Invalidf("corpora[%d] is blank: allowed %s", i, strings.Join(a.searchable(), ", "))
 		}
 	}
-	if _, err := cairn.SelectCorpora(a.eng.Corpora(), in.Corpora); err != nil {
-		return "", nil, fmt.Errorf("corpora: %w", err)
+	if len(a.searchable()) == 0 {
+		return nil, fmt.Errorf("corpora: %w", a.noCorpus())
+	}
+	if _, err := cairn.SelectCorpora(a.configured(), in.Corpora); err != nil {
+		return nil, fmt.Errorf("corpora: %w", err)
 	}
 	o.Corpora = in.Corpora
 	f, err := sessionFilter(in.SessionFilter)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	o.Sessions = f
-	return query, o, nil
+	return o, nil
 }
 
 // sessionFilter validates the filter (spec C11 sessionFilter).

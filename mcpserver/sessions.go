@@ -81,6 +81,9 @@ func (r *sessionRunner) wait(ctx context.Context) error {
 // SyncSessions runs memory_sync_sessions (spec C14): it starts a session
 // sync in the background and returns at once.
 func (a *Agent) SyncSessions(ctx context.Context, in SyncSessionsIn) (*SyncSessionsOut, error) {
+	if err := a.unavailable(); err != nil {
+		return &SyncSessionsOut{Status: "unavailable", Error: err.Error()}, nil
+	}
 	corpus, ok := a.sessionsCorpus()
 	if !ok {
 		return &SyncSessionsOut{Status: "unavailable",
@@ -100,6 +103,9 @@ func (a *Agent) SyncSessions(ctx context.Context, in SyncSessionsIn) (*SyncSessi
 // but the engine has not begun (it waits for another sync of the index) is
 // running in phase queued.
 func (a *Agent) SyncStatus(ctx context.Context, _ Empty) (*SyncStatusOut, error) {
+	if err := a.unavailable(); err != nil {
+		return &SyncStatusOut{Status: "failed", Error: err.Error()}, nil
+	}
 	st, err := a.eng.SyncStatus()
 	if err != nil {
 		return nil, fmt.Errorf("read sync status: %w", err)

@@ -29,7 +29,8 @@ type SessionFilter struct {
 
 // SearchOut is the output of memory_search.
 type SearchOut struct {
-	Warning string      `json:"warning,omitempty" jsonschema:"why the results may be partial"`
+	Warning string      `json:"warning,omitempty" jsonschema:"why the results may be partial: vectors pending or off, so only the lexical lane answered"`
+	Notice  string      `json:"notice,omitempty" jsonschema:"the state of the index when it matters: empty, never synced, or its first sync still running or failed"`
 	Error   string      `json:"error,omitempty" jsonschema:"why no search could run (the index or the embedder is unavailable)"`
 	Results []SearchHit `json:"results" jsonschema:"best first"`
 }
@@ -126,8 +127,19 @@ type SyncCounter struct {
 
 // Background reports a server's periodic session sync and file watcher.
 type Background struct {
-	Periodic *PeriodicStatus `json:"periodic,omitempty"`
-	Watcher  *WatcherStatus  `json:"watcher,omitempty"`
+	FirstSync *FirstSyncStatus `json:"firstSync,omitempty" jsonschema:"the sync the server ran when it started"`
+	Periodic  *PeriodicStatus  `json:"periodic,omitempty"`
+	Watcher   *WatcherStatus   `json:"watcher,omitempty"`
+}
+
+// FirstSyncStatus is the sync a server runs when it starts (spec C1):
+// the files corpora, then the whole index.
+type FirstSyncStatus struct {
+	Status      string `json:"status" jsonschema:"running, completed or failed"`
+	Phase       string `json:"phase,omitempty" jsonschema:"while running: indexing (searches wait for it), embedding (lexical search answers meanwhile) or sessions"`
+	StartedAt   string `json:"startedAt"`
+	CompletedAt string `json:"completedAt,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // PeriodicStatus is the periodic session sync (spec C10).
@@ -214,14 +226,16 @@ type IndexDiag struct {
 	EmbeddingReady            bool      `json:"embeddingReady" jsonschema:"an embedder is configured and every chunk has its vector"`
 	StructuralChunksOmitted   *int      `json:"structuralChunksOmitted" jsonschema:"null: not counted by the structural chunker"`
 	WatchError                string    `json:"watchError,omitempty"`
+	Warnings                  []string  `json:"warnings,omitempty" jsonschema:"what keeps search from answering fully: an empty or never-synced index, a sync in progress, vectors off and why"`
 	Retrieval                 Retrieval `json:"retrieval"`
 	Scope                     Scope     `json:"scope"`
 }
 
 // Retrieval describes how memory_search answers.
 type Retrieval struct {
-	Mode      string `json:"mode" jsonschema:"default mode: hybrid with an embedder, else lexical"`
-	Embedder  string `json:"embedder,omitempty" jsonschema:"provider and model of the embedder"`
-	Documents int    `json:"documents"`
-	Chunks    int    `json:"chunks"`
+	Mode       string `json:"mode" jsonschema:"default mode: hybrid with an embedder, else lexical"`
+	Embedder   string `json:"embedder,omitempty" jsonschema:"provider and model of the embedder"`
+	VectorsOff string `json:"vectorsOff,omitempty" jsonschema:"why the configured embedder could not load: search is lexical only"`
+	Documents  int    `json:"documents"`
+	Chunks     int    `json:"chunks"`
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/mcpserver"
@@ -18,9 +19,16 @@ import (
 const closeTimeout = 2 * time.Minute
 
 // cmdMCP serves the agent's tools over stdio: the protocol alone on
-// stdout, logs on stderr.
+// stdout, logs on stderr. Like cairn serve it keeps the index current on
+// its own: a first sync at the start, the file watcher and the periodic
+// session sync (spec C1, C6, C10). It starts even when the index, the
+// configuration or the embedder cannot be loaded, since an MCP client only
+// shows "connection closed" for a server that exits: the tools then say
+// why (memory_diagnostics names the file).
 func cmdMCP(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("mcp")
+	watch := true
+	fs.BoolVar(&watch, "watch", true, "watch the files corpora and sync on change")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -28,17 +36,14 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	if err := noPositional("mcp", pos); err != nil {
 		return err
 	}
-	cfg, err := e.loadConfig()
-	if err != nil {
-		return err
-	}
-	eng, err := e.openAgent(ctx, cfg, e.agent)
-	if err != nil {
-		return err
-	}
-	a := mcpserver.NewAgent(e.agent, eng)
-	defer closeAgent(e, a, eng)
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg, cfgErr := e.loadConfig()
+	a := e.serveAgent(ctx, cfg, cfgErr, e.agent)
+	defer closeAgent(e, a)
+	if err := a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Duration(syncInterval(cfg)) * time.Minute,
+		Watch: watch, FirstSync: true, Logger: logger}); err != nil {
+		fmt.Fprintf(e.stderr, "cairn: agent %s: %v; changed notes are indexed by the periodic sync or cairn sync\n", e.agent, err)
+	}
 	// Cairn's stdio transport answers a malformed line with a JSON-RPC
 	// error and reads on, where the SDK's would end the session.
 	err = mcpserver.NewMCPServer(a, logger).Run(ctx, &mcpserver.StdioTransport{})
@@ -51,15 +56,47 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// serveAgent opens an agent for a long-running server. Whatever cannot be
+// loaded is said on stderr and served as a reason instead of ending the
+// process: a configuration or index that fails to open gives an
+// unavailable agent (its tools answer with the error, which names the
+// file), an embedder that fails (an ONNX Runtime library missing from the
+// MCP client's environment) gives lexical search with the reason in
+// search results and diagnostics.
+func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, agent string) *mcpserver.Agent {
+	if cfgErr != nil {
+		fmt.Fprintf(e.stderr, "cairn: agent %s: %v; serving the error to the client\n", agent, cfgErr)
+		return mcpserver.NewUnavailableAgent(agent, nil, cfgErr)
+	}
+	emb, embErr := e.embedder(cfg)
+	if embErr != nil {
+		emb = nil // a typed nil from a failed constructor is no embedder
+		fmt.Fprintf(e.stderr, "cairn: agent %s: the embedder could not load, serving lexical search only: %v\n", agent, embErr)
+	}
+	eng, err := e.openAgent(ctx, cfg, agent, emb)
+	if err != nil {
+		if c, ok := emb.(interface{ Close() error }); ok {
+			c.Close()
+		}
+		fmt.Fprintf(e.stderr, "cairn: %v; serving the error to the client\n", err)
+		a := mcpserver.NewUnavailableAgent(agent, cfg.ToCorpora(), err)
+		a.ConfigPath = cfg.Path
+		return a
+	}
+	a := mcpserver.NewAgent(agent, eng)
+	a.ConfigPath = cfg.Path
+	if embErr != nil {
+		a.EmbedderError = embErr.Error()
+	}
+	return a
+}
+
 // openAgent opens an agent's engine for a long-running process (memory
-// mapped reads, unlike the one-shot commands).
-func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string) (*engine.Engine, error) {
+// mapped reads, unlike the one-shot commands) with embedder emb (nil:
+// none).
+func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string, emb cairn.Embedder) (*engine.Engine, error) {
 	_, dataDir := e.paths()
 	dir, err := config.AgentDir(dataDir, agent)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := e.embedder(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -73,17 +110,21 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string) (
 		return nil, fmt.Errorf("open agent %s: %w", agent, err)
 	}
 	if eng.Reindexed() {
-		fmt.Fprintf(e.stderr, "cairn: agent %s: the index format changed and was emptied; run cairn sync to rebuild it\n", agent)
+		fmt.Fprintf(e.stderr, "cairn: agent %s: the index format changed and was emptied; the first sync rebuilds it\n", agent)
 	}
 	return eng, nil
 }
 
 // closeAgent waits for the agent's running syncs, then closes its engine.
-func closeAgent(e *env, a *mcpserver.Agent, eng *engine.Engine) {
+func closeAgent(e *env, a *mcpserver.Agent) {
+	eng := a.Engine()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	if err := a.Close(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "cairn: agent %s: %v\n", a.Name(), err)
+	}
+	if eng == nil {
+		return
 	}
 	if err := eng.Close(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "cairn: agent %s: close index: %v\n", a.Name(), err)

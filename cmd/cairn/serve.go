@@ -62,18 +62,15 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := e.loadConfig()
-	if err != nil {
-		return err
-	}
+	cfg, cfgErr := e.loadConfig()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	agents, err := e.openAgents(ctx, cfg, f, logger)
+	agents, err := e.openAgents(ctx, cfg, cfgErr, f, logger)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		for _, a := range agents {
-			closeAgent(e, a, a.Engine())
+			closeAgent(e, a)
 		}
 	}()
 	h, err := mcpserver.NewHandler(mcpserver.HTTPOptions{Agents: agents, Token: token, AllowedOrigins: f.origins,
@@ -108,20 +105,19 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// openAgents opens each agent's engine and starts its background work.
-func (e *env) openAgents(ctx context.Context, cfg *config.Config, f serveFlags, logger *slog.Logger) ([]*mcpserver.Agent, error) {
+// openAgents opens each agent and starts its background work. An agent
+// whose index or configuration cannot be opened is served unavailable (its
+// tools say why); only a watcher that cannot start stops the server.
+func (e *env) openAgents(ctx context.Context, cfg *config.Config, cfgErr error, f serveFlags, logger *slog.Logger) ([]*mcpserver.Agent, error) {
 	interval := time.Duration(syncInterval(cfg)) * time.Minute
 	var agents []*mcpserver.Agent
 	for _, name := range f.agents {
-		eng, err := e.openAgent(ctx, cfg, name)
-		if err == nil {
-			a := mcpserver.NewAgent(name, eng)
-			agents = append(agents, a)
-			err = a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: interval, Watch: f.watch, Logger: logger})
-		}
+		a := e.serveAgent(ctx, cfg, cfgErr, name)
+		agents = append(agents, a)
+		err := a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: interval, Watch: f.watch, FirstSync: true, Logger: logger})
 		if err != nil {
 			for _, a := range agents {
-				closeAgent(e, a, a.Engine())
+				closeAgent(e, a)
 			}
 			return nil, err
 		}
@@ -131,6 +127,9 @@ func (e *env) openAgents(ctx context.Context, cfg *config.Config, f serveFlags, 
 
 // syncInterval is the sessions corpus's syncIntervalMinutes (0 without one).
 func syncInterval(cfg *config.Config) int {
+	if cfg == nil {
+		return 0
+	}
 	for _, c := range cfg.Corpora {
 		if c.Kind == cairn.KindSessions {
 			return c.SyncIntervalMinutes
