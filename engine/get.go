@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -14,9 +16,12 @@ import (
 const Scheme = "cairn://"
 
 // Get reads lines of an indexed document's snapshot (never the file on
-// disk). path is cairn://<corpus>/<relative path>; anything not indexed,
-// including traversal attempts, absolute paths and unconfigured corpora,
-// is Status "not_found". Lines [From, From+Lines) are returned, dropping
+// disk). path is cairn://<corpus>/<relative path>, optionally with the
+// line range a search hit prints (":101-115"), or the absolute path of an
+// indexed file (see resolveGet); Path in the result is then the
+// cairn:// path. Anything not indexed, including traversal attempts, files
+// on disk that were never indexed and unconfigured corpora, is Status
+// "not_found". Lines [From, From+Lines) are returned, dropping
 // trailing lines until the text fits cairn.MaxGetChars characters (then
 // Truncated is set); a single longer line is cut hard. NextFrom names the
 // next line whenever the document continues past the returned text, except
@@ -27,8 +32,9 @@ func (e *Engine) Get(ctx context.Context, path string, opts *cairn.GetOptions) (
 	if opts != nil {
 		o = *opts
 	}
-	o.SetDefaults()
-	if err := o.Validate(); err != nil {
+	check := o // zero From and Lines stay zero until a range in path fills them
+	check.SetDefaults()
+	if err := check.Validate(); err != nil {
 		return nil, err
 	}
 	path = strings.TrimSpace(path)
@@ -36,20 +42,140 @@ func (e *Engine) Get(ctx context.Context, path string, opts *cairn.GetOptions) (
 		return nil, cairn.Invalidf("path is blank: give a cairn://<corpus>/<path> from a search hit")
 	}
 	notFound := &cairn.GetResult{Status: cairn.StatusNotFound, Path: path}
+	doc, err := e.resolveGet(ctx, path, &o)
+	if err != nil || doc.path == "" {
+		return notFound, err
+	}
+	o.SetDefaults()
+	res := sliceLines(doc.text, o.From, o.Lines)
+	res.Path = doc.path
+	return res, nil
+}
+
+// getDoc is the document a Get names: its cairn:// path and its text.
+type getDoc struct {
+	path, text string
+}
+
+// resolveGet finds the indexed document path names, in the three forms a
+// user has at hand:
+//
+//   - cairn://<corpus>/<path>, as a search hit's path;
+//   - cairn://<corpus>/<path>:<from>-<to> or :<line>, as the CLI prints a
+//     hit: the range sets From and Lines where o leaves them zero (given
+//     explicitly, they win), Lines capped at cairn.MaxGetLines. A document
+//     whose own name ends in such a suffix is read when the stripped one
+//     is not indexed;
+//   - the absolute path of an indexed file, mapped back to the corpus and
+//     relative path it was indexed under (the first configured corpus that
+//     holds it). A file on disk that is not indexed stays not found: Get
+//     reads the index, never the disk.
+//
+// A zero getDoc means not found.
+func (e *Engine) resolveGet(ctx context.Context, path string, o *cairn.GetOptions) (getDoc, error) {
+	if filepath.IsAbs(path) && !strings.HasPrefix(path, Scheme) {
+		return e.absoluteDoc(ctx, path)
+	}
+	if base, from, to, ok := splitRange(path); ok {
+		doc, err := e.indexedDoc(ctx, base)
+		if err != nil || doc.path != "" {
+			if o.From == 0 {
+				o.From = from
+			}
+			if o.Lines == 0 && to >= from {
+				o.Lines = min(to-from+1, cairn.MaxGetLines)
+			}
+			return doc, err
+		}
+	}
+	return e.indexedDoc(ctx, path)
+}
+
+// indexedDoc reads the document at a cairn:// path; a zero getDoc when it
+// is not indexed in a configured corpus.
+func (e *Engine) indexedDoc(ctx context.Context, path string) (getDoc, error) {
 	corpus, rel, ok := splitPath(path)
 	if !ok || !e.configured(corpus) || !ingest.ValidRel(rel) {
-		return notFound, nil
+		return getDoc{}, nil
 	}
 	text, err := e.store.DocumentText(ctx, corpus, rel)
 	if errors.Is(err, cairn.ErrNotFound) {
-		return notFound, nil
+		return getDoc{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return getDoc{}, err
 	}
-	res := sliceLines(text, o.From, o.Lines)
-	res.Path = path
-	return res, nil
+	return getDoc{path, text}, nil
+}
+
+// splitRange cuts a trailing ":<from>-<to>" or ":<line>" (positive
+// numbers) off a cairn:// path.
+func splitRange(path string) (base string, from, to int, ok bool) {
+	i := strings.LastIndexByte(path, ':')
+	if i < len(Scheme) {
+		return "", 0, 0, false
+	}
+	a, b, isRange := strings.Cut(path[i+1:], "-")
+	from, err := strconv.Atoi(a)
+	if err != nil || from < 1 {
+		return "", 0, 0, false
+	}
+	to = from
+	if isRange {
+		if to, err = strconv.Atoi(b); err != nil || to < from {
+			return "", 0, 0, false
+		}
+	} else {
+		to = 0 // one line: Lines keeps its default
+	}
+	return path[:i], from, to, true
+}
+
+// absoluteDoc maps an absolute file path to the document indexed from it.
+// Each configured corpus's roots are tried in order with the exposed path
+// the scan gives the file (ingest.Source.Exposed); the path is tried as
+// given, then with its symlinks resolved.
+func (e *Engine) absoluteDoc(ctx context.Context, abs string) (getDoc, error) {
+	abs = filepath.Clean(abs)
+	tries := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		tries = append(tries, real)
+	}
+	for _, c := range e.opts.Corpora {
+		if !e.configured(c.Name) {
+			continue
+		}
+		srcs, err := ingest.Resolve(e.scanCorpus(c))
+		if err != nil {
+			continue // a corpus that cannot be scanned indexed nothing
+		}
+		for _, p := range tries {
+			for _, src := range srcs {
+				rel, ok := src.Exposed(p)
+				if !ok {
+					continue
+				}
+				doc, err := e.indexedDoc(ctx, Scheme+c.Name+"/"+rel)
+				if err != nil || doc.path != "" {
+					return doc, err
+				}
+			}
+		}
+	}
+	return getDoc{}, nil
+}
+
+// scanCorpus is the files corpus a configured corpus is indexed as: itself
+// for files, the projections folder for sessions and the memories folder
+// for memories.
+func (e *Engine) scanCorpus(c cairn.Corpus) cairn.Corpus {
+	switch c.Kind {
+	case cairn.KindSessions:
+		return cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}
+	case cairn.KindMemories:
+		return cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.memoriesRoot()}, Glob: cairn.DefaultGlob}
+	}
+	return c
 }
 
 func splitPath(p string) (corpus, rel string, ok bool) {

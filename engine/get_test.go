@@ -111,3 +111,53 @@ func TestGetNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestGetSearchForms: Get reads what search prints (a path with its line
+// range) and the absolute path of an indexed file (issue 14 item 16).
+func TestGetSearchForms(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"a.md":        "one\ntwo\nthree\nfour\nfive\n",
+		"sub/b.md":    "beta\n",
+		"odd:2-3.md":  "odd name\n",
+		"skip/old.md": "old\n",
+	}, Options{})
+	f.eng.opts.Corpora[0].Exclude = []string{"skip"}
+	f.sync()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "c.md"), []byte("not indexed\n"), 0o644)
+	ctx := context.Background()
+	tests := []struct {
+		path        string
+		from, lines int
+		want        cairn.GetResult // a zero result means not found
+	}{
+		{"cairn://notes/a.md:2-3", 0, 0, cairn.GetResult{Path: "cairn://notes/a.md", Text: "two\nthree\n", From: 2, Lines: 2, NextFrom: 4}},
+		{"cairn://notes/a.md:4", 0, 0, cairn.GetResult{Path: "cairn://notes/a.md", Text: "four\nfive\n", From: 4, Lines: 2}},
+		{"cairn://notes/a.md:2-3", 1, 0, cairn.GetResult{Path: "cairn://notes/a.md", Text: "one\ntwo\n", From: 1, Lines: 2, NextFrom: 3}},
+		{"cairn://notes/a.md:2-3", 0, 1, cairn.GetResult{Path: "cairn://notes/a.md", Text: "two\n", From: 2, Lines: 1, NextFrom: 3}},
+		{"cairn://notes/odd:2-3.md", 0, 0, cairn.GetResult{Path: "cairn://notes/odd:2-3.md", Text: "odd name\n", From: 1, Lines: 1}},
+		{filepath.Join(f.notes, "a.md"), 2, 1, cairn.GetResult{Path: "cairn://notes/a.md", Text: "two\n", From: 2, Lines: 1, NextFrom: 3}},
+		{filepath.Join(f.notes, "sub", "..", "sub", "b.md"), 0, 0, cairn.GetResult{Path: "cairn://notes/sub/b.md", Text: "beta\n", From: 1, Lines: 1}},
+		{"cairn://notes/a.md:3-2", 0, 0, cairn.GetResult{}},
+		{"cairn://notes/a.md:x", 0, 0, cairn.GetResult{}},
+		{"cairn://notes/missing.md:1-2", 0, 0, cairn.GetResult{}},
+		{filepath.Join(outside, "c.md"), 0, 0, cairn.GetResult{}},
+		{filepath.Join(f.notes, "skip", "old.md"), 0, 0, cairn.GetResult{}}, // on disk, excluded: never indexed
+		{filepath.Join(f.notes, "missing.md"), 0, 0, cairn.GetResult{}},
+	}
+	for _, tt := range tests {
+		got, err := f.eng.Get(ctx, tt.path, &cairn.GetOptions{From: tt.from, Lines: tt.lines})
+		if err != nil {
+			t.Fatalf("Get(%q): %v", tt.path, err)
+		}
+		want := tt.want
+		if want.Path == "" {
+			want = cairn.GetResult{Status: cairn.StatusNotFound, Path: tt.path}
+		} else {
+			want.Status = cairn.StatusOK
+		}
+		if *got != want {
+			t.Errorf("Get(%q, %d, %d) = %+v, want %+v", tt.path, tt.from, tt.lines, *got, want)
+		}
+	}
+}

@@ -34,6 +34,23 @@ func (s Source) rel(rootRel string) string {
 	return s.Prefix + "/" + rootRel
 }
 
+// Exposed returns the exposed path of the file at abs (absolute, cleaned)
+// when it lies beneath s.Root and matches s.Pattern: the path Scan gives it,
+// and the one it is indexed under. Excludes are not checked: the caller
+// asks the index whether the file was taken.
+func (s Source) Exposed(abs string) (string, bool) {
+	r, err := filepath.Rel(s.Root, abs)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	r = filepath.ToSlash(r)
+	g, err := CompileGlob(s.Pattern)
+	if err != nil || !g.Match(r) {
+		return "", false
+	}
+	return s.rel(r), true
+}
+
 // Resolve turns each entry of c.Paths (absolute) into a Source, per spec C3:
 //
 //	existing directory                        Root = it, Pattern = c.Glob

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -18,11 +19,21 @@ func cmdGet(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("get needs exactly one PATH (cairn://<corpus>/<path>), got %d", len(pos))
+		return usagef("get needs exactly one PATH (cairn://<corpus>/<path>[:<from>-<to>] or an indexed file's absolute path), got %d", len(pos))
 	}
 	opts := &cairn.GetOptions{From: *from, Lines: *lines}
 	if err := opts.Validate(); err != nil {
 		return err
+	}
+	// A range in PATH (cairn://notes/a.md:10-20, as search prints hits)
+	// sets the window where no flag does: Get fills zero fields from it.
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["from"] {
+		opts.From = 0
+	}
+	if !set["lines"] {
+		opts.Lines = 0
 	}
 	eng, _, err := e.open(ctx)
 	if err != nil {
