@@ -33,6 +33,10 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// The first Ctrl-C cancels: the command stops after what it is writing
+	// and says what it kept. A second one kills the process at once (the
+	// index is crash-safe: a killed sync loses only its open transaction).
+	go func() { <-ctx.Done(); stop() }()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

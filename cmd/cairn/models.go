@@ -48,6 +48,7 @@ func cmdModels(ctx context.Context, e *env, args []string) error {
 		return usagef("models pull needs one model name, such as sentence-transformers/all-MiniLM-L6-v2")
 	}
 	bar := newProgress(e.stderr, !e.json)
+	bar.label = downloadLabel
 	p := &models.Puller{Hub: *hub, Dir: dir, Progress: func(file string, done, total int64) {
 		if total > 0 {
 			bar.update(progressEvent(file, done, total))

@@ -11,36 +11,172 @@ import (
 	"golang.org/x/term"
 )
 
-// progress draws a one-line bar on a terminal and nothing elsewhere.
+// Progress of long work, with the rate and the time left. On a terminal a
+// bar is redrawn in place (at most every redrawEvery); elsewhere (a log, a
+// pipe, CI) a plain line is written every lineEvery, so a long embedding
+// run in a service log still says how far it got. --json turns it off:
+// stderr then carries only errors and warnings.
+const (
+	redrawEvery = 100 * time.Millisecond
+	lineEvery   = 5 * time.Second
+)
+
+// progress reports cairn.ProgressEvents. It remembers the last event even
+// when it draws nothing, so an interrupted command can say what was kept.
 type progress struct {
 	w     io.Writer
-	on    bool
-	last  time.Time
-	drawn bool
+	on    bool // draw anything at all
+	tty   bool // redraw one line in place
+	now   func() time.Time
+	label func(name string) (what, unit string)
+
+	phase      string    // the Corpus of the current phase
+	phaseStart time.Time // when its first event came
+	startDone  int       // its Done then: the rate counts work of this run
+	lastDraw   time.Time
+	drawn      bool // a line was drawn in this phase
+	last       cairn.ProgressEvent
 }
 
 func newProgress(w io.Writer, enabled bool) *progress {
-	on := false
-	if f, ok := w.(*os.File); ok && enabled {
-		on = term.IsTerminal(int(f.Fd()))
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return &progress{w: w, on: on}
+	return &progress{w: w, on: enabled, tty: tty, now: time.Now, label: syncLabel}
+}
+
+// syncLabel names the phases sync reports: the files of a corpus, the
+// transcripts of a sessions corpus, and embedding.
+func syncLabel(name string) (what, unit string) {
+	if name == "embeddings" {
+		return "embedding", "chunks"
+	}
+	if c, ok := strings.CutSuffix(name, " (transcripts)"); ok {
+		return "reading transcripts of " + c, "files"
+	}
+	return "indexing " + name, "files"
 }
 
 func (p *progress) update(ev cairn.ProgressEvent) {
-	if !p.on || ev.Total == 0 || time.Since(p.last) < 100*time.Millisecond && ev.Done < ev.Total {
+	now := p.now()
+	if ev.Corpus != p.phase {
+		p.finishPhase()
+		p.phase, p.phaseStart, p.startDone, p.drawn = ev.Corpus, now, ev.Done, false
+	}
+	p.last = ev
+	if !p.on || ev.Total == 0 {
 		return
 	}
-	p.last = time.Now()
-	const width = 30
-	fill := width * ev.Done / ev.Total
-	fmt.Fprintf(p.w, "\r%-16s [%s%s] %d/%d", ev.Corpus, strings.Repeat("#", fill), strings.Repeat(".", width-fill), ev.Done, ev.Total)
-	p.drawn = true
+	finished := ev.Done >= ev.Total
+	switch {
+	case p.tty:
+		if now.Sub(p.lastDraw) < redrawEvery && !finished {
+			return
+		}
+		fmt.Fprintf(p.w, "\r%s\033[K", p.line(ev, now, true))
+	default:
+		// A line every lineEvery, counted from the phase's start, and the
+		// last one of a phase that already printed one.
+		since := p.lastDraw
+		if !p.drawn {
+			since = p.phaseStart
+		}
+		if now.Sub(since) < lineEvery && !(finished && p.drawn) {
+			return
+		}
+		fmt.Fprintln(p.w, p.line(ev, now, false))
+	}
+	p.lastDraw, p.drawn = now, true
 }
 
-func (p *progress) done() {
-	if p.drawn {
+// line is "embedding: 12,000/30,000 chunks, 95/s, ~3m10s left", with a bar
+// in front of the counts on a terminal.
+func (p *progress) line(ev cairn.ProgressEvent, now time.Time, bar bool) string {
+	what, unit := p.label(ev.Corpus)
+	var b strings.Builder
+	b.WriteString(what + ":")
+	if bar {
+		const width = 24
+		fill := width * min(ev.Done, ev.Total) / ev.Total
+		fmt.Fprintf(&b, " [%s%s]", strings.Repeat("#", fill), strings.Repeat(".", width-fill))
+	}
+	fmt.Fprintf(&b, " %s/%s %s", thousands(ev.Done), thousands(ev.Total), unit)
+	elapsed := now.Sub(p.phaseStart)
+	if work := ev.Done - p.startDone; work > 0 && elapsed >= time.Second {
+		rate := float64(work) / elapsed.Seconds()
+		if rate >= 10 {
+			fmt.Fprintf(&b, ", %d/s", int(rate+0.5))
+		} else {
+			fmt.Fprintf(&b, ", %.1f/s", rate)
+		}
+		if ev.Done < ev.Total {
+			left := time.Duration(float64(ev.Total-ev.Done) / rate * float64(time.Second))
+			fmt.Fprintf(&b, ", ~%s left", shortDuration(left))
+		} else {
+			fmt.Fprintf(&b, ", done in %s", shortDuration(elapsed))
+		}
+	}
+	return b.String()
+}
+
+// finishPhase ends the terminal's line of the phase that is over.
+func (p *progress) finishPhase() {
+	if p.tty && p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func (p *progress) done() { p.finishPhase(); p.drawn = false }
+
+// shortDuration rounds to what a person reads: 45s, 3m10s, 1h05m.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// thousands writes n with commas: 30,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// interrupted says what an interrupted sync kept, from its result (what
+// was committed) and the last progress event (where it was).
+func (p *progress) interrupted(res *cairn.SyncResult) error {
+	ev := p.last
+	switch what, unit := p.label(ev.Corpus); {
+	case ev.Corpus == "":
+		return fmt.Errorf("interrupted before anything was indexed; run cairn sync to start again")
+	case what == "embedding":
+		done, total := ev.Done, ev.Total
+		if res != nil && res.Embedded+res.PendingEmbeddings > 0 {
+			done, total = res.Embedded, res.Embedded+res.PendingEmbeddings
+		}
+		return fmt.Errorf("interrupted: %s of %s chunks embedded; run cairn sync to continue", thousands(done), thousands(total))
+	default:
+		done := ev.Done
+		if res != nil {
+			for _, c := range res.Corpora {
+				if c.Name == ev.Corpus && c.Scanned > 0 {
+					done = c.Added + c.Updated + c.Unchanged
+				}
+			}
+		}
+		return fmt.Errorf("interrupted while %s: %s of %s %s done and kept; run cairn sync to continue", what, thousands(done), thousands(ev.Total), unit)
 	}
 }
 
@@ -48,3 +184,6 @@ func (p *progress) done() {
 func progressEvent(name string, done, total int64) cairn.ProgressEvent {
 	return cairn.ProgressEvent{Corpus: name, Done: int(done >> 10), Total: int(total >> 10)}
 }
+
+// downloadLabel names the phases of models pull: one per file.
+func downloadLabel(name string) (what, unit string) { return "downloading " + name, "KiB" }

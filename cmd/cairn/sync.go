@@ -30,6 +30,10 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 	bar := newProgress(e.stderr, !e.json)
 	res, err := eng.Sync(ctx, &cairn.SyncOptions{Corpora: corpora, Force: *force, Progress: bar.update})
 	bar.done()
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C: say what was kept, not "context canceled".
+		err = bar.interrupted(res)
+	}
 	if res != nil {
 		if perr := e.printSync(res); perr != nil && err == nil {
 			err = perr

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// fakeClock is a clock the test moves.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func testProgress(tty bool) (*progress, *bytes.Buffer, *fakeClock) {
+	var buf bytes.Buffer
+	clock := &fakeClock{t: time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)}
+	return &progress{w: &buf, on: true, tty: tty, now: clock.now, label: syncLabel}, &buf, clock
+}
+
+// TestProgressLinesWithoutTerminal: off a terminal, a line every 5 s with
+// the rate and the time left (before, nothing at all was written there).
+func TestProgressLinesWithoutTerminal(t *testing.T) {
+	p, buf, clock := testProgress(false)
+	for done := 0; done <= 30000; done += 95 {
+		p.update(cairn.ProgressEvent{Corpus: "embeddings", Done: done, Total: 30000})
+		clock.advance(time.Second)
+	}
+	p.update(cairn.ProgressEvent{Corpus: "embeddings", Done: 30000, Total: 30000})
+	p.done()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if want := "embedding: 475/30,000 chunks, 95/s, ~5m11s left"; lines[0] != want {
+		t.Errorf("first line %q, want %q", lines[0], want)
+	}
+	if want := "embedding: 950/30,000 chunks, 95/s, ~5m06s left"; lines[1] != want {
+		t.Errorf("second line %q, want %q", lines[1], want)
+	}
+	// 316 s of work: a line every 5 s, and the last one says it is done.
+	if len(lines) != 64 {
+		t.Errorf("%d lines, want 64 (one every 5 s, and the last)", len(lines))
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "embedding: 30,000/30,000 chunks, 95/s, done in 5m1") {
+		t.Errorf("last line %q", last)
+	}
+	if strings.Contains(buf.String(), "\r") {
+		t.Errorf("carriage returns off a terminal: %q", buf.String())
+	}
+}
+
+// TestProgressShortPhaseSilent: a phase done within 5 s prints nothing off
+// a terminal, so a quick sync's log stays clean.
+func TestProgressShortPhaseSilent(t *testing.T) {
+	p, buf, clock := testProgress(false)
+	for done := 0; done <= 40; done += 10 {
+		p.update(cairn.ProgressEvent{Corpus: "notes", Done: done, Total: 40})
+		clock.advance(time.Second)
+	}
+	p.done()
+	if buf.Len() != 0 {
+		t.Errorf("a 4 s phase printed %q", buf.String())
+	}
+}
+
+// TestProgressTerminal: a terminal gets a bar redrawn in place, at most
+// every 100 ms, with the rate and the time left, and the line is cleared
+// at the end.
+func TestProgressTerminal(t *testing.T) {
+	p, buf, clock := testProgress(true)
+	for done := 0; done < 2000; done += 10 {
+		p.update(cairn.ProgressEvent{Corpus: "notes", Done: done, Total: 2000})
+		clock.advance(20 * time.Millisecond)
+	}
+	draws := strings.Count(buf.String(), "\r")
+	if draws < 35 || draws > 45 {
+		t.Errorf("%d redraws in 4 s of events every 20 ms, want about 40", draws)
+	}
+	if !strings.Contains(buf.String(), "\rindexing notes: [############............] 1,000/2,000 files, 500/s, ~2s left\033[K") {
+		t.Errorf("no half-way bar in %q", buf.String())
+	}
+	p.done()
+	if !strings.HasSuffix(buf.String(), "\r\033[K") {
+		t.Errorf("line not cleared at the end: %q", buf.String()[buf.Len()-40:])
+	}
+}
+
+// TestProgressOffStillKnowsWhere: with --json nothing is drawn, and an
+// interruption still says what was kept.
+func TestProgressOffStillKnowsWhere(t *testing.T) {
+	p, buf, _ := testProgress(false)
+	p.on = false
+	p.update(cairn.ProgressEvent{Corpus: "embeddings", Done: 11968, Total: 30000})
+	if buf.Len() != 0 {
+		t.Errorf("progress off wrote %q", buf.String())
+	}
+	res := &cairn.SyncResult{Embedded: 12000, PendingEmbeddings: 18000}
+	if got, want := p.interrupted(res).Error(), "interrupted: 12,000 of 30,000 chunks embedded; run cairn sync to continue"; got != want {
+		t.Errorf("interrupted = %q, want %q", got, want)
+	}
+	p.update(cairn.ProgressEvent{Corpus: "notes", Done: 700, Total: 3000})
+	res = &cairn.SyncResult{Corpora: []cairn.CorpusSyncResult{{Name: "notes", Scanned: 3000, Added: 600, Unchanged: 40}}}
+	if got, want := p.interrupted(res).Error(), "interrupted while indexing notes: 640 of 3,000 files done and kept; run cairn sync to continue"; got != want {
+		t.Errorf("interrupted = %q, want %q", got, want)
+	}
+}
+
+func TestShortDurationAndThousands(t *testing.T) {
+	for d, want := range map[time.Duration]string{44 * time.Second: "44s", 190 * time.Second: "3m10s", 3900 * time.Second: "1h05m"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 30000: "30,000", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSyncInterruptSaysWhatWasKept interrupts a sync in its third
+// embedding request, as Ctrl-C does: the error says how many chunks were
+// embedded (not "context canceled"), and the next sync embeds the rest.
+func TestSyncInterruptSaysWhatWasKept(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	requests, embedded := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input []string }
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		if n == 3 {
+			cancel() // the user presses Ctrl-C while this batch is embedded
+			<-r.Context().Done()
+			return
+		}
+		var data []string
+		for i := range req.Input {
+			data = append(data, fmt.Sprintf(`{"index":%d,"embedding":[1,0,%d]}`, i, i))
+		}
+		mu.Lock()
+		embedded += len(req.Input)
+		mu.Unlock()
+		fmt.Fprintf(w, `{"data":[%s]}`, strings.Join(data, ","))
+	}))
+	defer srv.Close()
+	c := newCLI(t)
+	notes := t.TempDir()
+	for i := range 200 {
+		os.WriteFile(filepath.Join(notes, fmt.Sprintf("n%03d.md", i)), []byte(fmt.Sprintf("# Note %d\n\nword%d here\n", i, i)), 0o644)
+	}
+	c.ok("corpus", "add", "notes", notes)
+	f, _ := os.OpenFile(filepath.Join(c.home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, "\n[embedder]\nprovider = \"openai\"\nmodel = \"fake\"\nbase_url = %q\n", srv.URL+"/v1")
+	f.Close()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"sync"}, &out, &errb)
+	want := "cairn: interrupted: 128 of 200 chunks embedded; run cairn sync to continue\n"
+	if code != 1 || errb.String() != want || embedded != 128 {
+		t.Fatalf("interrupted sync: exit %d, stderr %q (embedded %d); want 1 and %q", code, errb.String(), embedded, want)
+	}
+	if got := c.ok("sync"); !strings.Contains(got, "embedded 72 chunks, 0 waiting") {
+		t.Errorf("the next sync: %s", got)
+	}
+}
