@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -298,4 +299,120 @@ func TestTypeScriptClient(t *testing.T) {
 		url := serveProcess(t, bin, env, "e2e-token")
 		run(t, "http", url+"/mcp", "e2e-token")
 	})
+}
+
+// firstUseHome is a CAIRN_HOME that no `cairn sync` ever touched: a notes
+// corpus holding the topics (none when empty), and with brokenEmbedder an
+// ONNX embedder whose runtime library is missing, as under an MCP client
+// that does not pass the shell's CAIRN_ONNXRUNTIME_LIB.
+func firstUseHome(t *testing.T, empty, brokenEmbedder bool) (home, notes string, env []string) {
+	t.Helper()
+	dir := t.TempDir()
+	home, notes = filepath.Join(dir, "home"), filepath.Join(dir, "notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !empty {
+		for name, text := range topics {
+			write(t, filepath.Join(notes, name), text)
+		}
+	}
+	model := "../../shared/models/use-lite" // a real model: only the library is missing
+	if _, err := os.Stat(filepath.Join(model, "model.onnx")); err != nil {
+		model = filepath.Join(dir, "no-model")
+	}
+	model, _ = filepath.Abs(model)
+	config := fmt.Sprintf("[[corpus]]\nname = \"notes\"\nkind = \"files\"\npaths = [%q]\n", notes)
+	if brokenEmbedder {
+		config += fmt.Sprintf("\n[embedder]\nprovider = \"onnx\"\nmodel = %q\n", model)
+	}
+	write(t, filepath.Join(home, "config.toml"), config)
+	env = append(os.Environ(), "CAIRN_HOME="+home, "CAIRN_TOKEN=", "CAIRN_ONNXRUNTIME_LIB=")
+	return home, notes, env
+}
+
+// TestTypeScriptFirstUse follows docs/mcp.md as a new user does (issue
+// 14 items 3 to 5): `cairn mcp --agent claude` with no sync run, an
+// embedder that cannot load, then a note written while it runs; an empty
+// index; a damaged index.db. The official client sees answers, never a
+// closed connection.
+func TestTypeScriptFirstUse(t *testing.T) {
+	nodeBin := node(t)
+	bin := buildCairn(t)
+	run := func(t *testing.T, env []string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(nodeBin, append([]string{"e2e.mjs"}, args...)...)
+		cmd.Dir, cmd.Env = e2eDir, env
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s", out)
+		if err != nil || !strings.Contains(string(out), "\nPASS\n") {
+			t.Fatalf("node e2e.mjs %s: %v", args[0], err)
+		}
+	}
+	t.Run("firstuse", func(t *testing.T) {
+		_, notes, env := firstUseHome(t, false, true)
+		run(t, env, "firstuse", bin, notes)
+	})
+	t.Run("empty", func(t *testing.T) {
+		_, _, env := firstUseHome(t, true, true)
+		run(t, env, "empty", bin)
+	})
+	t.Run("damaged", func(t *testing.T) {
+		home, _, env := firstUseHome(t, false, true)
+		db := filepath.Join(home, "agents", "claude", "index.db")
+		write(t, db, strings.Repeat("this is not a database ", 400))
+		run(t, env, "damaged", bin, db)
+	})
+}
+
+// TestStdioProcessBesideCLISync runs `cairn sync` for the same agent while
+// cairn mcp runs its first sync and watcher syncs of notes being written:
+// the sync lock is taken around each sync, never for the server's life,
+// so every CLI sync finishes and the server goes on answering.
+func TestStdioProcessBesideCLISync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the cairn binary")
+	}
+	bin := buildCairn(t)
+	_, notes, env := firstUseHome(t, false, false)
+	for i := range 300 {
+		write(t, filepath.Join(notes, "bulk", fmt.Sprintf("n%03d.md", i)), fmt.Sprintf("# Note %d\n\nEntry %d of the bulk import.\n", i, i))
+	}
+	cmd := exec.Command(bin, "mcp", "--agent", "claude")
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr %s)", err, stderr.String())
+	}
+	done := make(chan error, 3)
+	for i := range 3 {
+		go func() {
+			write(t, filepath.Join(notes, fmt.Sprintf("while-%d.md", i)), fmt.Sprintf("# While %d\n\nThe zebu%d grazes.\n", i, i))
+			sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			c := exec.CommandContext(sctx, bin, "sync", "--agent", "claude")
+			c.Env = env
+			out, err := c.CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("cairn sync: %v\n%s", err, out)
+			}
+			done <- err
+		}()
+	}
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	var hits SearchOut
+	callOK(t, cs, ToolSearch, map[string]any{"query": "zebu2 grazes", "minScore": 0}, &hits)
+	if len(hits.Results) == 0 || hits.Results[0].Path != "cairn://notes/while-2.md" {
+		t.Errorf("search after the CLI syncs: %+v", hits)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v (stderr %s)", err, stderr.String())
+	}
 }

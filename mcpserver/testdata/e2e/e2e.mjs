@@ -2,6 +2,12 @@
 //
 //   node e2e.mjs stdio CAIRN_BIN            spawns `CAIRN_BIN mcp` (CAIRN_HOME from the environment)
 //   node e2e.mjs http URL TOKEN             connects to `cairn serve` at URL with and without TOKEN
+//   node e2e.mjs firstuse CAIRN_BIN NOTES   `CAIRN_BIN mcp --agent claude` on a never-synced index whose
+//                                           embedder cannot load: the first search finds a note, lexically;
+//                                           a note written into NOTES afterwards is found, with no sync call
+//   node e2e.mjs empty CAIRN_BIN            `mcp --agent claude` over empty corpora: search and diagnostics say so
+//   node e2e.mjs damaged CAIRN_BIN DBFILE   `mcp --agent claude` with a damaged index.db: it starts, and
+//                                           diagnostics and search name DBFILE
 //
 // Prints one line per check and exits 1 on the first failure. Run by
 // mcpserver/e2e_test.go, which prepares the data and the server.
@@ -92,10 +98,68 @@ async function http(url, token) {
   check(err !== undefined && (err.code === 401 || msg.includes("401") || /unauthorized/i.test(msg)), "http: without the token the server answers 401", msg);
 }
 
+async function spawnAgent(bin) {
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--agent", "claude"], env: process.env, stderr: "inherit" });
+  const client = new Client({ name: "cairn-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+// poll calls fn until it returns a truthy value or the deadline passes.
+async function poll(fn, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function firstuse(bin, notes) {
+  const client = await spawnAgent(bin);
+  const diag = await call(client, "memory_diagnostics", {});
+  const r = diag.out?.index?.retrieval;
+  check(!diag.isError && r?.mode === "lexical" && r?.vectorsOff, "firstuse: diagnostics say vectors are off and why", diag.text);
+  const first = await call(client, "memory_search", { query: "busy timeout" });
+  check(!first.isError && first.out.results[0]?.path === "cairn://notes/db.md", "firstuse: the first search finds a note nobody synced", first.text);
+  check(first.out.warning?.includes("vectors are off"), "firstuse: the search says vectors are off", first.text);
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(`${notes}/later.md`, "# Later\n\nThe quokka census ends in March.\n");
+  const found = await poll(async () => {
+    const s = await call(client, "memory_search", { query: "quokka census", minScore: 0 });
+    return !s.isError && s.out.results.some((h) => h.path === "cairn://notes/later.md") ? s : undefined;
+  }, 15000);
+  check(found !== undefined, "firstuse: a note written after the start is found without a sync call", found?.text);
+  const get = await call(client, "memory_get", { path: "cairn://NOTES/later.md" });
+  check(!get.isError && get.out.status === "ok" && get.out.text.includes("quokka"), "firstuse: memory_get matches the corpus ignoring case", get.text);
+  await client.close();
+}
+
+async function empty(bin) {
+  const client = await spawnAgent(bin);
+  const s = await call(client, "memory_search", { query: "anything" });
+  check(!s.isError && s.out.results.length === 0 && s.out.notice?.includes("index is empty"), "empty: search says the index is empty", s.text);
+  const diag = await call(client, "memory_diagnostics", {});
+  check(!diag.isError && diag.out.index.warnings?.some((w) => w.includes("index is empty")), "empty: diagnostics warn", diag.text);
+  await client.close();
+}
+
+async function damaged(bin, dbfile) {
+  const client = await spawnAgent(bin);
+  const diag = await call(client, "memory_diagnostics", {});
+  check(!diag.isError && diag.out.index.status === "unavailable" && diag.out.index.error.includes(dbfile), "damaged: diagnostics name the file", diag.text);
+  const s = await call(client, "memory_search", { query: "anything" });
+  check(!s.isError && s.out.results.length === 0 && s.out.error.includes(dbfile), "damaged: search answers with the error", s.text);
+  await client.close();
+}
+
 const [mode, a, b] = process.argv.slice(2);
 try {
   if (mode === "stdio") await stdio(a);
   else if (mode === "http") await http(a, b);
+  else if (mode === "firstuse") await firstuse(a, b);
+  else if (mode === "empty") await empty(a);
+  else if (mode === "damaged") await damaged(a, b);
   else check(false, "usage", "node e2e.mjs stdio CAIRN_BIN | http URL TOKEN");
   console.log("PASS");
   process.exit(0);
