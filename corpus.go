@@ -45,6 +45,10 @@ type Corpus struct {
 	Glob     string
 	Exclude  []string
 	NoRedact bool
+	// NoDefaultExcludes walks into the dependency and tool folders a files
+	// corpus skips by default (node_modules, .venv, ...: ingest.DefaultExcludes);
+	// the config's defaultExcludes = false.
+	NoDefaultExcludes bool
 
 	Sources             []SourceSpec
 	ChatTypes           []string

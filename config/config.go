@@ -23,7 +23,8 @@ type Config struct {
 
 // Corpus is one [[corpus]] table as loaded: Paths are absolute, Glob is
 // empty when the file leaves it out, NoRedact is set by redact = false,
-// Line is the line of its header.
+// NoDefaultExcludes by defaultExcludes = false, Line is the line of its
+// header.
 type Corpus struct {
 	Name     string
 	Kind     string
@@ -32,6 +33,8 @@ type Corpus struct {
 	Exclude  []string
 	NoRedact bool
 	Line     int
+
+	NoDefaultExcludes bool
 
 	// Sessions corpora.
 	Sources             []cairn.SourceSpec // roots as configured; empty means the defaults
@@ -118,6 +121,8 @@ func (k Corpus) toCairn() cairn.Corpus {
 		Glob:     glob,
 		Exclude:  append([]string(nil), k.Exclude...),
 		NoRedact: k.NoRedact,
+
+		NoDefaultExcludes: k.NoDefaultExcludes,
 	}
 }
 

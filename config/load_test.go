@@ -74,6 +74,7 @@ name = "kept"
 kind = "files"
 paths = ["kept"]
 redact = true
+defaultExcludes = false
 `
 	path := writeConfig(t, dir, text)
 	cfg, err := Load(path, &LoadOptions{Home: home})
@@ -87,7 +88,7 @@ redact = true
 		}},
 		{Name: "Work.log-2", Kind: "files", Line: 7, Paths: []string{filepath.Join(dir, "MEMORY.md")},
 			Glob: "**/*.txt", Exclude: []string{"drafts/**", "*.tmp"}, NoRedact: true},
-		{Name: "kept", Kind: "files", Line: 15, Paths: []string{filepath.Join(dir, "kept")}},
+		{Name: "kept", Kind: "files", Line: 15, Paths: []string{filepath.Join(dir, "kept")}, NoDefaultExcludes: true},
 	}}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Fatalf("Load mismatch (-want +got):\n%s", diff)
@@ -95,7 +96,7 @@ redact = true
 	wantCorpora := []cairn.Corpus{
 		{Name: "notes", Kind: "files", Paths: want.Corpora[0].Paths, Glob: cairn.DefaultGlob},
 		{Name: "Work.log-2", Kind: "files", Paths: want.Corpora[1].Paths, Glob: "**/*.txt", Exclude: []string{"drafts/**", "*.tmp"}, NoRedact: true},
-		{Name: "kept", Kind: "files", Paths: want.Corpora[2].Paths, Glob: cairn.DefaultGlob},
+		{Name: "kept", Kind: "files", Paths: want.Corpora[2].Paths, Glob: cairn.DefaultGlob, NoDefaultExcludes: true},
 	}
 	if diff := cmp.Diff(wantCorpora, cfg.ToCorpora()); diff != "" {
 		t.Fatalf("ToCorpora mismatch (-want +got):\n%s", diff)
@@ -127,13 +128,13 @@ func TestLoadErrors(t *testing.T) {
 		want []string // substrings of the message after "config <file>:<line>: "
 	}{
 		{"unknown key", "[[corpus]]\nname = \"notes\"\n" + good + "globs = \"x\"\n", 5,
-			[]string{`unknown key "globs" in [[corpus]] "notes"`, "allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
+			[]string{`unknown key "globs" in [[corpus]] "notes"`, "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
 		{"unknown key in second table", "[[corpus]]\nname = \"a\"\n" + good + "\n[[corpus]]\nname = \"b\"\n" + good + "path = [\"x\"]\n", 10,
-			[]string{`unknown key "path" in [[corpus]] "b"`, "allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
+			[]string{`unknown key "path" in [[corpus]] "b"`, "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
 		{"key in wrong case", "[[corpus]]\nName = \"a\"\n" + good, 2,
-			[]string{`unknown key "Name" in [[corpus]] at line 1`, "allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
+			[]string{`unknown key "Name" in [[corpus]] at line 1`, "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
 		{"dotted key", "[[corpus]]\nname = \"a\"\n" + good + "glob.x = \"y\"\n", 5,
-			[]string{`unknown key "glob.x" in [[corpus]] "a"`, "allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
+			[]string{`unknown key "glob.x" in [[corpus]] "a"`, "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
 		{"unknown top-level key", "# c\nfoo = 1\n", 2,
 			[]string{`unknown key "foo"`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate] and [llm.fast]"}},
 		{"unknown table", "[server]\nport = 1\n", 1,
@@ -156,6 +157,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`wrong type for "kind" in [[corpus]] "a"`, "kind must be a string"}},
 		{"redact not bool", "[[corpus]]\nname = \"a\"\n" + good + "redact = \"no\"\n", 5,
 			[]string{`wrong type for "redact" in [[corpus]] "a"`, "redact must be true or false"}},
+		{"defaultExcludes not bool", "[[corpus]]\nname = \"a\"\n" + good + "defaultExcludes = \"no\"\n", 5,
+			[]string{`wrong type for "defaultExcludes" in [[corpus]] "a"`, "defaultExcludes must be true or false"}},
+		{"defaultExcludes on sessions", "[[corpus]]\nname = \"sessions\"\nkind = \"sessions\"\nsources = [\"codex\"]\ndefaultExcludes = false\n", 5,
+			[]string{`key "defaultExcludes" in [[corpus]] "sessions" belongs to files corpora`}},
 		{"redact on sessions", "[[corpus]]\nname = \"sessions\"\nkind = \"sessions\"\nsources = [\"codex\"]\nredact = false\n", 5,
 			[]string{`key "redact" in [[corpus]] "sessions" belongs to files corpora; sessions are always redacted`}},
 		{"paths not array", "[[corpus]]\nname = \"a\"\nkind = \"files\"\npaths = \"p\"\n", 4,
@@ -277,7 +282,7 @@ func TestDecodeErrorStrict(t *testing.T) {
 		line int
 		want string
 	}{
-		{"[[corpus]]\nname = \"a\"\nglobs = 1\n", 3, `config f:3: unknown key "globs" in [[corpus]] "a"; allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)`},
+		{"[[corpus]]\nname = \"a\"\nglobs = 1\n", 3, `config f:3: unknown key "globs" in [[corpus]] "a"; allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)`},
 		{"x = 1\n", 1, `config f:1: unknown key "x"; allowed: [[corpus]] tables, [embedder], [llm.consolidate] and [llm.fast]`},
 	}
 	for _, tt := range tests {

@@ -15,11 +15,11 @@ import (
 )
 
 // corpusKeys are the keys of a [[corpus]] table, in documentation order.
-var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "redact",
+var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "defaultExcludes", "redact",
 	"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"}
 
 const (
-	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
+	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
 	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate] and [llm.fast]"
 	allowedKinds = `allowed kinds: "files", "sessions"`
 )
@@ -32,6 +32,8 @@ var keyTypes = map[string]string{
 	"glob":    "glob must be a string",
 	"exclude": "exclude must be an array of strings",
 	"redact":  "redact must be true or false",
+
+	"defaultExcludes": "defaultExcludes must be true or false",
 
 	"sources":             `sources must be an array of source ids or {id = "...", root = "..."} tables`,
 	"chatTypes":           "chatTypes must be an array of strings",
@@ -54,6 +56,8 @@ type rawCorpus struct {
 	Glob    *string  `toml:"glob"`
 	Exclude []string `toml:"exclude"`
 	Redact  *bool    `toml:"redact"`
+
+	DefaultExcludes *bool `toml:"defaultExcludes"`
 
 	Sources             []any    `toml:"sources"`
 	ChatTypes           []string `toml:"chatTypes"`
@@ -299,7 +303,7 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 	}
 	for _, k := range []string{"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"} {
 		if _, ok := t.keys[k]; ok {
-			return fail(k, "key %q in %s belongs to sessions corpora; allowed keys for files: name, kind, paths, glob, exclude, redact", k, label)
+			return fail(k, "key %q in %s belongs to sessions corpora; allowed keys for files: name, kind, paths, glob, exclude, defaultExcludes, redact", k, label)
 		}
 	}
 	if len(rc.Paths) == 0 {
@@ -331,6 +335,7 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 	return Corpus{
 		Name: rc.Name, Kind: rc.Kind, Paths: paths, Glob: glob,
 		Exclude: slices.Clone(rc.Exclude), NoRedact: rc.Redact != nil && !*rc.Redact, Line: t.line,
+		NoDefaultExcludes: rc.DefaultExcludes != nil && !*rc.DefaultExcludes,
 	}, nil
 }
 

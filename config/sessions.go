@@ -17,7 +17,7 @@ func validateSessions(rc rawCorpus, t tableLayout, fail func(key, format string,
 	if rc.Name != cairn.KindSessions {
 		return fail("name", `a sessions corpus must be named "sessions", not %q in %s; allowed name: "sessions"`, rc.Name, label)
 	}
-	for _, k := range []string{"paths", "glob", "exclude"} {
+	for _, k := range []string{"paths", "glob", "exclude", "defaultExcludes"} {
 		if _, ok := t.keys[k]; ok {
 			return fail(k, "key %q in %s belongs to files corpora; sessions corpora take sources = [...] instead", k, label)
 		}

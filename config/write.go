@@ -26,6 +26,9 @@ const Template = `# Cairn configuration (TOML).
 #   glob     optional. Which files to index under a directory path
 #            (default "**/*.md").
 #   exclude  optional. Glob patterns, relative to each path, of files to skip.
+#   defaultExcludes  optional, default true: skip .git, .hg, .svn,
+#            node_modules, .venv, venv, __pycache__ and .tox folders unless
+#            the glob names one. false walks into them too.
 #   redact   optional, default true: secrets (API keys, tokens, private keys,
 #            passwords) are replaced with [REDACTED:<kind>] before anything is
 #            stored, searched or sent to an embedding model.

@@ -43,7 +43,8 @@ func DropsDocument(f cairn.FileFailure) bool {
 // Scan resolves c (see Resolve) and walks each source root, returning the
 // matching regular files sorted by Rel. The walk
 //
-//   - never enters ".git" directories or symlinked directories;
+//   - never enters ".git" directories or symlinked directories, nor the
+//     other DefaultExcludes folders unless the corpus asks for them;
 //   - matches Pattern and c.Exclude against the path relative to the source
 //     root; an exclude pattern that matches a directory's path prunes the
 //     whole directory ("drafts", "drafts/**" and "**/drafts/**" all prune
@@ -68,7 +69,7 @@ func Scan(ctx context.Context, c cairn.Corpus) (files []File, failures []cairn.F
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &walker{ctx: ctx, excludes: excludes}
+	w := &walker{ctx: ctx, excludes: excludes, corpus: c}
 	if len(srcs) > 1 {
 		w.seen = make(map[string]bool)
 	}
@@ -87,9 +88,11 @@ type walker struct {
 	excludes []*Glob
 	seen     map[string]bool // Abs paths already taken, with several sources
 
+	corpus   cairn.Corpus
 	src      Source
 	glob     *Glob
-	rootReal string // Root with symlinks resolved
+	skipDirs map[string]bool // folder names never entered (skippedDirs)
+	rootReal string          // Root with symlinks resolved
 
 	files    []File
 	failures []cairn.FileFailure
@@ -114,7 +117,7 @@ func (w *walker) scanSource(src Source) error {
 	if err != nil {
 		return err
 	}
-	w.src, w.glob = src, g
+	w.src, w.glob, w.skipDirs = src, g, skippedDirs(w.corpus, src.Pattern)
 	w.rootReal, err = filepath.EvalSymlinks(src.Root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -170,7 +173,7 @@ func (w *walker) walkDir(dir, rel string) error {
 		childRel := joinRel(rel, name)
 		switch {
 		case typ.IsDir():
-			if name == ".git" || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
+			if w.skipDirs[name] || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
 				continue
 			}
 			if err := w.walkDir(joinPath(dir, name), childRel); err != nil {
