@@ -7,7 +7,7 @@
 //
 //	[[corpus]]
 //	name = "notes"          # required, unique ignoring case, not all/extracted/memories
-//	kind = "files"          # required; "files" is the only kind so far
+//	kind = "files"          # required; "files" or "sessions" (see Template)
 //	paths = ["~/notes"]     # required; relative to the config file's directory
 //	glob = "**/*.md"        # optional, default cairn.DefaultGlob
 //	exclude = ["drafts/**"] # optional, relative to each path

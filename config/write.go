@@ -13,30 +13,38 @@ import (
 )
 
 // Template is what Init writes: comments only, so it configures no corpus.
-const Template = `# Cairn configuration (TOML).
+const Template = `# Cairn configuration (TOML). Everything below is a comment: uncomment
+# what you need. cairn help lists the commands; unknown keys are errors.
 #
 # Each [[corpus]] table names a set of documents to index. Keys:
 #
 #   name     required. 1 to 64 letters, digits, '.', '_' or '-', starting with
 #            a letter or digit; unique ignoring case; not all, extracted or
 #            memories.
-#   kind     required. "files" (the only kind so far).
-#   paths    required. Directories, files or glob patterns. Relative paths are
-#            relative to this file's directory; "~/" is your home directory.
-#   glob     optional. Which files to index under a directory path
+#   kind     required. "files" (Markdown and text files) or "sessions" (agent
+#            transcripts; at most one such corpus, named "sessions").
+#   paths    files: required. Directories, files or glob patterns. Relative
+#            paths are relative to this file's directory; "~/" is your home.
+#   glob     files: optional. Which files to index under a directory path
 #            (default "**/*.md").
-#   exclude  optional. Glob patterns, relative to each path, of files to skip.
-#   defaultExcludes  optional, default true: skip .git, .hg, .svn,
+#   exclude  files: optional. Glob patterns, relative to each path, to skip.
+#   defaultExcludes  files: optional, default true: skip .git, .hg, .svn,
 #            node_modules, .venv, venv, __pycache__ and .tox folders unless
 #            the glob names one. false walks into them too.
-#   redact   optional, default true: secrets (API keys, tokens, private keys,
-#            passwords) are replaced with [REDACTED:<kind>] before anything is
-#            stored, searched or sent to an embedding model.
+#   redact   files: optional, default true: secrets (API keys, tokens, private
+#            keys, passwords) are replaced with [REDACTED:<kind>] before
+#            anything is stored, searched or sent to an embedding model.
 #            redact = false stores secrets in the index as written.
+#   sources  sessions: required. Source ids (claude-code, codex, openclaw,
+#            gemini, aider, openai-chat) or {id = "codex", root = "/path"}.
+#   chatTypes            sessions: default ["channel", "group"]; add "direct".
+#   maxExpandedTokens    sessions: default 500, the size of a hit's turn.
+#   syncIntervalMinutes  sessions: default 60, cairn serve's session sync.
+#   keepRemoved          sessions: default true, keep sessions whose
+#                        transcript was deleted.
 #
-# Add a corpus with: cairn corpus add NAME PATH
-#
-# Example:
+# Add corpora with: cairn corpus add NAME PATH
+#              and: cairn corpus add sessions --kind sessions --source claude-code
 #
 # [[corpus]]
 # name = "notes"
@@ -44,6 +52,34 @@ const Template = `# Cairn configuration (TOML).
 # paths = ["~/notes"]
 # glob = "**/*.md"
 # exclude = ["archive/**"]
+#
+# [[corpus]]
+# name = "sessions"
+# kind = "sessions"
+# sources = ["claude-code", "codex"]
+#
+# Semantic search: an [embedder] (without one, search is BM25 alone).
+#
+# [embedder]
+# provider = "onnx"                 # in process; "openai": any /v1/embeddings endpoint
+# model = "/path/to/model-folder"   # onnx: a folder with model.onnx and tokenizer.json
+#                                   # (cairn models pull OWNER/NAME fetches one)
+# library = "/path/to/libonnxruntime.so.1"   # onnx; or set CAIRN_ONNXRUNTIME_LIB
+# base_url = "http://127.0.0.1:11434/v1"     # openai
+# api_key_env = "EMBEDDING_API_KEY"          # openai: the variable holding the key
+# query_prefix = ""                 # text put before queries (some models want one)
+# document_prefix = ""              # and before documents
+#
+# Long-term memories: cairn consolidate uses [llm.consolidate], cairn memories
+# sleep uses [llm.fast]. Keys of both:
+#
+# [llm.consolidate]
+# api = "openai"                    # or "anthropic"
+# base_url = "https://api.openai.com/v1"
+# model = "MODEL"
+# api_key_env = "OPENAI_API_KEY"    # or api_key_file = "/path/to/key"
+# timeout_seconds = 300
+# max_output_tokens = 32000
 `
 
 // Init writes Template to path unless a file is already there, creating the

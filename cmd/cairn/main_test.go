@@ -291,7 +291,7 @@ func TestCLIEmbedderOnFirstUse(t *testing.T) {
 	f.Close()
 
 	out, errs, code := c.run("sync", "--json")
-	if code != 1 || !strings.Contains(out, `"added":1`) || !strings.Contains(errs, "no-model") {
+	if code != 1 || !strings.Contains(out, `"added":1`) || !strings.Contains(errs, "no-model") || !strings.Contains(errs, "point [embedder] model at a folder") {
 		t.Fatalf("sync with a broken model: exit %d, stdout %s, stderr %q; want the note indexed and the model named", code, out, errs)
 	}
 	if out := c.ok("search", "support group", "--mode", "lexical", "--json"); !strings.Contains(out, "a.md") {

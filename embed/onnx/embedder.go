@@ -111,7 +111,7 @@ func New(o Options) (*Embedder, error) {
 
 func modelError(dir string, err error) error {
 	return &cairn.Error{Op: "load onnx model", Path: dir, Err: fmt.Errorf("%w: %v", cairn.ErrUnavailable, err),
-		Hint: "point [embedder] model_dir at a directory holding " + ModelFile + " and " + TokenizerFile}
+		Hint: "point [embedder] model at a folder holding " + ModelFile + " and " + TokenizerFile + " (cairn models pull OWNER/NAME fetches one)"}
 }
 
 func tokenizer(o Options) (Tokenizer, error) {
