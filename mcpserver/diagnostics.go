@@ -64,8 +64,9 @@ func (a *Agent) diagWarnings(ctx context.Context, d IndexDiag) []string {
 	var out []string
 	if len(a.searchable()) == 0 {
 		out = append(out, a.noCorpus().Error())
+	} else {
+		out = append(out, a.notices(ctx, d.Retrieval.Documents == 0)...)
 	}
-	out = append(out, a.notices(ctx, d.Retrieval.Documents == 0)...)
 	if a.EmbedderError != "" {
 		out = append(out, "vectors are off, search is lexical only: the embedder could not load: "+a.EmbedderError)
 	} else if d.NeedsEmbedding > 0 {

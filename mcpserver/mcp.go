@@ -22,7 +22,8 @@ const (
 
 const instructions = `Cairn is this agent's long-term memory: Markdown notes and past agent sessions, indexed for search.
 Use memory_search before answering questions about earlier work, decisions, preferences or people; then memory_get to read more lines around a hit (pass its path and from = startLine).
-memory_sync_sessions indexes new agent sessions in the background; memory_sync_status reports on it.`
+The server keeps the index current by itself (a sync at the start, changed notes within a second, sessions every syncIntervalMinutes); memory_sync_sessions indexes new agent sessions now, in the background; memory_sync_status reports on it.
+A search result's notice or warning says when the index is empty, still being built, or answering without vectors; memory_diagnostics says why.`
 
 // NewMCPServer returns an MCP server with the tools of agent a. logger
 // receives the SDK's logs (nil: none); nothing is written to stdout.
@@ -51,7 +52,7 @@ func NewMCPServer(a *Agent, logger *slog.Logger) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name: ToolSyncStatus, Annotations: readOnly,
 		Description: "Report the last or running session sync: idle, running (with its phase), completed (with counts) or failed " +
-			"(with the error), and a server's periodic sync and file watcher.",
+			"(with the error), and the server's first sync, periodic sync and file watcher.",
 	}, handler(a.SyncStatus))
 	mcp.AddTool(s, &mcp.Tool{
 		Name: ToolDiagnostics, Annotations: readOnly,
