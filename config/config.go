@@ -19,6 +19,9 @@ type Config struct {
 	LLM     map[string]LLM // by purpose: "consolidate", "fast"
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
+	// Warnings are what Load found likely wrong but not invalid (two
+	// corpora covering the same files); callers print them.
+	Warnings []string
 }
 
 // Corpus is one [[corpus]] table as loaded: Paths are absolute, Glob is
@@ -88,7 +91,12 @@ func Load(path string, opts *LoadOptions) (*Config, error) {
 	if opts != nil && opts.Getenv != nil {
 		getenv = opts.Getenv
 	}
-	return parse(abs, data, resolver{dir: filepath.Dir(abs), home: home, getenv: getenv})
+	cfg, err := parse(abs, data, resolver{dir: filepath.Dir(abs), home: home, getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	cfg.Warnings = overlapWarnings(cfg)
+	return cfg, nil
 }
 
 // ToCorpora returns the corpora as library values, with the default glob

@@ -85,7 +85,14 @@ func (e *env) paths() (configPath, dataDir string) {
 func (e *env) loadConfig() (*config.Config, error) {
 	path, _ := e.paths()
 	home, _ := os.UserHomeDir()
-	return config.Load(path, &config.LoadOptions{Home: home, Getenv: os.Getenv})
+	cfg, err := config.Load(path, &config.LoadOptions{Home: home, Getenv: os.Getenv})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings { // e.g. two corpora covering the same files
+		fmt.Fprintln(e.stderr, "cairn: warning: "+w)
+	}
+	return cfg, nil
 }
 
 // open loads the configuration and opens the agent's engine.

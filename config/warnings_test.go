@@ -1,0 +1,61 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLoadWarnsOverlappingCorpora: two files corpora that can take the
+// same file are a warning at load, naming both and the folder; corpora that
+// cannot are not (issue 14 item 9).
+func TestLoadWarnsOverlappingCorpora(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"notes/work", "notes/archive", "other"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "notes", "todo.md"), []byte("x\n"), 0o644)
+	table := func(name, body string) string {
+		return "[[corpus]]\nname = \"" + name + "\"\nkind = \"files\"\n" + body + "\n"
+	}
+	tests := []struct {
+		name string
+		a, b string // bodies of two corpora
+		want string // the folder a warning names; "" means no warning
+	}{
+		{"same folder", `paths = ["notes"]`, `paths = ["notes"]`, "notes"},
+		{"nested folder", `paths = ["notes"]`, `paths = ["notes/work"]`, "notes/work"},
+		{"outer one nested", `paths = ["notes/work"]`, `paths = ["notes"]`, "notes/work"},
+		{"nested, excluded by the outer", `paths = ["notes"]` + "\nexclude = [\"work\"]", `paths = ["notes/work"]`, ""},
+		{"outer glob cannot reach", `paths = ["notes"]` + "\nglob = \"archive/**/*.md\"", `paths = ["notes/work"]`, ""},
+		{"other extensions", `paths = ["notes"]`, `paths = ["notes"]` + "\nglob = \"**/*.txt\"", ""},
+		{"a file inside the folder", `paths = ["notes"]`, `paths = ["notes/todo.md"]`, "notes/todo.md"},
+		{"a file the glob skips", `paths = ["notes"]` + "\nglob = \"work/*.md\"", `paths = ["notes/todo.md"]`, ""},
+		{"a glob path inside", `paths = ["notes"]`, `paths = ["notes/work/*.md"]`, "notes/work"},
+		{"separate folders", `paths = ["notes"]`, `paths = ["other"]`, ""},
+	}
+	for _, tt := range tests {
+		path := writeConfig(t, dir, table("a", tt.a)+"\n"+table("b", tt.b)+
+			"\n[[corpus]]\nname = \"sessions\"\nkind = \"sessions\"\nsources = [{id = \"codex\", root = \"notes\"}]\n")
+		cfg, err := Load(path, nil)
+		if err != nil {
+			t.Fatalf("%s: Load: %v", tt.name, err)
+		}
+		if tt.want == "" {
+			if len(cfg.Warnings) != 0 {
+				t.Errorf("%s: warnings %q, want none", tt.name, cfg.Warnings)
+			}
+			continue
+		}
+		if len(cfg.Warnings) != 1 {
+			t.Fatalf("%s: warnings %q, want one", tt.name, cfg.Warnings)
+		}
+		w := cfg.Warnings[0]
+		for _, part := range []string{path, `"a" (line 1)`, `"b" (line`, filepath.Join(dir, tt.want) + ":", "indexed and returned twice"} {
+			if !strings.Contains(w, part) {
+				t.Errorf("%s: warning %q lacks %q", tt.name, w, part)
+			}
+		}
+	}
+}
