@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,9 +85,10 @@ func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 	commandsSec := helpEntries(t, out, "Commands:")
 	flagsSec := helpEntries(t, out, "Flags of each command")
 	globalSec := helpEntries(t, out, "Global flags")
-	find := func(sec map[string]string, path string) string {
+	// find returns the entry whose first column (up to two spaces) is col.
+	find := func(sec map[string]string, col string) string {
 		for k, v := range sec {
-			if strings.HasPrefix(k, "  "+path+" ") || k == "  "+path {
+			if first, _, _ := strings.Cut(strings.TrimPrefix(k, "  "), "  "); strings.TrimSpace(first) == col {
 				return v
 			}
 		}
@@ -99,7 +102,7 @@ func TestHelpListsEveryCommandAndFlag(t *testing.T) {
 		entry := find(flagsSec, cmd.path)
 		flagsOf(t, cmd).VisitAll(func(f *flag.Flag) {
 			if globalUsage[f.Name] == f.Usage {
-				if find(globalSec, "--"+f.Name) == "" {
+				if !strings.Contains(strings.Join(slices.Collect(maps.Keys(globalSec)), "\n")+"\n", "  --"+f.Name+" ") {
 					t.Errorf("cairn help: global flag --%s of %s is not under Global flags", f.Name, cmd.path)
 				}
 				return
