@@ -40,6 +40,9 @@ func (a *Agent) Get(ctx context.Context, in GetIn) (*GetOut, error) {
 		}
 		text += fmt.Sprintf("[continues at line %d: call memory_get with from=%d]\n", res.NextFrom, res.NextFrom)
 	}
+	if res.Path != "" {
+		path = res.Path // the cairn:// path the engine resolved
+	}
 	return &GetOut{Status: cairn.StatusOK, Text: &text, Path: path, From: ptr(res.From), Lines: ptr(res.Lines),
 		Truncated: res.Truncated, NextFrom: res.NextFrom}, nil
 }
