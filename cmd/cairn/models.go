@@ -56,6 +56,9 @@ func cmdModels(ctx context.Context, e *env, args []string) error {
 	}}
 	path, err := p.Pull(ctx, pos[0])
 	bar.done()
+	if err != nil && ctx.Err() != nil {
+		return bar.pullInterrupted(pos[0])
+	}
 	if err != nil {
 		return err
 	}
@@ -64,4 +67,15 @@ func cmdModels(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "pulled %s into %s\nuse it with:\n[embedder]\nprovider = \"onnx\"\nmodel = %q\n", pos[0], path, path)
 	return nil
+}
+
+// pullInterrupted says what an interrupted pull kept: the partial file
+// stays (name.part) and the next pull resumes it with a Range request.
+func (p *progress) pullInterrupted(model string) error {
+	ev := p.last
+	if ev.Total == 0 {
+		return fmt.Errorf("interrupted before any file was downloaded; run cairn models pull %s to start again", model)
+	}
+	return fmt.Errorf("interrupted: %s of %s KiB of %s downloaded and kept; run cairn models pull %s to resume",
+		thousands(ev.Done), thousands(ev.Total), ev.Corpus, model)
 }

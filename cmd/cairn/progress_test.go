@@ -176,3 +176,42 @@ func TestSyncInterruptSaysWhatWasKept(t *testing.T) {
 		t.Errorf("the next sync: %s", got)
 	}
 }
+
+// TestModelsPullInterrupt: Ctrl-C during a download says what was kept and
+// that the next pull resumes, not "context canceled".
+func TestModelsPullInterrupt(t *testing.T) {
+	p, _, _ := testProgress(false)
+	p.label = downloadLabel
+	if got, want := p.pullInterrupted("acme/mini").Error(), "interrupted before any file was downloaded; run cairn models pull acme/mini to start again"; got != want {
+		t.Errorf("before any event: %q, want %q", got, want)
+	}
+	p.update(progressEvent("model.onnx", 2048, 4096))
+	if got, want := p.pullInterrupted("acme/mini").Error(), "interrupted: 2 of 4 KiB of model.onnx downloaded and kept; run cairn models pull acme/mini to resume"; got != want {
+		t.Errorf("pullInterrupted = %q, want %q", got, want)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/models/acme/mini":
+			fmt.Fprint(w, `{"siblings":[{"rfilename":"model.onnx","size":4096}]}`)
+		case "/acme/mini/resolve/main/model.onnx":
+			w.Header().Set("Content-Length", "4096")
+			w.Write(make([]byte, 2048))
+			w.(http.Flusher).Flush()
+			cancel() // Ctrl-C half way
+			<-r.Context().Done()
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer hub.Close()
+	newCLI(t)
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"models", "pull", "acme/mini", "--hub", hub.URL}, &out, &errb)
+	if code != 1 || !strings.HasPrefix(errb.String(), "cairn: interrupted") ||
+		!strings.Contains(errb.String(), "run cairn models pull acme/mini to") || strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("interrupted pull: exit %d, stderr %q", code, errb.String())
+	}
+}
