@@ -11,10 +11,10 @@
 //
 //	a := mcpserver.NewAgent("default", eng)   // eng from engine.Open
 //	defer a.Close(ctx)
+//	a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Hour, Watch: true, FirstSync: true})
 //	mcpserver.NewMCPServer(a, nil).Run(ctx, &mcpserver.StdioTransport{}) // cairn mcp
 //
 //	h, _ := mcpserver.NewHandler(mcpserver.HTTPOptions{Agents: []*mcpserver.Agent{a}, Token: token})
-//	a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Hour, Watch: true})
 //	http.ListenAndServe("127.0.0.1:7777", h) // cairn serve
 //
 // The HTTP handler serves MCP (streamable HTTP, stateless) at /mcp and the
@@ -24,8 +24,12 @@
 // (/agents/{agent}/..., or the X-Cairn-Agent header) among those it was
 // given. StdioTransport and /mcp answer a malformed JSON-RPC message with a
 // JSON-RPC error (jsonrpc.go) where the SDK alone would end a stdio session
-// or answer with plain text. StartBackground adds the periodic session sync
-// and a debounced fsnotify watcher over the files corpora; Close waits for
-// their syncs.
+// or answer with plain text. StartBackground adds the first sync (searches
+// wait for its full-text index, not its vectors), the periodic session sync
+// and a debounced fsnotify watcher over the files corpora; Close cancels the
+// first sync and waits for the others. An agent whose index or
+// configuration cannot be opened is NewUnavailableAgent: its tools answer
+// with the reason instead of the server exiting; an embedder that cannot
+// load is Agent.EmbedderError, and search goes lexical and says why.
 // docs/mcp.md has the client setup.
 package mcpserver
