@@ -28,6 +28,8 @@ func init() {
 			func(_ context.Context, e *env, args []string) error { return cmdCorpusAdd(e, args) }},
 		{"corpus list", "", "list the configured corpora",
 			func(_ context.Context, e *env, args []string) error { return cmdCorpusList(e, args) }},
+		{"corpus remove", "NAME", "remove a corpus from config.toml (the next sync drops its documents)",
+			func(_ context.Context, e *env, args []string) error { return cmdCorpusRemove(e, args) }},
 		{"sync", "", "index what changed in the corpora, then embed new chunks", cmdSync},
 		{"sync status", "", "the last session sync: counts per source, skipped records and why", cmdSyncStatus},
 		{"search", "QUERY", "search the corpora (BM25, vectors, or both fused)", cmdSearch},

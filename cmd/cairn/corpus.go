@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -16,14 +17,20 @@ func cmdCorpusAdd(e *env, args []string) error {
 	var sources, roots stringList
 	fs.Var(&sources, "source", "sessions: a transcript source (repeatable)")
 	fs.Var(&roots, "root", "sessions: SOURCE=DIR, the tool's home folder (repeatable)")
+	var excludes stringList
+	fs.Var(&excludes, "exclude", "files: a glob, relative to PATH, of files or folders to skip (repeatable)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	path, _ := e.paths()
+	home, _ := os.UserHomeDir() // expands a quoted '~/notes' or --root codex='~/.codex'
 	switch *kind {
 	case cairn.KindSessions:
-		return addSessions(e, path, pos, sources, roots)
+		if len(excludes) > 0 || *glob != "" {
+			return usagef("--exclude and --glob are for files corpora")
+		}
+		return addSessions(e, path, pos, sources, roots, home)
 	case cairn.KindFiles:
 	default:
 		return usagef(`--kind %q: allowed "files" or "sessions"`, *kind)
@@ -34,7 +41,7 @@ func cmdCorpusAdd(e *env, args []string) error {
 	if len(pos) != 2 {
 		return usagef("corpus add needs NAME and PATH, got %d arguments", len(pos))
 	}
-	if err := config.AddCorpus(path, pos[0], pos[1], *glob); err != nil {
+	if err := config.AddFiles(path, config.FilesCorpus{Name: pos[0], Paths: pos[1:], Glob: *glob, Exclude: excludes, Home: home}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "added corpus %s to %s; run cairn sync to index it\n", pos[0], path)
@@ -94,7 +101,7 @@ func cmdCorpusList(e *env, args []string) error {
 	return tw.Flush()
 }
 
-func addSessions(e *env, path string, pos []string, sources, roots []string) error {
+func addSessions(e *env, path string, pos []string, sources, roots []string, home string) error {
 	if len(pos) != 1 || pos[0] != cairn.KindSessions {
 		return usagef(`corpus add --kind sessions takes the name "sessions" and no PATH: cairn corpus add sessions --kind sessions --source claude-code`)
 	}
@@ -106,9 +113,26 @@ func addSessions(e *env, path string, pos []string, sources, roots []string) err
 		}
 		byID[id] = append(byID[id], dir)
 	}
-	if err := config.AddSessionsCorpus(path, sources, byID); err != nil {
+	// Adds the sources to the sessions corpus when there is one already.
+	if err := config.AddSessions(path, sources, byID, home); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "added corpus sessions (%s) to %s; run cairn sync to read the transcripts\n", strings.Join(sources, ", "), path)
+	fmt.Fprintf(e.stdout, "added %s to corpus sessions in %s; run cairn sync to read the transcripts\n", strings.Join(sources, ", "), path)
+	return nil
+}
+
+func cmdCorpusRemove(e *env, args []string) error {
+	pos, err := parse(e.flags("corpus remove"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("corpus remove needs one NAME, got %d arguments", len(pos))
+	}
+	path, _ := e.paths()
+	if err := config.RemoveCorpus(path, pos[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "removed corpus %s from %s; the next cairn sync drops its documents from the index\n", pos[0], path)
 	return nil
 }
