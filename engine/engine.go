@@ -192,7 +192,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	var hits []cairn.Hit
 	switch {
 	case o.Mode == cairn.ModeLexical:
-		hits, err = e.searcher.SearchPaths(ctx, query, &o, paths)
+		hits, err = e.lexicalSearch(ctx, query, &o, paths) // one best chunk per document
 	case e.opts.Embedder == nil:
 		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
 	default:

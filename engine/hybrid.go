@@ -110,6 +110,7 @@ type chunkKey struct {
 func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]cairn.Hit, map[chunkKey]int64) {
 	var out []cairn.Hit
 	ids := make(map[chunkKey]int64, min(len(cands), o.Limit))
+	units := make(map[string]bool, len(cands)) // one best chunk per docKey unit, as in every mode
 	for i, c := range cands {
 		cos := -c.BM25
 		if cos < o.MinScore || len(out) == o.Limit {
@@ -117,6 +118,11 @@ func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]
 		}
 		h := cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
 			Corpus: c.Corpus, Score: cos}
+		u := e.docKey(h)
+		if units[u] {
+			continue
+		}
+		units[u] = true
 		if o.Explain {
 			h.Explain = []string{fmt.Sprintf("vec(%.4f):rank %d", cos, i+1)}
 		}
@@ -152,12 +158,7 @@ func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hi
 	if err != nil {
 		return nil, err
 	}
-	var words []string
-	if q, err := search.Parse(query); err == nil {
-		for _, t := range q.Terms {
-			words = append(words, t.Words...)
-		}
-	}
+	words := search.HighlightWords(query) // the roots the lexical lane's snippets look for
 	out := hits[:0]
 	for _, h := range hits {
 		if id, ok := ids[chunkKey{h.Path, h.StartLine}]; ok && h.Snippet == "" {

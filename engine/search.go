@@ -36,3 +36,38 @@ func (e *Engine) sessionScope(ctx context.Context, sel []cairn.Corpus, f *cairn.
 	}
 	return search.Scope{Paths: paths, PathCorpora: names}, sel, nil
 }
+
+// lexicalSearch answers lexical mode with one best chunk per unit
+// (docKey: the document for files, the chunk for sessions), as hybrid and
+// vector mode answer: a long note whose chunks all match took several of
+// the places, and only the first of them named its best lines. The lexical
+// lane asks for laneSize candidates, as it does in hybrid mode, and for
+// four times as many (up to cairn.MaxSearchLimit) while the units it found
+// are fewer than the limit and more candidates remain.
+func (e *Engine) lexicalSearch(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, error) {
+	lo := *o
+	for n := laneSize(o.Limit); ; n *= 4 {
+		lo.Limit = min(n, cairn.MaxSearchLimit)
+		hits, err := e.searcher.SearchPaths(ctx, query, &lo, scope)
+		if err != nil {
+			return nil, err
+		}
+		kept := bestPerUnit(hits, e.docKey)
+		if len(kept) >= o.Limit || len(hits) < lo.Limit || lo.Limit == cairn.MaxSearchLimit {
+			return kept[:min(len(kept), o.Limit)], nil
+		}
+	}
+}
+
+// bestPerUnit keeps the first hit of each unit; hits come best first.
+func bestPerUnit(hits []cairn.Hit, unit func(cairn.Hit) string) []cairn.Hit {
+	seen := make(map[string]bool, len(hits))
+	out := hits[:0]
+	for _, h := range hits {
+		if k := unit(h); !seen[k] {
+			seen[k] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}

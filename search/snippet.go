@@ -13,22 +13,45 @@ func (q Query) highlightWords() []string {
 	var out []string
 	for _, t := range q.Terms {
 		for _, w := range t.Words {
-			out = append(out, stemPrefix(w))
+			out = append(out, stemRoot(w))
 		}
 		if p := camelParts(t.Text); len(p) > 1 {
 			for _, w := range p {
-				out = append(out, stemPrefix(w))
+				out = append(out, stemRoot(w))
 			}
 		}
 	}
 	return out
 }
 
-// stemPrefix approximates the porter stem with a prefix, enough to find
-// the line a match is on.
-func stemPrefix(w string) string {
-	if len(w) > 5 {
-		return w[:len(w)-2]
+// HighlightWords returns the lowercase roots Snippet looks for in a hit's
+// text for the query raw; none when it does not parse.
+func HighlightWords(raw string) []string {
+	q, err := Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return q.highlightWords()
+}
+
+// stemRoot approximates the porter stem the index matches with, enough to
+// find the line (and the place in it) a match is on: a common English
+// inflection is cut off ("running" and "runs" find "run", "studies" finds
+// "study"), then a doubled final consonant and a final "e" or "y", so that
+// the root is a prefix of every inflected form. Roots keep at least three
+// letters. Words are lowercase already.
+func stemRoot(w string) string {
+	for _, suf := range []string{"ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly"} {
+		if r, ok := strings.CutSuffix(w, suf); ok && len(r) >= 3 {
+			w = r
+			break
+		}
+	}
+	if n := len(w); n >= 4 && w[n-1] == w[n-2] && strings.IndexByte("bdfgkmnprt", w[n-1]) >= 0 {
+		w = w[:n-1] // runn -> run, stopp -> stop
+	}
+	if n := len(w); n >= 4 && (w[n-1] == 'e' || w[n-1] == 'y') {
+		w = w[:n-1] // configure -> configur, study -> stud
 	}
 	return w
 }
@@ -95,7 +118,47 @@ func Snippet(text string, words []string) string {
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r", "")
 	}
-	return cutSnippet(strings.TrimSpace(s))
+	return clip(strings.TrimSpace(s), words)
+}
+
+// clip cuts a snippet that starts at its best line to SnippetChars. When
+// the first match lies past what the cut keeps (a long line, a paragraph
+// written on one line), the snippet starts a little before the match
+// instead, at a word boundary, marked "… ": a hit must show why it
+// matched, not only the heading above it.
+func clip(s string, words []string) string {
+	if len(s) <= SnippetChars {
+		return s
+	}
+	at, wlen := firstMatch(s, words)
+	if at < 0 || at+wlen+SnippetChars/8 <= SnippetChars {
+		return cutSnippet(s)
+	}
+	start := at - SnippetChars/4
+	if i := strings.LastIndexAny(s[:start], " \n"); i >= 0 && i >= start-SnippetChars/8 {
+		start = i + 1
+	}
+	for start < at && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return "… " + cutSnippet(strings.TrimSpace(s[start:]))
+}
+
+// firstMatch returns the byte offset and length of the earliest occurrence
+// in s of any of words (lowercase), ignoring case; -1 when none occurs or
+// when lowercasing s changes its byte offsets (then no window is moved).
+func firstMatch(s string, words []string) (int, int) {
+	low := strings.ToLower(s)
+	if len(low) != len(s) {
+		return -1, 0
+	}
+	at, n := -1, 0
+	for _, w := range words {
+		if i := strings.Index(low, w); i >= 0 && (at < 0 || i < at) {
+			at, n = i, len(w)
+		}
+	}
+	return at, n
 }
 
 // cutSnippet shortens s to at most SnippetChars bytes, at a space or line

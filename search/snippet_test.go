@@ -8,7 +8,7 @@ import (
 
 // snippetSplit is Snippet in its first, plain form: split the lines, score
 // each lowercased line, join the rest from the best one (the final cut,
-// which did not change, is shared). Snippet must return exactly what it
+// and the window moved to a late match, are shared). Snippet must return exactly what it
 // returns.
 func snippetSplit(text string, words []string) string {
 	lines := strings.Split(strings.TrimRight(text, "\r\n"), "\n")
@@ -32,7 +32,7 @@ func snippetSplit(text string, words []string) string {
 	if start > 0 && len(lines[start-1]) < 120 && strings.TrimSpace(lines[start-1]) != "" {
 		start--
 	}
-	return cutSnippet(strings.TrimSpace(strings.ReplaceAll(strings.Join(lines[start:], "\n"), "\r", "")))
+	return clip(strings.TrimSpace(strings.ReplaceAll(strings.Join(lines[start:], "\n"), "\r", "")), words)
 }
 
 // TestSnippetMatchesSplit compares Snippet with snippetSplit on random
@@ -88,5 +88,34 @@ func BenchmarkSnippet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Snippet(text, words)
+	}
+}
+
+// TestSnippetShowsMatch: the snippet shows where the query matched: an
+// inflected form the index's stemmer matches, and a match deep in a long
+// line (issue 14 item 8: a hit showed only the heading above it).
+func TestSnippetShowsMatch(t *testing.T) {
+	long := "# Release notes\n\n" + strings.Repeat("Assorted words about nothing much in particular. ", 30) +
+		"The canary deploy failed on Tuesday. " + strings.Repeat("More filler text follows here. ", 10) + "\n"
+	filler := strings.Repeat("A line of other words that say nothing here.\n", 10)
+	tests := []struct {
+		text, query, want string
+	}{
+		{long, "canary", "The canary deploy failed"},
+		{"# Rollback\n\n" + filler + "To undo it, run the rollback script.\n", "running", "run the rollback"},
+		{"# Notes\n\n" + filler + "She studies the logs.\n", "study", "studies the logs"},
+		{"# Setup\n\n" + filler + "Configuring the proxy takes a minute.\n", "configure", "Configuring the proxy"},
+	}
+	for _, tt := range tests {
+		got := Snippet(tt.text, HighlightWords(tt.query))
+		if !strings.Contains(got, tt.want) || len(got) > SnippetChars+len("… …") {
+			t.Errorf("Snippet(%q) = %q, want it to show %q", tt.query, got, tt.want)
+		}
+	}
+	if got := Snippet(long, HighlightWords("canary")); !strings.HasPrefix(got, "… ") {
+		t.Errorf("a window moved into a line starts %q, want the \"… \" mark", got[:20])
+	}
+	if got := Snippet(long, HighlightWords("release")); !strings.HasPrefix(got, "# Release notes") {
+		t.Errorf("an early match keeps the start: %q", got[:20])
 	}
 }
