@@ -57,6 +57,11 @@ func cmdConsolidate(ctx context.Context, e *env, args []string) error {
 	}
 	tune := &engine.ConsolidateOptions{Tune: func(w *consolidate.Worker) { w.IdleAfter = *idle }}
 	res, err := eng.Consolidate(ctx, model, opts, tune)
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C: a window's memories are committed with its checkpoint,
+		// so what finished stays and the next run starts where this stopped.
+		return fmt.Errorf("interrupted: the windows consolidated so far are kept; run cairn consolidate to continue")
+	}
 	if err != nil {
 		return err
 	}

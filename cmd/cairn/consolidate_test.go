@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -298,5 +301,44 @@ func TestCLIConsolidateFailures(t *testing.T) {
 	json.Unmarshal([]byte(c.ok("consolidate", "--idle", "0", "--retry-failed", "--json")), &res)
 	if res.Status != "failed" || res.Failures[0].Tries != 4 || res.Failures[0].Skipped {
 		t.Errorf("--retry-failed: %+v, want the windows asked again", res)
+	}
+}
+
+// TestConsolidateInterrupt: Ctrl-C while the model answers a window says
+// that finished windows are kept (not "context canceled"), and the next
+// run consolidates the rest.
+func TestConsolidateInterrupt(t *testing.T) {
+	c := newCLI(t)
+	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openai-chat")
+	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openai-chat", "--root", "openai-chat="+root)
+	c.ok("sync")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inner := fakeChat(t).Config.Handler
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 2 {
+			cancel() // the user presses Ctrl-C while the second window is asked
+			http.Error(w, "interrupted", http.StatusServiceUnavailable)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	f, _ := os.OpenFile(filepath.Join(c.home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0o600)
+	fmt.Fprintf(f, "\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", srv.URL+"/v1")
+	f.Close()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"consolidate", "--idle", "0", "--json"}, &out, &errb)
+	if want := "cairn: interrupted: the windows consolidated so far are kept; run cairn consolidate to continue\n"; code != 1 || !strings.HasSuffix(errb.String(), want) {
+		t.Fatalf("interrupted consolidate: exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
+	}
+	if got := c.ok("consolidate", "--idle", "0"); !strings.Contains(got, "completed:") || !strings.Contains(got, "0 records pending") {
+		t.Errorf("the next run: %s", got)
 	}
 }
