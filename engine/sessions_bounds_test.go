@@ -97,9 +97,12 @@ func (c *claudeRoot) sync() cairn.SourceSyncStats {
 		}
 		return o.res.Corpora[0].Sessions.Sources[0]
 	case <-time.After(30 * time.Second):
-		// Close would wait for the blocked sync: end the test binary now,
-		// so a regression fails instead of hanging.
-		panic("Sync did not return in 30 s: a transcript read blocked")
+		// The cleanup's Close would wait for the blocked sync (even after a
+		// panic): end the test binary now, so a regression fails instead of
+		// hanging.
+		fmt.Fprintln(os.Stderr, "FAIL: Sync did not return in 30 s: a transcript read blocked")
+		os.Exit(1)
+		return cairn.SourceSyncStats{}
 	}
 }
 
