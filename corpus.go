@@ -68,7 +68,7 @@ const (
 var DefaultChatTypes = []string{"channel", "group"}
 
 // SelectCorpora returns the corpora a selection names, in configuration
-// order. nil, empty or ["all"] select every configured non-skill corpus;
+// order. nil, empty or ["all"] select every configured corpus;
 // names match ignoring case and repeats count once. "all" mixed with names,
 // an unknown name (skills included) or a configuration without corpora is an
 // ErrInvalid error that lists the known names or says how to add one.
