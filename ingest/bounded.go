@@ -147,7 +147,7 @@ var errBudget = errors.New("transcript budget spent")
 // strings (jsonCutter); for JSONL it also skips overlong lines and stops at
 // the budget on a line boundary.
 func readJSONBounded(r io.Reader, lines bool, out *BoundedData) error {
-	c := jsonCutter{out: out, lines: lines}
+	c := jsonCutter{out: out, lines: lines, maxString: MaxStringBytes}
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := r.Read(buf)
@@ -173,9 +173,12 @@ func readJSONBounded(r io.Reader, lines bool, out *BoundedData) error {
 type jsonCutter struct {
 	out       *BoundedData
 	lines     bool
+	maxString int // MaxStringBytes; smaller in the fuzz test
 	inStr     bool
 	esc       bool // the previous byte was a backslash
 	hex       int  // \u digits still to come
+	uval      int  // the \u escape's value so far
+	high      bool // the last escape was a high surrogate: no cut before its pair
 	strLen    int  // bytes of the current string kept
 	cutting   bool // the current string is past its budget
 	lineStart int  // offset in out.Data of the current line
@@ -203,7 +206,7 @@ func (c *jsonCutter) write(p []byte) error {
 		}
 		if !c.inStr {
 			if b == '"' {
-				c.inStr, c.strLen, c.cutting = true, 0, false
+				c.inStr, c.strLen, c.cutting, c.high = true, 0, false, false
 			}
 			c.emit(b)
 		} else {
@@ -220,6 +223,18 @@ func (c *jsonCutter) write(p []byte) error {
 }
 
 func (c *jsonCutter) emit(b byte) { c.out.Data = append(c.out.Data, b) }
+
+func hexDigit(b byte) int {
+	switch {
+	case b >= '0' && b <= '9':
+		return int(b - '0')
+	case b >= 'a' && b <= 'f':
+		return int(b-'a') + 10
+	case b >= 'A' && b <= 'F':
+		return int(b-'A') + 10
+	}
+	return 0
+}
 
 // skipCut returns how many bytes of p hold no quote, backslash or newline:
 // the bytes a cut string drops without looking at them one by one. It looks
@@ -238,14 +253,19 @@ func skipCut(p []byte) int {
 // strByte handles one byte inside a string.
 func (c *jsonCutter) strByte(b byte) {
 	safe := !c.esc && c.hex == 0 && (b < 0x80 || b >= 0xC0) // a character starts here
+	if safe && c.high {
+		safe, c.high = false, false // the low half of a surrogate pair follows
+	}
 	switch {
 	case c.esc:
 		c.esc = false
 		if b == 'u' {
-			c.hex = 4
+			c.hex, c.uval = 4, 0
 		}
 	case c.hex > 0:
 		c.hex--
+		c.uval = c.uval<<4 | hexDigit(b)
+		c.high = c.hex == 0 && c.uval >= 0xD800 && c.uval <= 0xDBFF
 	case b == '\\':
 		c.esc = true
 	case b == '"':
@@ -256,7 +276,7 @@ func (c *jsonCutter) strByte(b byte) {
 		c.emit(b)
 		return
 	}
-	if safe && !c.cutting && c.strLen >= MaxStringBytes {
+	if safe && !c.cutting && c.strLen >= c.maxString {
 		c.cutting = true
 		c.lineCut++
 	}
@@ -269,7 +289,7 @@ func (c *jsonCutter) strByte(b byte) {
 // endLine closes a line: JSONL lines are kept, skipped or end the read at
 // the budget; in a document the newline is kept as it is.
 func (c *jsonCutter) endLine() error {
-	c.inStr, c.esc, c.hex, c.cutting = false, false, 0, false
+	c.inStr, c.esc, c.hex, c.cutting, c.high = false, false, 0, false, false
 	if !c.lines {
 		c.emit('\n')
 		return nil

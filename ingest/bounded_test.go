@@ -180,3 +180,65 @@ func TestOpenTranscript(t *testing.T) {
 		}
 	})
 }
+
+// FuzzJSONCutter: with strings cut at a few bytes, every input line that is
+// valid JSON comes out valid JSON, holding the same value with each string
+// shortened to a prefix of itself.
+func FuzzJSONCutter(f *testing.F) {
+	for _, s := range []string{`{"a":"héllo \"w\" \u00e9\\x"}`, `["\ud83d\ude00 smile", 1, {"k":"vvvvvvvv"}]`, `"\\\\\\\\\\"`, `{"é€😀":"€€€€"}`} {
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, line []byte, max int) {
+		if !json.Valid(line) || bytes.IndexByte(line, '\n') >= 0 || max < 0 || max > 64 {
+			return
+		}
+		var out BoundedData
+		c := jsonCutter{out: &out, lines: true, maxString: max}
+		if err := c.write(append(line, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		c.finish(nil)
+		got := bytes.TrimSuffix(out.Data, []byte("\n"))
+		decode := func(data []byte) (any, error) {
+			d := json.NewDecoder(bytes.NewReader(data))
+			d.UseNumber()
+			var v any
+			return v, d.Decode(&v)
+		}
+		b, err := decode(got)
+		if err != nil {
+			t.Fatalf("cut %q to %q: %v", line, got, err)
+		}
+		a, _ := decode(line)
+		if !prefixOf(b, a) {
+			t.Fatalf("cut %q to %q: not a prefix", line, got)
+		}
+	})
+}
+
+// prefixOf reports whether cut is orig with strings shortened (a cut string
+// ends with "…"; object keys may be cut too).
+func prefixOf(cut, orig any) bool {
+	switch o := orig.(type) {
+	case string:
+		c, ok := cut.(string)
+		return ok && (c == o || strings.HasSuffix(c, "…") && strings.HasPrefix(o, strings.TrimSuffix(c, "…")) ||
+			strings.HasPrefix(strings.ToValidUTF8(o, "\uFFFD"), strings.TrimSuffix(c, "…")))
+	case []any:
+		c, ok := cut.([]any)
+		if !ok || len(c) != len(o) {
+			return false
+		}
+		for i := range o {
+			if !prefixOf(c[i], o[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		c, ok := cut.(map[string]any)
+		return ok && len(c) <= len(o) // keys may be cut (and so merge)
+	default:
+		return fmt.Sprint(cut) == fmt.Sprint(orig)
+	}
+}
