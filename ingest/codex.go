@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/klauspost/compress/zstd"
 )
 
 // Codex CLI rollouts (spec transcript-formats.md §2): one JSONL file per
@@ -97,30 +95,17 @@ func codexIsRollout(name string) bool {
 // codexZstdMagic starts every zstd frame.
 var codexZstdMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
 
-// Bounds on decompressing a .jsonl.zst rollout.
-const (
-	codexMaxDecoded = MaxDecodedBytes // bytes of JSONL one rollout may expand to
-	codexMaxWindow  = maxZstdWindow   // zstd window a frame may ask for
-)
-
-// codexDecompress expands a zstd rollout. A stream cut short (a file still
-// being written) yields what was decoded; its half-written last line is then
-// left by forEachJSONLine like any other.
-func codexDecompress(data []byte) ([]byte, error) {
-	dec, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(codexMaxDecoded), zstd.WithDecoderMaxWindow(codexMaxWindow))
-	if err != nil {
-		return nil, err
+// codexDecompress expands a zstd rollout given whole (the engine streams
+// files through ReadTranscript itself) under the same bounds: at most
+// MaxDecodedBytes decoded, strings cut, MaxTranscriptBytes kept. A stream cut
+// short (a file still being written) yields what was decoded; its
+// half-written last line is then left by forEachJSONLine like any other.
+func codexDecompress(data []byte, path string) ([]byte, error) {
+	if !strings.HasSuffix(path, ".zst") {
+		path = "rollout.jsonl.zst"
 	}
-	defer dec.Close()
-	out, err := io.ReadAll(io.LimitReader(dec, codexMaxDecoded+1))
-	if len(out) > codexMaxDecoded {
-		return nil, fmt.Errorf("decompressed size over %d bytes", codexMaxDecoded)
-	}
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return out, nil
+	bd, err := ReadTranscript(bytes.NewReader(data), path)
+	return bd.Data, err
 }
 
 // codexEnvelope is a rollout line as first decoded: a wrapped record, a
@@ -191,7 +176,7 @@ var codexItemTypes = map[string]bool{
 func codexParse(data []byte, o ParseOptions) ([]cairn.Session, error) {
 	if bytes.HasPrefix(data, codexZstdMagic) {
 		var err error
-		if data, err = codexDecompress(data); err != nil {
+		if data, err = codexDecompress(data, o.Path); err != nil {
 			return nil, fmt.Errorf("decompress %s: %w", o.Path, err)
 		}
 	}
