@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/ingest"
 	"github.com/cairnmemory/cairn/redact/redacttest"
 	"github.com/cairnmemory/cairn/transcript"
 )
@@ -289,4 +290,26 @@ func TestLongSessionInParts(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestTruncatedInSyncStatus: what reading cut is counted per source in the
+// sync result and in SyncStatus, and still reported by the next sync, which
+// does not read the unchanged file again (issue 13 item 5).
+func TestTruncatedInSyncStatus(t *testing.T) {
+	c := newClaudeRoot(t)
+	c.claudeSession("00000000-0000-4000-8000-000000000005", "/home/dev/p",
+		"paste: "+strings.Repeat("log line ", 10000), "that log shows the retry storm")
+	for round := range 2 {
+		st := c.sync()
+		if st.Truncated[ingest.CutString] != 1 {
+			t.Errorf("sync %d: truncated %v, want one string cut", round+1, st.Truncated)
+		}
+		status, err := c.eng.SyncStatus()
+		if err != nil || len(status.Sources) != 1 || status.Sources[0].Truncated[ingest.CutString] != 1 {
+			t.Errorf("sync %d: status %+v, %v; want the cut in its sources", round+1, status, err)
+		}
+	}
+	if hits := c.search("retry storm"); len(hits) == 0 {
+		t.Error("the session with a cut message is not indexed")
+	}
 }
