@@ -23,7 +23,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"init", "", "write a commented config.toml and create the data directory", cmdInit},
+		{"init", "", "write a commented config.toml, create the data directory, offer the agents found on this machine", cmdInit},
 		{"corpus add", "NAME [PATH]", "add a files corpus (or, with --kind sessions, the sessions corpus) to config.toml",
 			func(_ context.Context, e *env, args []string) error { return cmdCorpusAdd(e, args) }},
 		{"corpus list", "", "list the configured corpora",
