@@ -77,6 +77,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 				hits = append(hits, h)
 			}
 		}
+		hits = bestPerUnit(hits, e.docKey) // one best chunk per document, as fusion keeps
 		return trimExplain(hits[:min(len(hits), o.Limit)], o.Explain), nil
 	}
 	vecHits, ids := e.vectorHits(vecCands, &lo)

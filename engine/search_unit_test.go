@@ -45,6 +45,30 @@ func TestOneChunkPerDocument(t *testing.T) {
 	}
 }
 
+// TestOneChunkPerDocumentVectorsOff: hybrid search answering from the
+// lexical lane alone, while vectors are incomplete, also returns a document
+// once.
+func TestOneChunkPerDocumentVectorsOff(t *testing.T) {
+	var long strings.Builder
+	long.WriteString("# Deploy guide\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&long, "Paragraph %d covers the rollout and its canary step, with more words to fill the chunk up.\n\n", i)
+	}
+	emb := &conceptEmbedder{model: "v1"}
+	emb.down.Store(true)
+	f := newFixture(t, map[string]string{"deploy.md": long.String(), "other.md": "# Birds\n\nThe canary sings.\n"}, Options{Embedder: emb})
+	if _, err := f.eng.Sync(context.Background(), nil); err == nil {
+		t.Fatal("sync with the embedder down succeeded; want the chunks left waiting for vectors")
+	}
+	hits, err := f.eng.Search(context.Background(), "canary", &cairn.SearchOptions{Mode: cairn.ModeHybrid, Limit: 5, MinScore: 0.01, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].Path == hits[1].Path || !strings.Contains(strings.Join(hits[0].Explain, " "), "vector lane off") {
+		t.Errorf("hybrid with vectors off = %v (%+v), want the two documents once each from the lexical lane", hitPaths(hits), hits)
+	}
+}
+
 func hitPaths(hits []cairn.Hit) []string {
 	var out []string
 	for _, h := range hits {
