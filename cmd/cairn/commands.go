@@ -33,7 +33,7 @@ func init() {
 		{"sync", "", "index what changed in the corpora, then embed new chunks", cmdSync},
 		{"sync status", "", "the last session sync: counts per source, skipped records and why", cmdSyncStatus},
 		{"search", "QUERY", "search the corpora (BM25, vectors, or both fused)", cmdSearch},
-		{"get", "PATH", "read lines of an indexed document (cairn://<corpus>/<path>)", cmdGet},
+		{"get", "PATH", "read lines of an indexed document (cairn://<corpus>/<path>[:<from>-<to>], as search prints it, or its file's absolute path)", cmdGet},
 		{"mcp", "", "serve the memory tools over MCP on stdio (protocol on stdout, logs on stderr)", cmdMCP},
 		{"serve", "", "serve MCP at /mcp and a JSON API at /v1/ over HTTP", cmdServe},
 		{"doctor", "", "check the index, full-text index, vectors.bin, temp files and lock; --repair rebuilds what is derived", cmdDoctor},
