@@ -45,6 +45,7 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 #
 # Add corpora with: cairn corpus add NAME PATH
 #              and: cairn corpus add sessions --kind sessions --source claude-code
+# or let cairn init --discover add the agents it finds on this machine.
 #
 # [[corpus]]
 # name = "notes"
