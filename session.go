@@ -182,7 +182,12 @@ type SourceSyncStats struct {
 	LinesSkipped map[string]int `json:"linesSkipped,omitempty"`
 	Redactions   map[string]int `json:"redactions,omitempty"` // secret kind → values replaced
 	Truncated    map[string]int `json:"truncated,omitempty"`  // reason → cuts made to bound memory and document size
-	Failures     []FileFailure  `json:"failures,omitempty"`
+	// SkipReasons counts sessions left out by reason ("direct chats not
+	// selected", "no message with text or tool calls"); like Truncated it
+	// is repeated for transcripts that did not change, so the status keeps
+	// saying why a source indexes fewer sessions than it holds.
+	SkipReasons map[string]int `json:"skipReasons,omitempty"`
+	Failures    []FileFailure  `json:"failures,omitempty"`
 }
 
 // SessionSyncResult is the session part of a sessions corpus sync.

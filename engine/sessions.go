@@ -31,9 +31,19 @@ func (e *Engine) sessionsRoot() string { return filepath.Join(e.opts.Dir, Sessio
 // syncSessions reads the transcripts of a sessions corpus, projects changed
 // sessions into Markdown under the sessions folder, then indexes that folder
 // like a files corpus. Secrets are redacted before anything is written.
+//
+// A transcript is read again when its size or mtime changed, when one of
+// its projection files is missing (the projections are Cairn's own copy:
+// a deleted one is rebuilt from the transcript), when force is set, and,
+// for every transcript, when the projection settings changed
+// (projectionKey: projector version, time zone, agent name, chat types,
+// redaction rules). The result's SkipReason says when the sync indexed
+// nothing (spec C9): "no_changes" when no transcript needed reading,
+// "no_indexable_changes" when transcripts were read but no projection
+// changed; LastIndexedAt moves only when something reached the index.
 func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, progress func(cairn.ProgressEvent), status *SyncStatus) (cairn.CorpusSyncResult, error) {
 	started := time.Now()
-	states, err := e.store.TranscriptStates(ctx, c.Name)
+	run, err := e.newSessionRun(ctx, c, force)
 	if err != nil {
 		return cairn.CorpusSyncResult{Name: c.Name}, err
 	}
@@ -76,7 +86,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 			progress(cairn.ProgressEvent{Corpus: c.Name + " (transcripts)", Done: i, Total: len(jobs)})
 		}
 		seen[j.file] = true
-		if err := e.syncTranscript(ctx, c, j.reader, j.root, j.file, states[j.file], force, &ss.Sources[j.stats]); err != nil {
+		if err := e.syncTranscript(ctx, run, j.reader, j.root, j.file, &ss.Sources[j.stats]); err != nil {
 			return cairn.CorpusSyncResult{Name: c.Name}, err
 		}
 	}
@@ -84,19 +94,113 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 		ss.Sources[i].Failed = len(ss.Sources[i].Failures)
 	}
 	if c.DropRemoved {
-		if err := e.dropVanished(ctx, c, states, seen, ss); err != nil {
+		if err := e.dropVanished(ctx, c, run.states, seen, ss); err != nil {
+			return cairn.CorpusSyncResult{Name: c.Name}, err
+		}
+	}
+	if run.rekey {
+		if err := e.store.SetProjectionKey(ctx, c.Name, run.key); err != nil {
 			return cairn.CorpusSyncResult{Name: c.Name}, err
 		}
 	}
 	ss.LastCheckedAt = started.UTC().Format(time.RFC3339)
 	status.Phase = "indexing"
 	_ = e.saveStatus(status)
-	r, err := e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, progress)
-	if err == nil {
-		ss.LastIndexedAt = time.Now().UTC().Format(time.RFC3339)
+	r, err := e.indexSessions(ctx, c, progress)
+	if err != nil {
+		r.Sessions = ss
+		return r, err
+	}
+	ss.LastIndexedAt = status.LastIndexedAt // the last sync that indexed something
+	switch {
+	case force || r.Added+r.Updated+r.Removed > 0:
+		ss.LastIndexedAt = now()
+	case run.read > 0 || slices.ContainsFunc(ss.Sources, func(s cairn.SourceSyncStats) bool { return s.Removed > 0 }):
+		ss.SkipReason = SkipNoIndexableChanges
+	default:
+		ss.SkipReason = SkipNoChanges
 	}
 	r.Sessions = ss
-	return r, err
+	return r, nil
+}
+
+// Skip reasons of a session sync that indexed nothing (spec C9, C15).
+const (
+	SkipNoChanges          = "no_changes"           // no transcript needed reading
+	SkipNoIndexableChanges = "no_indexable_changes" // transcripts were read, no projection changed
+)
+
+// indexSessions indexes the sessions folder like a files corpus. The
+// folder is created first: with no session projected yet it would count
+// as a missing corpus root, a failure.
+func (e *Engine) indexSessions(ctx context.Context, c cairn.Corpus, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
+	if err := os.MkdirAll(e.sessionsRoot(), 0o700); err != nil {
+		return cairn.CorpusSyncResult{Name: c.Name}, fmt.Errorf("create sessions folder: %w", err)
+	}
+	return e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, progress)
+}
+
+// sessionRun is what one sync of a sessions corpus knows before reading
+// its transcripts.
+type sessionRun struct {
+	c           cairn.Corpus
+	force       bool // re-read every transcript, rewrite every projection
+	states      map[string]cairn.TranscriptState
+	projections map[string][]string // transcript path → its projection paths
+	key         string              // projection settings now
+	rekey       bool                // they differ from those recorded
+	read        int                 // transcripts read (changed fingerprint, missing projection, forced)
+}
+
+func (e *Engine) newSessionRun(ctx context.Context, c cairn.Corpus, force bool) (*sessionRun, error) {
+	run := &sessionRun{c: c, force: force, key: e.projectionKey(c), projections: map[string][]string{}}
+	var err error
+	if run.states, err = e.store.TranscriptStates(ctx, c.Name); err != nil {
+		return nil, err
+	}
+	prev, err := e.store.ProjectionKey(ctx, c.Name)
+	if err != nil {
+		return nil, err
+	}
+	// An index from before the key was recorded holds projections made with
+	// settings nobody wrote down: project them again once.
+	run.rekey = prev != run.key
+	recs, err := e.store.SessionsOf(ctx, c.Name, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		run.projections[r.Transcript] = append(run.projections[r.Transcript], r.Path)
+	}
+	return run, nil
+}
+
+// projectionKey is what shapes a corpus's projections besides the
+// transcripts themselves; a change re-projects every session.
+func (e *Engine) projectionKey(c cairn.Corpus) string {
+	loc := "UTC"
+	if e.opts.Location != nil {
+		loc = e.opts.Location.String()
+	}
+	types := slices.Clone(chatTypes(c))
+	slices.Sort(types)
+	b, _ := json.Marshal([]any{transcript.Version, e.opts.AgentName, loc, types, redactVersion})
+	return string(b)
+}
+
+// unchanged reports whether a transcript can be skipped without reading:
+// not forced, settings as recorded, read without a fatal error by this
+// projector, and every projection it produced still on disk.
+func (run *sessionRun) unchanged(prev cairn.TranscriptState, e *Engine) bool {
+	if run.force || run.rekey || prev.Path == "" || prev.ProjectorVersion != transcript.Version || prev.Error != "" {
+		return false
+	}
+	for _, p := range run.projections[prev.Path] {
+		if !e.projectionExists(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // syncTranscript re-reads one transcript file when it changed and rewrites
@@ -105,7 +209,8 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 // source root (ingest.OpenTranscript: regular files only, symbolic links
 // only within the root) and read with bounded memory (ingest.ReadTranscript);
 // what the read cut is counted in st.Truncated.
-func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader ingest.SourceReader, root, path string, prev cairn.TranscriptState, force bool, st *cairn.SourceSyncStats) error {
+func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ingest.SourceReader, root, path string, st *cairn.SourceSyncStats) error {
+	c, prev := run.c, run.states[path]
 	f, fi, err := ingest.OpenTranscript(root, path)
 	if err != nil {
 		st.Failures = append(st.Failures, cairn.FileFailure{Path: path, Reason: "not read: " + err.Error()})
@@ -114,12 +219,13 @@ func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader inge
 	defer f.Close()
 	state := cairn.TranscriptState{Corpus: c.Name, Source: reader.ID, Path: path, Size: fi.Size(),
 		ModTime: fi.ModTime().UnixNano(), ProjectorVersion: transcript.Version, CheckedAt: time.Now().UnixMilli()}
-	same := !force && prev.Path != "" && prev.ProjectorVersion == transcript.Version && prev.Error == ""
+	same := run.unchanged(prev, e)
 	if same && prev.Size == state.Size && prev.ModTime == state.ModTime {
 		reportCuts(st, prev.Stats)
 		return nil
 	}
-	opts := ingest.ParseOptions{Path: path, ModTime: fi.ModTime(), Location: e.opts.Location}
+	run.read++
+	opts := ingest.ParseOptions{Path: path, Location: e.opts.Location}
 	var sessions []cairn.Session
 	var cuts map[string]int
 	if reader.ParseFile != nil && filepath.Base(path) == ingest.OpenClawDBName {
@@ -130,6 +236,7 @@ func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader inge
 		if bd, err = ingest.ReadTranscript(f, path); err == nil {
 			state.Hash, cuts = bd.Hash, maps.Clone(bd.Cut)
 			if same && prev.Hash == state.Hash {
+				state.Stats = prev.Stats
 				reportCuts(st, prev.Stats)
 				return e.store.PutTranscriptState(ctx, state)
 			}
@@ -152,12 +259,12 @@ func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader inge
 		return e.store.PutTranscriptState(ctx, state)
 	}
 	addCounts(&st.Truncated, cuts)
-	all := cairn.ParseStats{Truncated: cuts}
-	if err := e.projectAll(ctx, c, path, sessions, keep, st, &all.Truncated); err != nil {
+	all := transcriptStats{ParseStats: cairn.ParseStats{Truncated: cuts}}
+	if err := e.projectAll(ctx, c, path, sessions, keep, run.force, st, &all); err != nil {
 		return err
 	}
 	for _, s := range sessions {
-		mergeStats(&all, s.Stats)
+		mergeStats(&all.ParseStats, s.Stats)
 	}
 	for k, v := range all.Skipped {
 		if st.LinesSkipped == nil {
@@ -170,12 +277,22 @@ func (e *Engine) syncTranscript(ctx context.Context, c cairn.Corpus, reader inge
 	return e.store.PutTranscriptState(ctx, state)
 }
 
+// transcriptStats is what a transcript's state keeps of its last read: the
+// parse stats (with what reading and projecting cut) and the sessions left
+// out by reason.
+type transcriptStats struct {
+	cairn.ParseStats
+	SessionsSkipped map[string]int `json:",omitempty"`
+}
+
 // reportCuts repeats, for a transcript that did not change, what its last
-// read cut (kept in its state's stats), so the sync status keeps saying so.
+// read cut and which sessions it left out (kept in its state's stats), so
+// the sync status keeps saying so.
 func reportCuts(st *cairn.SourceSyncStats, stats string) {
-	var prev cairn.ParseStats
+	var prev transcriptStats
 	if stats != "" && json.Unmarshal([]byte(stats), &prev) == nil {
 		addCounts(&st.Truncated, prev.Truncated)
+		addCounts(&st.SkipReasons, prev.SessionsSkipped)
 	}
 }
 
@@ -205,9 +322,11 @@ func mergeStats(dst *cairn.ParseStats, s cairn.ParseStats) {
 // projectAll writes the projections of one file's sessions and removes the
 // projections the file no longer produces. A session whose projection is
 // over transcript.DefaultMaxPartBytes is written in parts, each a document
-// and a session record of its own. What projecting cut is added to
-// st.Truncated and, when cuts is not nil, to *cuts (the transcript's stats).
-func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, sessions []cairn.Session, keep map[string]bool, st *cairn.SourceSyncStats, cuts *map[string]int) error {
+// and a session record of its own. A projection is written when its text,
+// path or projector version changed, when its file is missing, or always
+// with force. What projecting cut and which sessions it left out are added
+// to st and, when all is not nil, to *all (the transcript's stats).
+func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, sessions []cairn.Session, keep map[string]bool, force bool, st *cairn.SourceSyncStats, all *transcriptStats) error {
 	old, err := e.store.SessionsOf(ctx, c.Name, path)
 	if err != nil {
 		return err
@@ -218,42 +337,43 @@ func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, se
 			stale[r.Path] = r
 		}
 	}
+	if all == nil {
+		all = &transcriptStats{}
+	}
+	skip := func(reason string) {
+		st.Skipped++
+		st.SkipReasons = addOne(st.SkipReasons, reason)
+		all.SessionsSkipped = addOne(all.SessionsSkipped, reason)
+	}
 	for i := range sessions {
 		s := &sessions[i]
 		st.Sessions++
 		if s.ChatType != "" && !slices.Contains(chatTypes(c), s.ChatType) {
-			st.Skipped++
+			skip(SkipChatType(s.ChatType))
 			continue
 		}
 		boundSession(s)
 		redactSession(s, st)
 		p, ok := transcript.Project(s, transcript.Options{AgentName: e.opts.AgentName, Location: e.opts.Location})
 		if !ok {
-			st.Skipped++
+			skip(SkipEmpty)
 			continue
 		}
 		addCounts(&st.Truncated, p.Cut)
-		if cuts != nil {
-			addCounts(cuts, p.Cut)
-		}
+		addCounts(&all.Truncated, p.Cut)
 		parts := p.Parts(transcript.DefaultMaxPartBytes)
 		if len(parts) > 1 {
 			st.Truncated = addOne(st.Truncated, CutParts)
-			if cuts != nil {
-				*cuts = addOne(*cuts, CutParts)
-			}
+			all.Truncated = addOne(all.Truncated, CutParts)
 		}
 		changed := false
 		for _, part := range parts {
 			prev, had := stale[part.Path]
 			delete(stale, part.Path)
-			if had && prev.ProjectionHash == part.Hash && prev.ProjectorVersion == transcript.Version && e.projectionExists(part.Path) {
+			if !force && had && prev.ProjectionHash == part.Hash && prev.ProjectorVersion == transcript.Version && e.projectionExists(part.Path) {
 				continue
 			}
-			if err := e.writeProjection(part, s.StartedAt); err != nil {
-				return err
-			}
-			if err := e.store.PutSession(ctx, record(c.Name, path, s, part)); err != nil {
+			if err := e.putProjection(ctx, c.Name, path, s, part); err != nil {
 				return err
 			}
 			changed = true
@@ -272,6 +392,29 @@ func (e *Engine) projectAll(ctx context.Context, c cairn.Corpus, path string, se
 	}
 	return nil
 }
+
+// putProjection writes one projection file and its session record. The
+// indexed document is marked stale first: the file keeps the session start
+// as its mtime and often its length, so the files pass would otherwise
+// trust size and mtime and keep serving the old text. Marked before the
+// write, a sync killed in between still reads the file next time.
+func (e *Engine) putProjection(ctx context.Context, corpus, transcriptPath string, s *cairn.Session, part transcript.Projection) error {
+	if err := e.store.MarkStale(ctx, corpus, part.Path); err != nil {
+		return err
+	}
+	if err := e.writeProjection(part, s.StartedAt); err != nil {
+		return err
+	}
+	return e.store.PutSession(ctx, record(corpus, transcriptPath, s, part))
+}
+
+// Reasons a session is left out of the index, counted in
+// SourceSyncStats.SkipReasons.
+const SkipEmpty = "no message with text or tool calls"
+
+// SkipChatType is the reason for a session whose chat type the corpus's
+// chatTypes do not select: "direct chats not selected".
+func SkipChatType(chatType string) string { return chatType + " chats not selected" }
 
 // CutParts counts, in the sync status, sessions too long for one document
 // and projected in parts (transcript.DefaultMaxPartBytes).
@@ -450,10 +593,10 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	st := cairn.SourceSyncStats{Source: "import"}
-	if err := e.projectAll(ctx, c, origin, sessions, nil, &st, nil); err != nil {
+	if err := e.projectAll(ctx, c, origin, sessions, nil, false, &st, nil); err != nil {
 		return nil, err
 	}
-	r, err := e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, nil)
+	r, err := e.indexSessions(ctx, c, nil)
 	if err != nil {
 		return nil, err
 	}

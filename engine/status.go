@@ -83,8 +83,9 @@ func (e *Engine) beginStatus() (*SyncStatus, error) {
 	if prev.Status == "running" && prev.PID != os.Getpid() {
 		return nil, fmt.Errorf("%w: a session sync is already running (pid %d, started %s)", cairn.ErrBusy, prev.PID, prev.StartedAt)
 	}
+	// lastIndexedAt is carried: a sync that indexes nothing keeps it.
 	st := &SyncStatus{Status: "running", Phase: "projecting", PID: os.Getpid(), StartedAt: now(),
-		LastSuccessfulSyncAt: prev.LastSuccessfulSyncAt}
+		LastSuccessfulSyncAt: prev.LastSuccessfulSyncAt, LastIndexedAt: prev.LastIndexedAt}
 	e.sessionSyncing.Store(true)
 	if err := e.saveStatus(st); err != nil {
 		e.sessionSyncing.Store(false)

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// Tests that sessions stay true to their transcripts (issue 14 items 10
+// to 12): edits, deleted projections, projection settings, skip reasons,
+// timestamps that the source never wrote, and the sync failure count.
+
+// reopen closes c's engine and opens another on the same data folder with
+// the corpus and options changed by edit.
+func (c *claudeRoot) reopen(edit func(o *Options)) {
+	c.t.Helper()
+	if err := c.eng.Close(context.Background()); err != nil {
+		c.t.Fatal(err)
+	}
+	o := Options{Dir: c.dir, Corpora: []cairn.Corpus{{
+		Name: "sessions", Kind: cairn.KindSessions, Sources: []cairn.SourceSpec{{ID: cairn.SourceClaudeCode, Roots: []string{c.root}}},
+	}}}
+	if edit != nil {
+		edit(&o)
+	}
+	eng, err := Open(context.Background(), o)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { eng.Close(context.Background()) })
+	c.eng = eng
+}
+
+// projections lists the projection files under the sessions folder.
+func (c *claudeRoot) projections() []string {
+	c.t.Helper()
+	var out []string
+	filepath.WalkDir(filepath.Join(c.dir, SessionsDir), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func (c *claudeRoot) status() *SyncStatus {
+	c.t.Helper()
+	st, err := c.eng.SyncStatus()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return st
+}
+
+func (c *claudeRoot) found(q string) bool {
+	c.t.Helper()
+	return len(c.search(q)) > 0
+}
+
+func (c *claudeRoot) syncForce() {
+	c.t.Helper()
+	if _, err := c.eng.Sync(context.Background(), &cairn.SyncOptions{Force: true}); err != nil {
+		c.t.Fatalf("Sync: %v", err)
+	}
+}
+
+// editSameLength replaces old with new (same byte length) in the file at
+// p, then sets its mtime to mtime.
+func editSameLength(t *testing.T, p, old, new string, mtime time.Time) {
+	t.Helper()
+	if len(old) != len(new) {
+		t.Fatalf("%q and %q differ in length", old, new)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.ReplaceAll(string(data), old, new)
+	if edited == string(data) {
+		t.Fatalf("%q not in %s", old, p)
+	}
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSessionEditSameLength: a transcript edited without changing its
+// length is indexed again (its projection keeps its length and its mtime,
+// the session start, so the files pass must not skip it by size and
+// mtime); with the transcript's mtime restored as well, --force does it.
+func TestSessionEditSameLength(t *testing.T) {
+	c := newClaudeRoot(t)
+	p := c.claudeSession("s1", "/home/dev/p", "please tune the carburetor", "the carburetor is tuned")
+	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+	os.Chtimes(p, t0, t0)
+	c.sync()
+	if !c.found("carburetor") {
+		t.Fatal("carburetor not found after the first sync")
+	}
+
+	editSameLength(t, p, "carburetor", "alternator", t0.Add(time.Hour))
+	c.sync()
+	if c.found("carburetor") || !c.found("alternator") {
+		t.Fatalf("after a same-length edit: carburetor found %v, alternator found %v; want false, true", c.found("carburetor"), c.found("alternator"))
+	}
+	got, err := c.eng.Get(context.Background(), c.search("alternator")[0].Path, nil)
+	if err != nil || !strings.Contains(got.Text, "alternator") || strings.Contains(got.Text, "carburetor") {
+		t.Fatalf("get after the edit: %v\n%s", err, got.Text)
+	}
+
+	// Same length and the old mtime: a plain sync trusts the size and
+	// mtime; --force reads it again.
+	editSameLength(t, p, "alternator", "propellers", t0.Add(time.Hour))
+	c.syncForce()
+	if c.found("alternator") || !c.found("propellers") {
+		t.Fatalf("after a forced sync: alternator found %v, propellers found %v; want false, true", c.found("alternator"), c.found("propellers"))
+	}
+}
+
+// TestDeletedProjectionRebuilt: a projection file deleted while its
+// transcript is still there is written again from the transcript, and the
+// session stays searchable.
+func TestDeletedProjectionRebuilt(t *testing.T) {
+	c := newClaudeRoot(t)
+	c.claudeSession("s1", "/home/dev/p", "where is the gearbox manual", "on the shelf")
+	c.sync()
+	files := c.projections()
+	if len(files) != 1 {
+		t.Fatalf("projections = %v, want one", files)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	st := c.sync()
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Fatalf("projection not rebuilt: %v", err)
+	}
+	if st.Projected != 1 {
+		t.Errorf("projected = %d, want 1", st.Projected)
+	}
+	if !c.found("gearbox") {
+		t.Fatal("session no longer searchable after its projection was deleted")
+	}
+}
+
+// TestProjectionSettingsReproject: changing the time zone or the agent
+// name re-projects sessions whose transcripts did not change.
+func TestProjectionSettingsReproject(t *testing.T) {
+	c := newClaudeRoot(t)
+	c.claudeSession("s1", "/home/dev/p", "list the spark plugs", "here are the spark plugs")
+	c.sync()
+	read := func() string {
+		files := c.projections()
+		if len(files) != 1 {
+			t.Fatalf("projections = %v, want one", files)
+		}
+		data, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if text := read(); !strings.Contains(text, "09:00:00 UTC") {
+		t.Fatalf("first projection has no UTC time:\n%s", text)
+	}
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone data:", err)
+	}
+	c.reopen(func(o *Options) { o.Location = berlin })
+	if st := c.sync(); st.Projected != 1 {
+		t.Errorf("after the time zone changed: projected = %d, want 1", st.Projected)
+	}
+	if text := read(); !strings.Contains(text, "11:00:00 CEST") {
+		t.Fatalf("projection not in the new zone:\n%s", text)
+	}
+	c.reopen(func(o *Options) { o.Location = berlin; o.AgentName = "Mechanic" })
+	c.sync()
+	if text := read(); !strings.Contains(text, "## Assistant — Mechanic — ") {
+		t.Fatalf("projection does not name the new agent:\n%s", text)
+	}
+	hits := c.search("spark")
+	if len(hits) == 0 || len(hits[0].Messages) < 2 || hits[0].Messages[1].Name != "Mechanic" {
+		t.Fatalf("search does not show the new agent name: %+v", hits)
+	}
+}
+
+// TestSessionSkipReason: a sync that finds nothing changed says
+// no_changes and keeps the previous lastIndexedAt; one that re-read a
+// touched transcript without any projection changing says
+// no_indexable_changes (spec C9, C15).
+func TestSessionSkipReason(t *testing.T) {
+	c := newClaudeRoot(t)
+	p := c.claudeSession("s1", "/home/dev/p", "check the brake pads", "the brake pads are fine")
+	c.sync()
+	first := c.status()
+	if first.SkipReason != "" || first.LastIndexedAt == "" {
+		t.Fatalf("first sync: skipReason %q, lastIndexedAt %q; want none and a time", first.SkipReason, first.LastIndexedAt)
+	}
+	// Make a later stamp distinguishable from the first.
+	indexed := "2000-01-01T00:00:00Z"
+	first.LastIndexedAt = indexed
+	if err := c.eng.saveStatus(first); err != nil {
+		t.Fatal(err)
+	}
+	c.sync()
+	if st := c.status(); st.SkipReason != "no_changes" || st.LastIndexedAt != indexed {
+		t.Errorf("unchanged sync: skipReason %q, lastIndexedAt %q; want no_changes, %s", st.SkipReason, st.LastIndexedAt, indexed)
+	}
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(p, later, later)
+	c.sync()
+	if st := c.status(); st.SkipReason != "no_indexable_changes" || st.LastIndexedAt != indexed {
+		t.Errorf("touched transcript: skipReason %q, lastIndexedAt %q; want no_indexable_changes, %s", st.SkipReason, st.LastIndexedAt, indexed)
+	}
+	c.claudeSession("s2", "/home/dev/p", "rotate the tyres", "done")
+	c.sync()
+	if st := c.status(); st.SkipReason != "" || st.LastIndexedAt == indexed {
+		t.Errorf("new session: skipReason %q, lastIndexedAt %q; want none and a new time", st.SkipReason, st.LastIndexedAt)
+	}
+}
