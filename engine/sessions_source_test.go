@@ -228,3 +228,66 @@ func TestSessionSkipReason(t *testing.T) {
 		t.Errorf("new session: skipReason %q, lastIndexedAt %q; want none and a new time", st.SkipReason, st.LastIndexedAt)
 	}
 }
+
+// TestNoSessionNoFailure: a sessions corpus whose sources hold no
+// transcript yet syncs without a failure (the empty sessions folder is not
+// a missing corpus root).
+func TestNoSessionNoFailure(t *testing.T) {
+	c := newClaudeRoot(t)
+	res, err := c.eng.Sync(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Corpora[0]; r.Failed != 0 || len(r.Failures) != 0 {
+		t.Fatalf("failed = %d %v, want none", r.Failed, r.Failures)
+	}
+	if st := c.status(); st.Failed != 0 || st.LastSuccessfulSyncAt == "" {
+		t.Fatalf("status failed = %d, lastSuccessfulSyncAt %q; want 0 and a time", st.Failed, st.LastSuccessfulSyncAt)
+	}
+}
+
+// TestChatTypesSkipReason: sessions left out by chatTypes are counted
+// under a reason in the sync status, also when their transcript did not
+// change; selecting their chat type later projects them without any
+// transcript change.
+func TestChatTypesSkipReason(t *testing.T) {
+	root, dir := t.TempDir(), t.TempDir()
+	copyTree(t, filepath.Join(fixtures, cairn.SourceOpenClaw, "agents"), filepath.Join(root, "agents"))
+	open := func(types ...string) *Engine {
+		eng, err := Open(context.Background(), Options{Dir: dir, Corpora: []cairn.Corpus{{
+			Name: "sessions", Kind: cairn.KindSessions, ChatTypes: types,
+			Sources: []cairn.SourceSpec{{ID: cairn.SourceOpenClaw, Roots: []string{root}}},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	ctx := context.Background()
+	eng := open("group")
+	for run := 1; run <= 2; run++ {
+		if _, err := eng.Sync(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := eng.SyncStatus()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Sources) != 1 || st.Sources[0].SkipReasons[SkipChatType("direct")] == 0 {
+			t.Fatalf("sync %d: sources %+v; want sessions skipped as %q", run, st.Sources, SkipChatType("direct"))
+		}
+	}
+	if hits, _ := eng.Search(ctx, "cedar fence", nil); len(hits) != 0 {
+		t.Fatalf("a direct chat was indexed with chatTypes [group]: %+v", hits)
+	}
+	eng.Close(ctx)
+	eng = open("direct")
+	defer eng.Close(ctx)
+	res, err := eng.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Corpora[0].Sessions.Sources[0]; s.Projected == 0 || len(s.SkipReasons) != 0 {
+		t.Fatalf("after selecting direct chats: %+v; want sessions projected, none skipped", s)
+	}
+}

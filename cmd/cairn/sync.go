@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/cairnmemory/cairn"
@@ -86,6 +88,9 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 		for reason, n := range s.Truncated {
 			fmt.Fprintf(e.stdout, "%s: truncated %d: %s\n", s.Source, n, reason)
 		}
+		for _, reason := range slices.Sorted(maps.Keys(s.SkipReasons)) {
+			fmt.Fprintf(e.stdout, "%s: %d sessions skipped: %s\n", s.Source, s.SkipReasons[reason], reason)
+		}
 		for _, f := range s.Failures {
 			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, f.Path, f.Reason)
 		}
@@ -120,7 +125,7 @@ func cmdSyncStatus(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout)
 	for _, kv := range [][2]string{{"started", st.StartedAt}, {"completed", st.CompletedAt}, {"last success", st.LastSuccessfulSyncAt},
-		{"last checked", st.LastCheckedAt}, {"last indexed", st.LastIndexedAt}, {"error", st.Error}} {
+		{"last checked", st.LastCheckedAt}, {"last indexed", st.LastIndexedAt}, {"nothing indexed", st.SkipReason}, {"error", st.Error}} {
 		if kv[1] != "" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", kv[0], kv[1])
 		}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSyncStatusSkipReasons: sessions left out by chatTypes are named with
+// their reason by sync and by sync status, and a sync of a source with no
+// transcript counts no failure (issue 14 item 12).
+func TestSyncStatusSkipReasons(t *testing.T) {
+	c := newCLI(t)
+	root := filepath.Join("..", "..", "ingest", "testdata", "transcripts", "openclaw")
+	c.ok("corpus", "add", "sessions", "--kind", "sessions", "--source", "openclaw", "--root", "openclaw="+root)
+	f, err := os.OpenFile(filepath.Join(c.home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("chatTypes = [\"group\"]\n")
+	f.Close()
+	const want = "openclaw: 1 sessions skipped: direct chats not selected"
+	if out := c.ok("sync"); !strings.Contains(out, want) || strings.Contains(out, "failed:") {
+		t.Errorf("sync output lacks %q or reports a failure:\n%s", want, out)
+	}
+	out := c.ok("sync", "status")
+	if !strings.Contains(out, want) || !strings.Contains(out, ", 0 failed") {
+		t.Errorf("sync status lacks %q or counts a failure:\n%s", want, out)
+	}
+	// Nothing changed: the reason stays, and the status says nothing was indexed.
+	c.ok("sync")
+	if out := c.ok("sync", "status"); !strings.Contains(out, want) || !strings.Contains(out, "nothing indexed: no_changes") {
+		t.Errorf("second sync status:\n%s", out)
+	}
+}
