@@ -32,12 +32,13 @@ const (
 )
 
 // DropsDocument reports whether a Scan failure means its path no longer
-// names a valid document (a symlink that leads outside the root, or a broken
-// one): what was indexed from the path is to be removed, as for a deleted
+// names a valid document (a symlink that leads outside the root, a broken
+// one, or a path that is now a pipe, socket or device): what was indexed from the path is to be removed, as for a deleted
 // file, rather than kept as after a transient failure such as permission
 // denied.
 func DropsDocument(f cairn.FileFailure) bool {
-	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink
+	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink ||
+		strings.HasPrefix(f.Reason, ReasonNotRegular+":")
 }
 
 // Scan resolves c (see Resolve) and walks each source root, returning the
@@ -54,7 +55,8 @@ func DropsDocument(f cairn.FileFailure) bool {
 //     root's resolved path, reporting the others as failures (see
 //     DropsDocument); Read checks again on the file it opens, since a link
 //     can change after the scan;
-//   - skips other non-regular files silently;
+//   - reports other non-regular files the glob matches (named pipes, sockets,
+//     devices, links to them) as failures with ReasonNotRegular, never reading them;
 //   - reports a directory it cannot read as a failure and goes on.
 //
 // A missing root is not an error: it yields no files. When two sources find
@@ -187,6 +189,10 @@ func (w *walker) walkDir(dir, rel string) error {
 			if w.wanted(childRel) {
 				w.addSymlink(joinPath(dir, name), childRel)
 			}
+		default: // a named pipe, socket or device the glob matches: listed, never read
+			if w.wanted(childRel) {
+				w.fail(w.exposed(childRel), ReasonNotRegular+": "+fileKind(typ))
+			}
 		}
 	}
 	return nil
@@ -240,7 +246,11 @@ func (w *walker) addSymlink(abs, rel string) {
 		w.fail(w.exposed(rel), "unreadable: "+errText(err))
 		return
 	}
-	if !info.Mode().IsRegular() { // directories are never followed
+	if info.IsDir() { // directories are never followed
+		return
+	}
+	if !info.Mode().IsRegular() { // a link to a pipe or a device (/dev/zero)
+		w.fail(w.exposed(rel), ReasonNotRegular+": "+fileKind(info.Mode()))
 		return
 	}
 	if !within(w.rootReal, target) {

@@ -72,8 +72,9 @@ func openRegular(f File, path string) (*os.File, error) {
 }
 
 // openBeneath opens name inside root. os.Root follows relative symlinks
-// that stay inside and refuses absolute ones; an absolute symlink whose
-// target lies inside the root (as Scan accepts) is followed here by turning
+// that stay inside and refuses absolute ones and relative ones that climb
+// above the root on the way; such a symlink whose target lies inside the
+// root (as Scan accepts) is followed here by turning
 // its target into a root-relative name and opening that through the root
 // again, so whatever is opened is still beneath the root, however the
 // links change meanwhile.
@@ -85,8 +86,14 @@ func openBeneath(root *os.Root, rootPath, name string) (*os.File, error) {
 			return fh, err
 		}
 		target, lerr := root.Readlink(name)
-		if lerr != nil || !filepath.IsAbs(target) || hop == maxLinkHops {
+		if lerr != nil || hop == maxLinkHops {
 			return nil, errOutside
+		}
+		if !filepath.IsAbs(target) {
+			// A relative link that climbs above the root before coming
+			// back into it ("../notes/a.md" in notes/): os.Root refuses
+			// the climb, Scan accepts the target. Name it from the root.
+			target = filepath.Join(rootPath, filepath.Dir(filepath.FromSlash(name)), target)
 		}
 		if rootReal == "" {
 			if rootReal, lerr = filepath.EvalSymlinks(rootPath); lerr != nil {

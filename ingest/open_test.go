@@ -128,8 +128,9 @@ func TestReadSymlinksInside(t *testing.T) {
 	symlink(t, filepath.Join(via, "a/target.md"), filepath.Join(real, "abs-via.md"))
 	symlink(t, "a/target.md", filepath.Join(real, "rel.md"))
 	symlink(t, filepath.Join(real, "abs-real.md"), filepath.Join(real, "chain.md"))
+	symlink(t, "../real/a/target.md", filepath.Join(real, "climb.md")) // above the root and back
 	for _, root := range []string{real, via} {
-		for _, rel := range []string{"abs-real.md", "abs-via.md", "rel.md", "chain.md"} {
+		for _, rel := range []string{"abs-real.md", "abs-via.md", "rel.md", "chain.md", "climb.md"} {
 			text, err := readSoon(t, scanOne(t, root, rel))
 			if err != nil || text != "# real/a/target.md\n" {
 				t.Errorf("root %s: Read(%s) = %q, %v; want the target's text", root, rel, text, err)
@@ -159,12 +160,34 @@ func TestReadNamedPipe(t *testing.T) {
 	text, err = readSoon(t, File{Source: f.Source, Rel: "to-pipe.md", InRoot: "to-pipe.md", Abs: filepath.Join(root, "to-pipe.md")})
 	wantDrop(t, text, err, ReasonNotRegular+": named pipe")
 
-	files, _, err := Scan(context.Background(), cairn.Corpus{Name: "n", Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob})
+	files, failures, err := Scan(context.Background(), cairn.Corpus{Name: "n", Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(rels(files), ","); got != "ok.md" {
 		t.Errorf("Scan = %s, want only ok.md (no pipe, no link to one)", got)
+	}
+	wantNotRegular(t, failures, map[string]string{"pipe.md": "named pipe", "to-pipe.md": "named pipe"})
+}
+
+// wantNotRegular checks that Scan listed exactly these paths as not regular
+// files, of these kinds, and that each failure drops its document.
+func wantNotRegular(t *testing.T, failures []cairn.FileFailure, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, f := range failures {
+		got[f.Path] = f.Reason
+		if !DropsDocument(f) {
+			t.Errorf("failure %+v keeps its document", f)
+		}
+	}
+	for p, kind := range want {
+		if got[p] != ReasonNotRegular+": "+kind {
+			t.Errorf("Scan failure for %s = %q, want %q", p, got[p], ReasonNotRegular+": "+kind)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("Scan failures = %v, want %v", got, want)
 	}
 }
 
@@ -174,13 +197,14 @@ func TestScanSkipsDeviceLinks(t *testing.T) {
 	mkfiles(t, root, "ok.md")
 	symlink(t, "/dev/zero", filepath.Join(root, "zero.md"))
 	symlink(t, "/dev/null", filepath.Join(root, "null.md"))
-	files, _, err := Scan(context.Background(), cairn.Corpus{Name: "n", Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob})
+	files, failures, err := Scan(context.Background(), cairn.Corpus{Name: "n", Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(rels(files), ","); got != "ok.md" {
 		t.Errorf("Scan = %s, want only ok.md", got)
 	}
+	wantNotRegular(t, failures, map[string]string{"zero.md": "character device", "null.md": "character device"})
 }
 
 // Hard links are accepted: a hard link in a corpus to a file stored
