@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +291,103 @@ func TestChatTypesSkipReason(t *testing.T) {
 	}
 	if s := res.Corpora[0].Sessions.Sources[0]; s.Projected == 0 || len(s.SkipReasons) != 0 {
 		t.Fatalf("after selecting direct chats: %+v; want sessions projected, none skipped", s)
+	}
+}
+
+// writeUntimed writes a Claude Code session whose records carry no
+// timestamp: one user message and one reply.
+func (c *claudeRoot) writeUntimed(id, user, reply string) string {
+	c.t.Helper()
+	lines := []map[string]any{
+		{"parentUuid": nil, "isSidechain": false, "cwd": "/home/dev/p", "sessionId": id, "type": "user", "uuid": id + "-1",
+			"message": map[string]any{"role": "user", "content": user}},
+		{"parentUuid": id + "-1", "isSidechain": false, "cwd": "/home/dev/p", "sessionId": id, "type": "assistant", "uuid": id + "-2",
+			"message": map[string]any{"id": "msg_" + id, "type": "message", "role": "assistant", "model": "m",
+				"content": []any{map[string]any{"type": "text", "text": reply}}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(c.project(), id+".jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	return p
+}
+
+// TestMissingTimestampsOmitted: a session whose records carry no time
+// shows none: not the file's mtime, not the session start, in the
+// projection headings, the snippet messages, messageTimestamp and the
+// session's startedAt (issue 14 item 11).
+func TestMissingTimestampsOmitted(t *testing.T) {
+	c := newClaudeRoot(t)
+	p := c.writeUntimed("u1", "what torque for the wheel nuts", "one hundred newton metres")
+	copied := time.Date(2026, 6, 1, 8, 30, 0, 0, time.UTC)
+	os.Chtimes(p, copied, copied)
+	c.sync()
+	files := c.projections()
+	if len(files) != 1 {
+		t.Fatalf("projections = %v, want one", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	text := string(data)
+	if !strings.Contains(text, "## User — User\n") || !strings.Contains(text, "## Assistant — claude-code\n") ||
+		strings.Contains(text, "2026") || strings.Contains(text, "unknown") {
+		t.Errorf("projection invents a time:\n%s", text)
+	}
+	if strings.Contains(files[0], "2026-06-01") {
+		t.Errorf("projection path carries the file's mtime: %s", files[0])
+	}
+	hits := c.search("torque")
+	if len(hits) == 0 || hits[0].Session == nil || len(hits[0].Messages) != 2 {
+		t.Fatalf("hits = %+v", hits)
+	}
+	h := hits[0]
+	if h.MessageTimestamp != "" || h.Session.StartedAt != "" {
+		t.Errorf("messageTimestamp %q, startedAt %q; want both empty", h.MessageTimestamp, h.Session.StartedAt)
+	}
+	for _, m := range h.Messages {
+		if m.Timestamp != "" || m.Partial {
+			t.Errorf("message %+v: want no timestamp, not partial", m)
+		}
+	}
+	data, _ = json.Marshal(h)
+	if strings.Contains(string(data), `"timestamp"`) || strings.Contains(string(data), "0001-01-01") {
+		t.Errorf("hit JSON carries a made-up time: %s", data)
+	}
+}
+
+// TestPartialOnlyWhenCut: a message too long for the expansion budget but
+// whole in its chunk is shown whole and not marked partial; a message
+// longer than a chunk, shown by the chunk that matched, is partial.
+func TestPartialOnlyWhenCut(t *testing.T) {
+	c := newClaudeRoot(t)
+	c.reopen(func(o *Options) { o.Corpora[0].MaxExpandedTokens = 20 })
+	words := func(n int, w string) string { return strings.TrimSpace(strings.Repeat(w+" ", n)) }
+	c.claudeSession("p1", "/home/dev/p", "short question about dampers", "dampers "+words(60, "alpha"))
+	var long strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&long, "paragraph %d %s\n\n", i, words(40, "filler"))
+	}
+	long.WriteString("the rare word quokka closes it")
+	c.claudeSession("p2", "/home/dev/p", "tell me a long story", long.String())
+	c.sync()
+
+	hits := c.search("dampers alpha")
+	if len(hits) == 0 || len(hits[0].Messages) != 1 {
+		t.Fatalf("dampers hits = %+v", hits)
+	}
+	if m := hits[0].Messages[0]; m.Partial || !strings.HasSuffix(m.Body, "alpha") {
+		t.Errorf("whole message %+v: want partial false and the full body", m)
+	}
+	hits = c.search("quokka")
+	if len(hits) == 0 || len(hits[0].Messages) != 1 {
+		t.Fatalf("quokka hits = %+v", hits)
+	}
+	if m := hits[0].Messages[0]; !m.Partial || strings.Contains(m.Body, "paragraph 0 ") {
+		t.Errorf("cut message: partial %v, body starts %.40q; want partial and an excerpt", m.Partial, m.Body)
 	}
 }

@@ -89,8 +89,11 @@ func expand(h *cairn.Hit, text string, spans []transcript.Span, budget int) {
 	case tokens(text, spans[first:last+1]) <= budget:
 	default:
 		// Too long even alone: the chunk itself, which holds the match.
+		// Partial means an excerpt: a chunk that holds the whole message
+		// shows it whole, and is not partial.
+		body := strings.TrimSpace(chunkBody(h, text, spans[first]))
 		h.Messages = []cairn.SnippetMessage{{Type: typeOf(spans[first]), Name: spans[first].Name,
-			Timestamp: spans[first].Timestamp, Body: strings.TrimSpace(chunkBody(h, text, spans[first])), Partial: true}}
+			Timestamp: spans[first].Timestamp, Body: body, Partial: body != spans[first].Body(text)}}
 		return
 	}
 	h.Messages = h.Messages[:0]

@@ -54,8 +54,9 @@ const aiderTimeLayout = "2006-01-02 15:04:05"
 // parseAider splits one history file into sessions. Ids are derived from
 // (o.Path, the header's time text, the session's ordinal in the file):
 // stable while the file is only appended to and not moved. Text before the
-// first header (a file cut at the front) is a session of its own that
-// starts at o.ModTime.
+// first header (a file cut at the front) is a session of its own without
+// a start time. Aider writes no per-message times: messages carry none
+// (never the session start, which would claim a time no record gives).
 func parseAider(data []byte, o ParseOptions) ([]cairn.Session, error) {
 	text := strings.ToValidUTF8(string(data), "\uFFFD")
 	var out []cairn.Session
@@ -107,7 +108,6 @@ func newAiderBuilder(o ParseOptions, raw string, ordinal int) *aiderBuilder {
 		ID:             hex.EncodeToString(sum[:8]),
 		ConversationID: conv,
 		Cwd:            conv,
-		StartedAt:      o.ModTime,
 		StartedAtRaw:   raw,
 	}}
 	if t, err := time.ParseInLocation(aiderTimeLayout, raw, o.location()); err == nil {
@@ -250,10 +250,9 @@ func (b *aiderBuilder) flushStatus() {
 }
 
 // add appends a message with an id derived from the session id and its
-// ordinal, timed at the session start.
+// ordinal; it has no time (aider records only the session start).
 func (b *aiderBuilder) add(m cairn.Message) {
 	m.ID = b.s.ID + ":" + strconv.Itoa(len(b.s.Messages)+1)
-	m.Time, m.TimeRaw = b.s.StartedAt, b.s.StartedAtRaw
 	b.s.Messages = append(b.s.Messages, m)
 }
 

@@ -223,9 +223,6 @@ func ccFillMeta(s *cairn.Session, recs []*ccRecord, o ParseOptions) {
 			allSide = allSide && r.IsSidechain
 		}
 	}
-	if s.StartedAtRaw == "" && !o.ModTime.IsZero() {
-		s.StartedAt = o.ModTime.UTC()
-	}
 	s.ConversationID = s.Cwd
 	stem := strings.TrimSuffix(filepath.Base(o.Path), ".jsonl")
 	if o.Path == "" {

@@ -282,9 +282,6 @@ func newCodexBuilder(s *cairn.Session, entries []codexEntry, o ParseOptions) *co
 			s.StartedAt, s.StartedAtRaw = t.UTC(), firstTS
 		}
 	}
-	if s.StartedAtRaw == "" && !o.ModTime.IsZero() {
-		s.StartedAt = o.ModTime.UTC()
-	}
 	if s.ID == "" {
 		s.ID = codexIDFromPath(o.Path)
 	}
@@ -444,14 +441,13 @@ func (b *codexBuilder) addReply(e codexEntry, text string) {
 	}
 }
 
-// push appends a message. Lines without a timestamp (the bare era) inherit
-// the session start.
+// push appends a message. Lines without a timestamp (the bare era) have
+// no time: missing timestamps are omitted, never replaced.
 func (b *codexBuilder) push(e codexEntry, role, kind, text string) *cairn.Message {
 	m := cairn.Message{ID: e.p.ID, Role: role, Kind: kind, Text: text, Sidechain: b.sidechain}
 	if e.kind != "response_item" || m.ID == "" {
 		m.ID = "line-" + strconv.Itoa(e.n)
 	}
-	m.Time, m.TimeRaw = b.s.StartedAt, b.s.StartedAtRaw
 	if t, err := time.Parse(time.RFC3339Nano, e.ts); err == nil {
 		m.Time, m.TimeRaw = t.UTC(), e.ts
 	}

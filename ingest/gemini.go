@@ -294,9 +294,6 @@ func (g *gemLog) session(o ParseOptions) cairn.Session {
 	if s.StartedAt.IsZero() && len(s.Messages) > 0 {
 		s.StartedAt = s.Messages[0].Time
 	}
-	if s.StartedAt.IsZero() {
-		s.StartedAt = o.ModTime
-	}
 	s.Stats = g.stats
 	return s
 }

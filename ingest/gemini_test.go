@@ -239,8 +239,8 @@ func TestGeminiMalformed(t *testing.T) {
 			if s.Stats.PartialTail != tt.partial {
 				t.Errorf("partial = %v", s.Stats.PartialTail)
 			}
-			if s.ID == "" || s.StartedAt.IsZero() {
-				t.Errorf("id %q started %v", s.ID, s.StartedAt)
+			if s.ID == "" {
+				t.Errorf("no id (started %v)", s.StartedAt)
 			}
 		})
 	}

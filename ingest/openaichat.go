@@ -217,7 +217,6 @@ func oaiSession(c oaiConversation, fallbackID, fallbackConv string, o ParseOptio
 		ID:             oaiString(c.ID),
 		ConversationID: oaiConversationID(c.Metadata),
 		Title:          oaiString(c.Title),
-		StartedAt:      o.ModTime,
 	}
 	if s.ID == "" {
 		s.ID = fallbackID

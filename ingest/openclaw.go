@@ -180,9 +180,6 @@ func ParseOpenClaw(data []byte, o ParseOptions) ([]cairn.Session, error) {
 		s.ID = stem // no header; or a thread file, which shares its session's header id
 	}
 	ocApplyIndex(&s, o.Path, stem)
-	if s.StartedAt.IsZero() && !o.ModTime.IsZero() {
-		s.StartedAt = o.ModTime.UTC()
-	}
 	return []cairn.Session{s}, nil
 }
 
@@ -477,8 +474,10 @@ func (b *ocBuilder) projectMessage(n *ocNode, results map[string]*ocMsg, paired 
 }
 
 // message builds a text message of node n, timed by the first of its event
-// timestamp, its row's creation time, msMillis (the message's epoch-ms
-// timestamp) and the session start (spec C8).
+// timestamp, its row's creation time and msMillis (the message's epoch-ms
+// timestamp). Spec C8 ends that list with the session start; Cairn leaves
+// a message without any of them untimed instead (issue 14 item 11: missing
+// timestamps are omitted, never replaced).
 func (b *ocBuilder) message(n *ocNode, role, text, msMillis string) cairn.Message {
 	msg := cairn.Message{ID: n.id, Role: role, Kind: cairn.KindText, Text: text}
 	ms, msErr := strconv.ParseInt(msMillis, 10, 64)
@@ -489,9 +488,7 @@ func (b *ocBuilder) message(n *ocNode, role, text, msMillis string) cairn.Messag
 		msg.TimeRaw = strconv.FormatInt(n.ev.CreatedAt.UnixMilli(), 10)
 	} else if msErr == nil && ms > 0 {
 		msg.Time, msg.TimeRaw = time.UnixMilli(ms).UTC(), msMillis
-	} else {
-		msg.Time, msg.TimeRaw = b.s.StartedAt, b.s.StartedAtRaw
-	}
+	} // else no time: missing timestamps are omitted, never replaced
 	return msg
 }
 

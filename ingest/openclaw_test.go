@@ -261,8 +261,9 @@ func TestOpenClawTimes(t *testing.T) {
 	if s.Messages[0].TimeRaw != "1777900001000" || s.Messages[0].Time.UnixMilli() != 1777900001000 {
 		t.Errorf("message-ms time: %q %v", s.Messages[0].TimeRaw, s.Messages[0].Time)
 	}
-	if s.Messages[1].TimeRaw != "2026-05-04T10:00:00.000Z" {
-		t.Errorf("session-start fallback: %q", s.Messages[1].TimeRaw)
+	// A message without a time of its own has none (not the session start).
+	if s.Messages[1].TimeRaw != "" || !s.Messages[1].Time.IsZero() {
+		t.Errorf("untimed message: %q %v, want no time", s.Messages[1].TimeRaw, s.Messages[1].Time)
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 // ParseOptions tell a transcript parser about the file it reads.
 type ParseOptions struct {
 	Path     string         // the file's path: ids, names and sibling files (sub-agent meta)
-	ModTime  time.Time      // fallback start time for sources that record none
 	Location *time.Location // zone of sources that write local times without one (aider); nil means UTC
+	// There is no fallback time: a session or message whose records carry
+	// no time has none (the file's mtime is the time of its last copy).
 }
 
 func (o ParseOptions) location() *time.Location {

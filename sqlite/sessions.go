@@ -20,11 +20,15 @@ func (s *Store) PutSession(ctx context.Context, r cairn.SessionRecord) error {
 		return err
 	}
 	i := r.Info
+	started := int64(0) // no start time: 0, read back as none (UnixMilli of the zero time is year 1)
+	if !r.StartedAt.IsZero() {
+		started = r.StartedAt.UnixMilli()
+	}
 	_, err = w.ExecContext(ctx, `INSERT OR REPLACE INTO sessions(corpus, path, source, session_id, provider,
 		chat_type, account_id, conversation_id, cwd, title, parent_id, started_at, started_raw, transcript,
 		projection_hash, projector_version, spans) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Corpus, r.Path, i.Source, i.SessionID, i.Provider, i.ChatType, i.AccountID, i.ConversationID, i.Cwd,
-		i.Title, r.ParentID, r.StartedAt.UnixMilli(), r.StartedAtRaw, r.Transcript, r.ProjectionHash,
+		i.Title, r.ParentID, started, r.StartedAtRaw, r.Transcript, r.ProjectionHash,
 		r.ProjectorVersion, r.Spans)
 	if err != nil {
 		return fmt.Errorf("store session %s: %w", r.Path, err)

@@ -8,13 +8,17 @@ func isMessageHeading(line string) bool {
 	return ok
 }
 
-// parseHeading reads "## <Label> — <name> — <timestamp>".
+// parseHeading reads "## <Label> — <name> — <timestamp>", or
+// "## <Label> — <name>" for a message without a timestamp.
 func parseHeading(line string) (Span, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "## ")
 	if !ok {
 		return Span{}, false
 	}
 	parts := strings.Split(rest, sep)
+	if len(parts) == 2 {
+		parts = append(parts, "")
+	}
 	if len(parts) != 3 {
 		return Span{}, false
 	}

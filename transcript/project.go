@@ -13,7 +13,9 @@ import (
 
 // Version is the projector version; a change re-projects every session.
 // 2: bad characters replaced, long messages cut, long sessions in parts.
-const Version = 2
+// 3: a message without a timestamp has none in its heading (it used to
+// show the session start, or "unknown time").
+const Version = 3
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
@@ -100,9 +102,13 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 		if bad || badName {
 			count(CutChars)
 		}
-		ts := formatTime(messageTime(s, m), o.loc())
+		ts := formatTime(m.Time, o.loc())
 		sp := Span{Type: typ, Name: name, Timestamp: ts, Start: b.Len()}
-		b.WriteString("## " + label + sep + name + sep + ts + "\n\n")
+		b.WriteString("## " + label + sep + name)
+		if ts != "" {
+			b.WriteString(sep + ts)
+		}
+		b.WriteString("\n\n")
 		sp.BodyStart = b.Len()
 		b.WriteString(body)
 		b.WriteString("\n\n")
@@ -228,17 +234,13 @@ func cut(s string, n int) string {
 	return s
 }
 
-func messageTime(s *cairn.Session, m cairn.Message) time.Time {
-	if !m.Time.IsZero() {
-		return m.Time
-	}
-	return s.StartedAt
-}
-
-// formatTime renders t as "YYYY-MM-DD HH:MM:SS ZONE" in loc.
+// formatTime renders t as "YYYY-MM-DD HH:MM:SS ZONE" in loc. A message
+// without a timestamp of its own gets none: not the session start, not the
+// transcript's mtime (a copy's mtime is the time of the copy), so its
+// heading is "## <Label> — <name>" and its span's Timestamp is empty.
 func formatTime(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
-		return "unknown time"
+		return ""
 	}
 	return t.In(loc).Format("2006-01-02 15:04:05 MST")
 }
