@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
 	"github.com/cairnmemory/cairn/search"
 )
 
@@ -27,7 +28,7 @@ func (e *Engine) sessionScope(ctx context.Context, sel []cairn.Corpus, f *cairn.
 	if len(names) == 0 {
 		return search.Scope{}, sel, nil
 	}
-	paths, err := e.store.FilterSessions(ctx, names, *f)
+	paths, err := e.store.FilterSessions(ctx, names, storedForm(*f))
 	if err != nil {
 		return search.Scope{}, nil, err
 	}
@@ -35,6 +36,16 @@ func (e *Engine) sessionScope(ctx context.Context, sel []cairn.Corpus, f *cairn.
 		return search.Scope{}, slices.DeleteFunc(sel, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions }), nil
 	}
 	return search.Scope{Paths: paths, PathCorpora: names}, sel, nil
+}
+
+// storedForm redacts the filter values that sync stored redacted
+// (redactSession), so a filter that names a working folder as it is on disk
+// matches the stored form when the folder held a secret.
+func storedForm(f cairn.SessionFilter) cairn.SessionFilter {
+	for _, p := range []*string{&f.Cwd, &f.AccountID, &f.ConversationID} {
+		*p, _ = redact.Redact(*p)
+	}
+	return f
 }
 
 // lexicalSearch answers lexical mode with one best chunk per unit

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
 	"github.com/cairnmemory/cairn/search"
 	"github.com/cairnmemory/cairn/vector"
 )
@@ -249,7 +250,10 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 	if pending > 0 {
 		return nil, nil, fmt.Errorf("%w: %d chunks are waiting for vectors (run cairn sync)", errNoVectors, pending)
 	}
-	qv, err := e.opts.Embedder.Embed(ctx, cairn.EmbedQuery, []string{query})
+	// The query goes to a model, which may be remote: it is redacted like
+	// every text sent to one (the index holds placeholders anyway).
+	redacted, _ := redact.Redact(query)
+	qv, err := e.opts.Embedder.Embed(ctx, cairn.EmbedQuery, []string{redacted})
 	if err != nil {
 		return nil, nil, fmt.Errorf("embed query: %w", err)
 	}

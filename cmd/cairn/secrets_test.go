@@ -154,11 +154,12 @@ func TestCLIPlantedSecretsNeverStoredOrSent(t *testing.T) {
 	fmt.Fprintf(f, "\n[llm.consolidate]\napi = \"openai\"\nbase_url = %q\nmodel = \"test\"\n", srv.URL+"/v1")
 	f.Close()
 
-	var outputs []string
+	type output struct{ cmd, out string }
+	var outputs []output
 	run := func(args ...string) string {
 		t.Helper()
 		out := c.ok(args...)
-		outputs = append(outputs, "cairn "+strings.Join(args, " ")+"\n"+out)
+		outputs = append(outputs, output{"cairn " + strings.Join(args, " "), out})
 		return out
 	}
 	run("sync", "--json")
@@ -176,21 +177,31 @@ func TestCLIPlantedSecretsNeverStoredOrSent(t *testing.T) {
 			}
 		}
 	}
+	// A query that holds a secret is redacted before it reaches the
+	// embedder (the request bodies are checked below); a session filter
+	// naming the working folder as it is on disk matches its stored,
+	// redacted form.
+	for _, smp := range samples {
+		run("search", "walrus "+smp.Line, "--mode", "vector", "--json") // as pasted, with its context
+	}
+	if out := c.ok("search", "walrus deploy", "--cwd", cwd, "--json"); !strings.Contains(out, `"cwd":"/home/dev/[REDACTED:github-token]/api"`) {
+		t.Errorf("search --cwd with the folder on disk finds no session: %s", out)
+	}
 	// The notes were found, whole, with placeholders in place of secrets.
 	got := run("get", "cairn://notes/deploy.md", "--lines", "1000", "--json")
 	if !strings.Contains(got, "[REDACTED:github-token]") || !strings.Contains(got, "walrus deploy runbook") {
 		t.Errorf("the note is not indexed with its placeholders: %s", got)
 	}
 	var list struct{ Memories []json.RawMessage }
-	json.Unmarshal([]byte(outputs[4][strings.Index(outputs[4], "\n")+1:]), &list)
+	json.Unmarshal([]byte(outputs[4].out), &list)
 	if len(list.Memories) == 0 {
-		t.Fatalf("consolidation wrote no memory: %s", outputs[1])
+		t.Fatalf("consolidation wrote no memory: %s", outputs[1].out)
 	}
 
-	leaks := map[string]int{} // command -> outputs with a secret
-	for _, out := range outputs {
-		if found := findSecrets([]byte(out)); len(found) > 0 {
-			cmd := out[:strings.Index(out, "\n")]
+	leaks := map[string]int{}   // command -> outputs with a secret
+	for _, o := range outputs { // a command line may hold a secret; its output may not
+		cmd := o.cmd
+		if found := findSecrets([]byte(o.out)); len(found) > 0 {
 			if leaks[cmd]++; leaks[cmd] == 1 {
 				t.Errorf("secrets %v in the output of %s", found, cmd)
 			}
