@@ -214,6 +214,12 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 	f, fi, err := ingest.OpenTranscript(root, path)
 	if err != nil {
 		st.Failures = append(st.Failures, cairn.FileFailure{Path: path, Reason: "not read: " + err.Error()})
+		if run.rekey && prev.Path != "" {
+			// The new settings are recorded at the end of this sync: make
+			// sure this transcript is still re-projected once it opens.
+			prev.ProjectorVersion = 0
+			return e.store.PutTranscriptState(ctx, prev)
+		}
 		return nil
 	}
 	defer f.Close()

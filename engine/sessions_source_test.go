@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -389,5 +390,41 @@ func TestPartialOnlyWhenCut(t *testing.T) {
 	}
 	if m := hits[0].Messages[0]; !m.Partial || strings.Contains(m.Body, "paragraph 0 ") {
 		t.Errorf("cut message: partial %v, body starts %.40q; want partial and an excerpt", m.Partial, m.Body)
+	}
+}
+
+// TestSettingsChangeWhileUnreadable: a transcript that cannot be opened
+// during the sync that records new projection settings is still
+// re-projected with them once it can be read, size and mtime unchanged.
+func TestSettingsChangeWhileUnreadable(t *testing.T) {
+	c := newClaudeRoot(t)
+	p := c.claudeSession("s1", "/home/dev/p", "inspect the clutch", "the clutch is worn")
+	c.sync()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no time zone data:", err)
+	}
+	aside := filepath.Join(t.TempDir(), "s1.jsonl")
+	if err := os.Rename(p, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	c.reopen(func(o *Options) { o.Location = berlin })
+	if st := c.sync(); st.Failed != 1 {
+		t.Fatalf("sync with a FIFO in place: %+v; want one failure", st)
+	}
+	os.Remove(p)
+	if err := os.Rename(aside, p); err != nil { // same size, same mtime
+		t.Fatal(err)
+	}
+	if st := c.sync(); st.Projected != 1 {
+		t.Errorf("transcript back: projected = %d, want 1", st.Projected)
+	}
+	files := c.projections()
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), "CEST") {
+		t.Fatalf("projection not in the new zone:\n%s", data)
 	}
 }
