@@ -10,9 +10,12 @@ import (
 	"strings"
 )
 
-// answer is a model's reply to one window, decoded leniently: each episode,
-// item and observation separately, so one that breaks the schema is
-// dropped by the gate instead of costing the whole window.
+// answer is a model's reply to one window. It has passed the pass's schema
+// before it is decoded (see checked in ask.go): an answer off the schema
+// is asked again, never read in part. Episodes, items and observations are
+// kept raw for the gate, which reads them one at a time; the lenient
+// types below (a number as a string, one cue for a list) are a second
+// line that a schema-checked answer does not reach.
 type answer struct {
 	SegmentSummary string            `json:"segment_summary"`
 	Episodes       []json.RawMessage `json:"episodes"`
@@ -63,15 +66,10 @@ var (
 	errNoFields = errors.New("answer has none of segment_summary, episodes, items, observations")
 )
 
-// decodeAnswer reads a model's text: one JSON object, possibly inside a
-// Markdown code fence.
-func decodeAnswer(text string) (*answer, error) {
-	s := strings.TrimSpace(text)
-	if strings.HasPrefix(s, "```") {
-		s = s[strings.IndexByte(s, '\n')+1:]
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+// decodeAnswer reads a model's answer, checked against the pass's schema
+// and unfenced (see checked): one JSON object.
+func decodeAnswer(s string) (*answer, error) {
+	if !strings.HasPrefix(s, "{") {
 		return nil, errNoObject
 	}
 	var keys map[string]json.RawMessage

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/jsonschema"
+	"github.com/cairnmemory/cairn/llm/schema"
 	"github.com/cairnmemory/cairn/redact"
 )
 
@@ -34,12 +34,14 @@ const (
 
 // Compiled schemas: every answer is checked in code, whatever the client
 // checked, so a client or server that does not enforce the schema cannot
-// have an answer read leniently and dropped item by item.
+// have an answer read leniently and dropped item by item. A violation
+// means what llm/schema says it means: the answer is unusable as a whole
+// and is not decoded; askTwice asks once more naming it.
 var (
-	checkMain         = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaMain()) })
-	checkMainApart    = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaMainApart()) })
-	checkObservations = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaObservations()) })
-	checkSleep        = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemaSleep) })
+	checkMain         = sync.OnceValue(func() *schema.Schema { return schema.MustCompile(schemaMain()) })
+	checkMainApart    = sync.OnceValue(func() *schema.Schema { return schema.MustCompile(schemaMainApart()) })
+	checkObservations = sync.OnceValue(func() *schema.Schema { return schema.MustCompile(schemaObservations()) })
+	checkSleep        = sync.OnceValue(func() *schema.Schema { return schema.MustCompile(schemaSleep) })
 )
 
 // tally counts what a run's model calls cost and how many answers could
@@ -49,14 +51,14 @@ type tally struct {
 	invalid int // answers that came back unusable, retried ones included
 }
 
-// askTwice sends req and checks the answer with read; when it cannot be
+// askTwice sends req and reads the answer with read; when it cannot be
 // used (cut at the output limit, not JSON, off the schema, or the request
 // rejected as invalid), it asks once more with the prompt naming what was
-// wrong. It returns the first usable answer's text, an *unusable error
+// wrong. It returns nil once read has taken an answer, an *unusable error
 // with the second failure's reason, or a pause. Every answer's tokens are
 // counted in t, unusable ones included.
 func askTwice(ctx context.Context, call func(context.Context, *cairn.LLMRequest) (*cairn.LLMResponse, error),
-	req *cairn.LLMRequest, op string, read func(text string) error, t *tally) (string, error) {
+	req *cairn.LLMRequest, op string, read func(text string) error, t *tally) error {
 	reason := ""
 	for try := range 2 {
 		r := *req // a request of its own per call
@@ -71,7 +73,7 @@ func askTwice(ctx context.Context, call func(context.Context, *cairn.LLMRequest)
 		case err == nil:
 			rerr := read(resp.Text)
 			if rerr == nil {
-				return resp.Text, nil
+				return nil
 			}
 			t.invalid++
 			reason = rerr.Error()
@@ -81,11 +83,11 @@ func askTwice(ctx context.Context, call func(context.Context, *cairn.LLMRequest)
 		case errors.Is(err, cairn.ErrInvalid): // the request was rejected: no answer
 			reason = err.Error()
 		default:
-			return "", pause(ctx, err)
+			return pause(ctx, err)
 		}
 	}
 	reason, _ = redact.Redact(oneLine(reason))
-	return "", &unusable{op: op, reason: reason}
+	return &unusable{op: op, reason: reason}
 }
 
 // reask is what a second request adds to the prompt: why the first answer
@@ -111,22 +113,27 @@ func spent(resp *cairn.LLMResponse, err error) (in, out int) {
 	return 0, 0
 }
 
-// conforms checks an answer's JSON (a Markdown fence allowed) against s.
-func conforms(s *jsonschema.Schema, text string) error {
-	if err := s.ValidateJSON([]byte(unfenced(text))); err != nil {
-		return fmt.Errorf("answer violates the schema: %w", err)
+// checked reads an answer for decode only after it passes s: an answer
+// off the schema is never decoded, and its reason is the violation (with
+// where it is) rather than whatever the decoder tripped on. The decoder
+// gets the JSON text alone, unfenced by schema.Answer.
+func checked[T any](s *schema.Schema, decode func(string) (T, error), out *T) func(text string) error {
+	return func(text string) error {
+		clean, err := schema.Answer(text, s)
+		if err != nil {
+			var inv *cairn.InvalidOutputError
+			if errors.As(err, &inv) {
+				return errors.New(inv.Reason)
+			}
+			return err
+		}
+		v, err := decode(clean)
+		if err != nil {
+			return fmt.Errorf("read answer: %w", err)
+		}
+		*out = v
+		return nil
 	}
-	return nil
-}
-
-// unfenced strips blanks and a Markdown code fence around a JSON answer.
-func unfenced(text string) string {
-	s := strings.TrimSpace(text)
-	if strings.HasPrefix(s, "```") {
-		s = s[strings.IndexByte(s, '\n')+1:]
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	return strings.TrimSpace(s)
 }
 
 // ask sends one window's prompt (redacted first) and reads the answer,
@@ -142,17 +149,11 @@ func (w *Worker) ask(ctx context.Context, pass, prompt string, t *tally) (*answe
 	case w.apart():
 		req.Schema, check = schemaMainApart(), checkMainApart()
 	}
-	read := func(text string) error {
-		if _, err := decodeAnswer(text); err != nil {
-			return fmt.Errorf("read answer: %w", err)
-		}
-		return conforms(check, text)
-	}
-	text, err := askTwice(ctx, w.call, req, "consolidate window", read, t)
-	if err != nil {
+	var a *answer
+	if err := askTwice(ctx, w.call, req, "consolidate window", checked(check, decodeAnswer, &a), t); err != nil {
 		return nil, err
 	}
-	return decodeAnswer(text)
+	return a, nil
 }
 
 func (w *Worker) call(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/jsonschema"
+	"github.com/cairnmemory/cairn/llm/schema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -168,8 +168,8 @@ func TestValidDate(t *testing.T) {
 
 // The schemas must compile with the validator the model clients use.
 func TestSchemasCompile(t *testing.T) {
-	for name, s := range map[string]json.RawMessage{"main": schemaMain(), "main apart": schemaMainApart(), "observations": schemaObservations()} {
-		if _, err := jsonschema.Compile(s); err != nil {
+	for name, s := range map[string]json.RawMessage{"main": schemaMain(), "main apart": schemaMainApart(), "observations": schemaObservations(), "sleep": schemaSleep} {
+		if _, err := schema.Compile(s); err != nil {
 			t.Errorf("%s schema: %v", name, err)
 		}
 	}

@@ -175,19 +175,14 @@ func (s *Sleeper) judge(ctx context.Context, grp cairn.SleepGroup, ms map[string
 func (s *Sleeper) ask(ctx context.Context, prompt string, res *cairn.SleepResult) (*sleepAnswer, error) {
 	req := &cairn.LLMRequest{System: sleepSystem(), Prompt: redacted(prompt), Purpose: cairn.PurposeFast,
 		MaxTokens: s.MaxTokens, Schema: schemaSleep, SchemaName: schemaNameSleep}
-	read := func(text string) error {
-		if _, err := decodeSleep(text); err != nil {
-			return fmt.Errorf("read answer: %w", err)
-		}
-		return conforms(checkSleep(), text)
-	}
 	var t tally
-	text, err := askTwice(ctx, s.call, req, "judge group", read, &t)
+	var a *sleepAnswer
+	err := askTwice(ctx, s.call, req, "judge group", checked(checkSleep(), decodeSleep, &a), &t)
 	res.TokensIn, res.TokensOut, res.InvalidAnswers = res.TokensIn+t.in, res.TokensOut+t.out, res.InvalidAnswers+t.invalid
 	if err != nil {
 		return nil, err
 	}
-	return decodeSleep(text)
+	return a, nil
 }
 
 // settle sets the status of a pass that went through its groups: some
@@ -215,15 +210,11 @@ func (s *Sleeper) call(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMRe
 	return s.LLM.Complete(ctx, req)
 }
 
-// decodeSleep reads the model's answer: one JSON object, possibly fenced,
-// with at least one of the schema's fields.
-func decodeSleep(text string) (*sleepAnswer, error) {
-	s := strings.TrimSpace(text)
-	if strings.HasPrefix(s, "```") {
-		s = s[strings.IndexByte(s, '\n')+1:]
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+// decodeSleep reads the model's answer, checked against the sleep schema
+// and unfenced (see checked): one JSON object with at least one of the
+// schema's fields.
+func decodeSleep(s string) (*sleepAnswer, error) {
+	if !strings.HasPrefix(s, "{") {
 		return nil, errNoObject
 	}
 	var keys map[string]json.RawMessage

@@ -11,8 +11,9 @@
 // input_schema is the schema and a tool_choice that forces it; the tool
 // call's input is the answer. (The schema's top level must then be an
 // object, as tool inputs are.) The input is validated here as well (see
-// internal/jsonschema): an answer cut at max_tokens, missing, or violating
-// the schema is a *cairn.InvalidOutputError with the raw text.
+// llm/schema): an answer cut at max_tokens, missing, or violating the
+// schema is a *cairn.InvalidOutputError with the raw text, and no text is
+// returned.
 //
 // Failures: see llm/internal/wire; 529 "overloaded" is busy.
 package anthropic
@@ -28,8 +29,8 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/jsonschema"
 	"github.com/cairnmemory/cairn/llm/internal/wire"
+	"github.com/cairnmemory/cairn/llm/schema"
 )
 
 // Defaults for a Client.
@@ -128,7 +129,7 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 	if base == "" || c.Model == "" {
 		return nil, fmt.Errorf("%w: no Messages API endpoint or model configured (set base_url and model in an [llm.<purpose>] table)", cairn.ErrUnavailable)
 	}
-	schema, name, err := wire.Schema(req)
+	check, name, err := wire.Schema(req)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 	}
 	for range 2 {
 		body := c.request(req, name)
-		res, err := c.send(ctx, base+"/v1/messages", key, body, schema)
+		res, err := c.send(ctx, base+"/v1/messages", key, body, check)
 		if err == nil {
 			return res, nil
 		}
@@ -174,7 +175,7 @@ func (c *Client) request(req *cairn.LLMRequest, name string) *messagesRequest {
 	return body
 }
 
-func (c *Client) send(ctx context.Context, url, key string, body *messagesRequest, schema *jsonschema.Schema) (*cairn.LLMResponse, error) {
+func (c *Client) send(ctx context.Context, url, key string, body *messagesRequest, check *schema.Schema) (*cairn.LLMResponse, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode message request: %w", err)
@@ -201,12 +202,12 @@ func (c *Client) send(ctx context.Context, url, key string, body *messagesReques
 	if body.ToolChoice != nil {
 		name = body.ToolChoice.Name
 	}
-	return read(raw, name, schema, body.MaxTokens)
+	return read(raw, name, check, body.MaxTokens)
 }
 
 // read turns a 200 body into the answer: with a schema, the input of the
 // call of the tool named tool, checked against the schema.
-func read(raw []byte, tool string, schema *jsonschema.Schema, limit int) (*cairn.LLMResponse, error) {
+func read(raw []byte, tool string, check *schema.Schema, limit int) (*cairn.LLMResponse, error) {
 	var mr messagesResponse
 	if err := json.Unmarshal(raw, &mr); err != nil {
 		return nil, &cairn.InvalidOutputError{Reason: fmt.Sprintf("unreadable Messages API response (%d bytes)", len(raw)), Raw: string(raw)}
@@ -224,7 +225,7 @@ func read(raw []byte, tool string, schema *jsonschema.Schema, limit int) (*cairn
 		}
 	}
 	res.Text = text.String()
-	if schema == nil {
+	if check == nil {
 		return res, nil
 	}
 	spent := func(err error) error { return &wire.Spent{Err: err, TokensIn: res.TokensIn, TokensOut: res.TokensOut} }
@@ -240,7 +241,7 @@ func read(raw []byte, tool string, schema *jsonschema.Schema, limit int) (*cairn
 	case input == nil:
 		return nil, spent(&cairn.InvalidOutputError{Reason: "answer has no call of the forced tool", Raw: got})
 	}
-	answer, err := wire.Answer(got, schema)
+	answer, err := schema.Answer(got, check)
 	if err != nil {
 		return nil, spent(err)
 	}

@@ -15,10 +15,10 @@ import (
 )
 
 // Keys sorted, as llmtest records bodies.
-const schema = `{"additionalProperties":false,"properties":{"n":{"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}`
+const countSchema = `{"additionalProperties":false,"properties":{"n":{"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}`
 
 const toolBody = `{"max_tokens":300,"messages":[{"content":"how many?","role":"user"}],"model":"claude-x","system":"count things","temperature":0,` +
-	`"tool_choice":{"name":"count","type":"tool"},"tools":[{"description":"` + toolDescription + `","input_schema":` + schema + `,"name":"count"}]}`
+	`"tool_choice":{"name":"count","type":"tool"},"tools":[{"description":"` + toolDescription + `","input_schema":` + countSchema + `,"name":"count"}]}`
 
 // toolAnswer is a Messages API response whose forced tool call has input.
 func toolAnswer(input, stop string) llmtest.Step {
@@ -83,7 +83,7 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "answer cut at max_tokens", steps: []llmtest.Step{toolAnswer(`{}`, "max_tokens")}, want: cairn.ErrInvalid, text: `{}`, calls: 1,
 			wantMsg: "cut at the output limit (max_tokens 300)"},
 		{name: "schema-violating input", steps: []llmtest.Step{toolAnswer(`{"n":"three"}`, "tool_use")}, want: cairn.ErrInvalid, text: `{"n":"three"}`, calls: 1,
-			wantMsg: `at /n: "three" is a string, want integer`},
+			wantMsg: `answer violates the schema: at /n: type: "three" is a string, want integer`},
 		{name: "no tool call", steps: []llmtest.Step{{Body: `{"content":[{"type":"text","text":"I would rather not."}],"stop_reason":"end_turn","usage":{}}`}},
 			want: cairn.ErrInvalid, text: "I would rather not.", calls: 1, wantMsg: "no call of the forced tool"},
 		{name: "truncated response body", steps: []llmtest.Step{{Body: `{"content":[{"type":"tool_use","name":"count","input":{"n":`}},
@@ -103,7 +103,7 @@ func TestCompleteWithSchema(t *testing.T) {
 				c.MaxRetryWait = tt.retryMax
 			}
 			res, err := c.Complete(context.Background(), &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300,
-				Purpose: cairn.PurposeConsolidate, Schema: json.RawMessage(schema), SchemaName: "count"})
+				Purpose: cairn.PurposeConsolidate, Schema: json.RawMessage(countSchema), SchemaName: "count"})
 			bodies := f.Bodies()
 			if len(bodies) != tt.calls {
 				t.Fatalf("%d requests, want %d", len(bodies), tt.calls)
@@ -134,7 +134,7 @@ func TestTemperatureRefused(t *testing.T) {
 	f := llmtest.New(t, llmtest.Status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"temperature is not supported for this model"}}`),
 		toolAnswer(`{"n":1}`, "tool_use"))
 	c := New(f.URL, "claude-x", "k")
-	req := &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300, Schema: json.RawMessage(schema), SchemaName: "count"}
+	req := &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300, Schema: json.RawMessage(countSchema), SchemaName: "count"}
 	for range 2 {
 		if _, err := c.Complete(context.Background(), req); err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func TestTemperatureRefused(t *testing.T) {
 
 func TestSpentTokensOnInvalidAnswers(t *testing.T) {
 	f := llmtest.New(t, toolAnswer(`{"n":0}`, "tool_use"))
-	_, err := New(f.URL, "claude-x", "k").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", Schema: json.RawMessage(schema), SchemaName: "count"})
+	_, err := New(f.URL, "claude-x", "k").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", Schema: json.RawMessage(countSchema), SchemaName: "count"})
 	var spent interface{ Tokens() (int, int) }
 	if !errors.As(err, &spent) {
 		t.Fatalf("error %v carries no tokens", err)

@@ -17,9 +17,9 @@
 // ({"type": "json_object"}) with the schema in the system prompt, and if
 // it refuses that too, with the schema in the prompt alone. The client
 // remembers the step down for its later calls. Whatever the mode, the
-// answer is parsed and validated here (see internal/jsonschema); an answer
-// that does not parse, is cut at max_tokens, or violates the schema is a
-// *cairn.InvalidOutputError with the raw text.
+// answer is parsed and validated here (see llm/schema); an answer that
+// does not parse, is cut at max_tokens, or violates the schema is a
+// *cairn.InvalidOutputError with the raw text, and no text is returned.
 //
 // The client also adapts to two refusals of reasoning models: max_tokens
 // ("use max_completion_tokens instead") and temperature 0.
@@ -38,8 +38,8 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/jsonschema"
 	"github.com/cairnmemory/cairn/llm/internal/wire"
+	"github.com/cairnmemory/cairn/llm/schema"
 )
 
 // Defaults for a Client.
@@ -145,7 +145,7 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 	if c.BaseURL == "" || c.Model == "" {
 		return nil, fmt.Errorf("%w: no chat endpoint or model configured (set base_url and model in an [llm.<purpose>] table)", cairn.ErrUnavailable)
 	}
-	schema, name, err := wire.Schema(req)
+	check, name, err := wire.Schema(req)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 	// step-downs, max_completion_tokens, temperature, then the answer.
 	for range 5 {
 		mode := min(c.SchemaMode+SchemaMode(c.stepDown.Load()), SchemaInPrompt)
-		res, err := c.send(ctx, c.request(req, mode, name), key, req, schema)
+		res, err := c.send(ctx, c.request(req, mode, name), key, req, check)
 		if err == nil {
 			return res, nil
 		}
@@ -220,7 +220,7 @@ func (c *Client) request(req *cairn.LLMRequest, mode SchemaMode, name string) *c
 	return body
 }
 
-func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *cairn.LLMRequest, schema *jsonschema.Schema) (*cairn.LLMResponse, error) {
+func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *cairn.LLMRequest, check *schema.Schema) (*cairn.LLMResponse, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode chat request: %w", err)
@@ -238,7 +238,7 @@ func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *c
 	if err != nil {
 		return nil, err
 	}
-	return read(raw, req, schema, max(body.MaxTokens, body.MaxCompletionTokens))
+	return read(raw, req, check, max(body.MaxTokens, body.MaxCompletionTokens))
 }
 
 func bearer(key string) string {
@@ -249,7 +249,7 @@ func bearer(key string) string {
 }
 
 // read turns a 200 body into the answer, checking it against schema.
-func read(raw []byte, req *cairn.LLMRequest, schema *jsonschema.Schema, limit int) (*cairn.LLMResponse, error) {
+func read(raw []byte, req *cairn.LLMRequest, check *schema.Schema, limit int) (*cairn.LLMResponse, error) {
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil || len(cr.Choices) == 0 {
 		return nil, &cairn.InvalidOutputError{Reason: fmt.Sprintf("unreadable chat response (%d bytes)", len(raw)), Raw: string(raw)}
@@ -271,7 +271,7 @@ func read(raw []byte, req *cairn.LLMRequest, schema *jsonschema.Schema, limit in
 	case ch.FinishReason == "content_filter":
 		return nil, spent(&cairn.InvalidOutputError{Reason: "answer stopped by the content filter", Raw: res.Text})
 	}
-	text, err := wire.Answer(res.Text, schema)
+	text, err := schema.Answer(res.Text, check)
 	if err != nil {
 		return nil, spent(err)
 	}

@@ -42,7 +42,7 @@ func TestCompleteSendsTheExactRequest(t *testing.T) {
 	}
 }
 
-const schema = `{"additionalProperties":false,"properties":{"n":{"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}` // keys sorted, as the fake records them
+const countSchema = `{"additionalProperties":false,"properties":{"n":{"minimum":1,"type":"integer"}},"required":["n"],"type":"object"}` // keys sorted, as the fake records them
 
 // answer is a chat response whose message content is content.
 func answer(content, finish string) llmtest.Step {
@@ -60,14 +60,14 @@ var status = llmtest.Status
 // Request bodies as the fake records them (keys sorted).
 const (
 	strictBody = `{"max_tokens":300,"messages":[{"content":"count things","role":"system"},{"content":"how many?","role":"user"}],` +
-		`"model":"m","response_format":{"json_schema":{"name":"count","schema":` + schema + `,"strict":true},"type":"json_schema"},"temperature":0}`
+		`"model":"m","response_format":{"json_schema":{"name":"count","schema":` + countSchema + `,"strict":true},"type":"json_schema"},"temperature":0}`
 	inPrompt = `count things\n\nAnswer with one JSON value and nothing else: no prose, no Markdown fence. It must satisfy this JSON Schema:\n`
 )
 
 var (
-	jsonModeBody = `{"max_tokens":300,"messages":[{"content":"` + inPrompt + jsonEscape(schema) + `","role":"system"},{"content":"how many?","role":"user"}],` +
+	jsonModeBody = `{"max_tokens":300,"messages":[{"content":"` + inPrompt + jsonEscape(countSchema) + `","role":"system"},{"content":"how many?","role":"user"}],` +
 		`"model":"m","response_format":{"type":"json_object"},"temperature":0}`
-	promptOnlyBody = `{"max_tokens":300,"messages":[{"content":"` + inPrompt + jsonEscape(schema) + `","role":"system"},{"content":"how many?","role":"user"}],` +
+	promptOnlyBody = `{"max_tokens":300,"messages":[{"content":"` + inPrompt + jsonEscape(countSchema) + `","role":"system"},{"content":"how many?","role":"user"}],` +
 		`"model":"m","temperature":0}`
 )
 
@@ -106,7 +106,7 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "truncated JSON", steps: []step{answer(`{"n": 3`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 3`,
 			bodies: []string{strictBody}, wantMsg: "answer is not JSON"},
 		{name: "schema-violating JSON", steps: []step{answer(`{"n": 0, "extra": true}`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 0, "extra": true}`,
-			bodies: []string{strictBody}, wantMsg: `at /: property "extra" is not allowed; allowed: n; at /n: 0 is less than the minimum 1`},
+			bodies: []string{strictBody}, wantMsg: `answer violates the schema: at /: unexpected additional properties ["extra"]; at /n: minimum: 0 is less than 1`},
 		{name: "prose around JSON", steps: []step{answer(`Here it is: {"n": 3}`, "stop")}, want: cairn.ErrInvalid, text: `Here it is: {"n": 3}`, bodies: []string{strictBody}},
 		{name: "refusal", steps: []step{{Body: `{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`}},
 			want: cairn.ErrInvalid, bodies: []string{strictBody}, wantMsg: "model refused: I can't help"},
@@ -139,7 +139,7 @@ func TestCompleteWithSchema(t *testing.T) {
 				c.MaxRetryWait = tt.retryMax
 			}
 			res, err := c.Complete(context.Background(), &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300,
-				Purpose: cairn.PurposeFast, Schema: json.RawMessage(schema), SchemaName: "count"})
+				Purpose: cairn.PurposeFast, Schema: json.RawMessage(countSchema), SchemaName: "count"})
 			got := f.Bodies()
 			if len(got) != len(tt.bodies) {
 				t.Fatalf("%d requests, want %d: %q (error %v)", len(got), len(tt.bodies), got, err)
@@ -170,7 +170,7 @@ func TestCompleteWithSchema(t *testing.T) {
 func TestStepDownIsRemembered(t *testing.T) {
 	f := llmtest.New(t, status(400, `{"error":{"message":"json_schema is not supported"}}`), answer(`{"n":1}`, "stop"))
 	c := New(f.URL, "m", "")
-	req := &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300, Schema: json.RawMessage(schema), SchemaName: "count"}
+	req := &cairn.LLMRequest{System: "count things", Prompt: "how many?", MaxTokens: 300, Schema: json.RawMessage(countSchema), SchemaName: "count"}
 	for range 2 {
 		if _, err := c.Complete(context.Background(), req); err != nil {
 			t.Fatal(err)
@@ -201,7 +201,7 @@ func TestCompleteWithoutSchemaKeepsAnyText(t *testing.T) {
 
 func TestSpentTokensOnInvalidAnswers(t *testing.T) {
 	f := llmtest.New(t, answer(`{"n": 0}`, "stop"))
-	_, err := New(f.URL, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", Schema: json.RawMessage(schema)})
+	_, err := New(f.URL, "m", "").Complete(context.Background(), &cairn.LLMRequest{Prompt: "p", Schema: json.RawMessage(countSchema)})
 	var spent interface{ Tokens() (int, int) }
 	if !errors.As(err, &spent) {
 		t.Fatalf("error %v carries no tokens", err)
@@ -243,8 +243,9 @@ func TestBadSchemaIsTheCallersError(t *testing.T) {
 	f := llmtest.New(t, answer(`{}`, "stop"))
 	c := New(f.URL, "m", "")
 	for _, req := range []*cairn.LLMRequest{
-		{Prompt: "p", Schema: json.RawMessage(`{"type":"object","patternProperties":{}}`)},
-		{Prompt: "p", Schema: json.RawMessage(schema), SchemaName: "has space"},
+		{Prompt: "p", Schema: json.RawMessage(`{"type":"object","minimun":1}`)}, // a keyword no validator knows
+		{Prompt: "p", Schema: json.RawMessage(`{"type":"obj"}`)},
+		{Prompt: "p", Schema: json.RawMessage(countSchema), SchemaName: "has space"},
 	} {
 		if _, err := c.Complete(context.Background(), req); !errors.Is(err, cairn.ErrInvalid) {
 			t.Errorf("error %v, want invalid", err)

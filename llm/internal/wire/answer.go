@@ -1,13 +1,12 @@
 package wire
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
+	"sync"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/jsonschema"
+	"github.com/cairnmemory/cairn/llm/schema"
 )
 
 // validSchemaName reports whether name is 1 to 64 letters, digits, _ and
@@ -29,8 +28,10 @@ const DefaultSchemaName = "answer"
 
 // Schema compiles the request's schema (nil when it has none) and returns
 // the name to send it under. A bad schema or name is the caller's error
-// and matches cairn.ErrInvalid.
-func Schema(req *cairn.LLMRequest) (*jsonschema.Schema, string, error) {
+// and matches cairn.ErrInvalid. Compiled schemas are kept by their text
+// (jsonschema-go takes about 5 ms to read the window schema, 20 times
+// what validating an answer takes), up to maxCompiled of them.
+func Schema(req *cairn.LLMRequest) (*schema.Schema, string, error) {
 	if len(req.Schema) == 0 {
 		return nil, "", nil
 	}
@@ -41,46 +42,41 @@ func Schema(req *cairn.LLMRequest) (*jsonschema.Schema, string, error) {
 	if !validSchemaName(name) {
 		return nil, "", cairn.Invalidf("schema name %q; allowed: 1 to 64 letters, digits, _ and -", name)
 	}
-	s, err := jsonschema.Compile(req.Schema)
+	s, err := compiled.get(req.Schema)
 	if err != nil {
 		return nil, "", cairn.Invalidf("request schema %s: %v", name, err)
 	}
 	return s, name, nil
 }
 
-// Answer checks a model's JSON answer against s (nil: any JSON) and returns it without
-// surrounding blanks or a Markdown code fence (which models in JSON mode
-// sometimes add). An answer that does not parse or violates s is a
-// *cairn.InvalidOutputError keeping the raw text.
-func Answer(raw string, s *jsonschema.Schema) (string, error) {
-	text := unfence(strings.TrimSpace(raw))
-	var v any
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return "", &cairn.InvalidOutputError{Reason: fmt.Sprintf("answer is not JSON: %v", err), Raw: raw}
-	}
-	if dec.More() {
-		return "", &cairn.InvalidOutputError{Reason: "answer has text after its JSON value", Raw: raw}
-	}
-	if s == nil {
-		return text, nil
-	}
-	if err := s.Validate(v); err != nil {
-		return "", &cairn.InvalidOutputError{Reason: "answer violates the schema: " + err.Error(), Raw: raw}
-	}
-	return text, nil
+// maxCompiled bounds the compiled schemas kept; Cairn sends four.
+const maxCompiled = 32
+
+var compiled = &schemaCache{m: map[string]*schema.Schema{}}
+
+// schemaCache keeps compiled schemas by their text.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]*schema.Schema
 }
 
-func unfence(s string) string {
-	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
-		return s
+func (c *schemaCache) get(text []byte) (*schema.Schema, error) {
+	c.mu.Lock()
+	s := c.m[string(text)]
+	c.mu.Unlock()
+	if s != nil {
+		return s, nil
 	}
-	s = strings.TrimSuffix(s[3:], "```")
-	if nl := strings.IndexByte(s, '\n'); nl >= 0 && !strings.ContainsAny(s[:nl], "{[\"") {
-		s = s[nl+1:] // the language tag line: ```json
+	s, err := schema.Compile(text)
+	if err != nil {
+		return nil, err
 	}
-	return strings.TrimSpace(s)
+	c.mu.Lock()
+	if len(c.m) < maxCompiled {
+		c.m[string(text)] = s
+	}
+	c.mu.Unlock()
+	return s, nil
 }
 
 // Truncated is the error for an answer cut at the output limit.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/internal/jsonschema"
+	"github.com/cairnmemory/cairn/llm/schema"
 )
 
 func TestTransportError(t *testing.T) {
@@ -76,26 +76,27 @@ func TestErrorMessageAndRetryAfter(t *testing.T) {
 	}
 }
 
-func TestAnswer(t *testing.T) {
-	s := jsonschema.MustCompile([]byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`))
-	tests := []struct{ raw, want, err string }{
-		{` {"n":1} `, `{"n":1}`, ""},
-		{"```json\n{\"n\":1}\n```", `{"n":1}`, ""},
-		{"```\n{\"n\":1}\n```", `{"n":1}`, ""},
-		{"```{\"n\":1}```", `{"n":1}`, ""},
-		{`{"n":1} and more`, "", "text after its JSON value"},
-		{`{"n":`, "", "answer is not JSON"},
-		{``, "", "answer is not JSON"},
-		{`{"n":"1"}`, "", "answer violates the schema: at /n"},
+// Schema compiles a request's schema once and keeps it by its text; a
+// bad one is the caller's error and is not kept.
+func TestSchemaCompiledOnce(t *testing.T) {
+	text := `{"type":"object","properties":{"n":{"type":"integer"}}}`
+	a, name, err := Schema(&cairn.LLMRequest{Schema: []byte(text)})
+	if err != nil || name != DefaultSchemaName {
+		t.Fatalf("schema %q, %v", name, err)
 	}
-	for _, tt := range tests {
-		got, err := Answer(tt.raw, s)
-		var ie *cairn.InvalidOutputError
-		switch {
-		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("Answer(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
-		case tt.err != "" && (!errors.As(err, &ie) || ie.Raw != tt.raw || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("Answer(%q) error %v, want invalid with %q keeping the raw text", tt.raw, err, tt.err)
+	b, _, err := Schema(&cairn.LLMRequest{Schema: []byte(text), SchemaName: "count"})
+	if err != nil || a != b {
+		t.Fatalf("second compile: %p, %p, %v", a, b, err)
+	}
+	if _, err := schema.Answer(`{"n":"1"}`, b); err == nil {
+		t.Fatal("the kept schema does not check")
+	}
+	for _, bad := range []string{`{"type":"objet"}`, `{"properties":{"n":{"minimun":1}}}`} {
+		if _, _, err := Schema(&cairn.LLMRequest{Schema: []byte(bad)}); !errors.Is(err, cairn.ErrInvalid) {
+			t.Errorf("%s: %v, want invalid", bad, err)
+		}
+		if compiled.m[bad] != nil {
+			t.Errorf("%s kept", bad)
 		}
 	}
 }
