@@ -22,6 +22,7 @@ import (
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInternalError  = -32603
 )
 
 // maxMessageDepth bounds the nesting of a message's objects and arrays. The

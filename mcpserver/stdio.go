@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,10 +25,17 @@ const DefaultMaxLineBytes = DefaultMaxBodyBytes
 // JSON-RPC error (-32700 or -32600, id null unless the line had a usable
 // id) while the session goes on with the next line. Blank lines are
 // skipped. A line over the limit is read on and thrown away, never held.
+//
+// At the end of the input (a last line without a newline is still a line)
+// the session does not end at once: the calls already read are answered
+// first, waiting up to DrainTimeout for them (the SDK would cancel them
+// and write no reply), so `printf '...' | cairn mcp` gets every reply.
+// A call made before initialize gets -32600 (see inflight.answered).
 type StdioTransport struct {
-	Reader       io.Reader // nil: os.Stdin
-	Writer       io.Writer // nil: os.Stdout
-	MaxLineBytes int       // default DefaultMaxLineBytes
+	Reader       io.Reader     // nil: os.Stdin
+	Writer       io.Writer     // nil: os.Stdout
+	MaxLineBytes int           // default DefaultMaxLineBytes
+	DrainTimeout time.Duration // default DefaultDrainTimeout
 }
 
 // Connect implements mcp.Transport. Closing the connection closes Reader
@@ -44,8 +52,14 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = DefaultMaxLineBytes
 	}
-	out := &lineWriter{w: w}
-	in := &lineReader{src: r, r: bufio.NewReaderSize(r, 64<<10), max: limit, out: out}
+	drain := t.DrainTimeout
+	if drain <= 0 {
+		drain = DefaultDrainTimeout
+	}
+	calls := newInflight()
+	out := &lineWriter{w: w, calls: calls}
+	in := &lineReader{src: r, r: bufio.NewReaderSize(r, 64<<10), max: limit, out: out,
+		calls: calls, drain: drain, closed: make(chan struct{})}
 	// Every line the SDK gets is one checked message, at most limit bytes:
 	// its own cap is not needed.
 	return (&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}).Connect(ctx)
@@ -53,13 +67,24 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // lineWriter writes whole lines under a lock, so the errors lineReader
 // writes never interleave with the SDK's messages (the SDK writes each
-// message with one Write call).
+// message with one Write call). Each of the SDK's messages is noted in
+// calls (and its error code mended) before it is written.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	calls *inflight
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
+	line := w.calls.answered(p)
+	if _, err := w.writeOwn(line); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeOwn writes a line of the transport's own, bypassing calls.
+func (w *lineWriter) writeOwn(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.w.Write(p)
@@ -82,7 +107,11 @@ type lineReader struct {
 	src     io.Reader
 	r       *bufio.Reader
 	max     int
-	out     io.Writer
+	out     *lineWriter
+	calls   *inflight
+	drain   time.Duration // the longest wait for replies at the end
+	closed  chan struct{} // closed by Close
+	once    sync.Once
 	line    []byte // the current line, up to max bytes
 	pending []byte // the part of a checked line not yet read
 	err     error  // the read error that ends the input
@@ -91,6 +120,10 @@ type lineReader struct {
 func (l *lineReader) Read(p []byte) (int, error) {
 	for len(l.pending) == 0 {
 		if l.err != nil {
+			if errors.Is(l.err, io.EOF) {
+				// Answer what was read before the SDK hears of the end.
+				l.calls.wait(l.drain, l.closed)
+			}
 			return 0, l.err
 		}
 		line, tooLong, err := l.next()
@@ -106,11 +139,12 @@ func (l *lineReader) Read(p []byte) (int, error) {
 			bad = checkPayload(line, false)
 		}
 		if bad != nil {
-			if _, err := l.out.Write(bad.line()); err != nil {
+			if _, err := l.out.writeOwn(bad.line()); err != nil {
 				return 0, fmt.Errorf("write error response: %w", err)
 			}
 			continue
 		}
+		l.calls.sent(line)
 		l.pending = append(line, '\n')
 	}
 	n := copy(p, l.pending)
@@ -143,6 +177,7 @@ func (l *lineReader) next() (line []byte, tooLong bool, err error) {
 }
 
 func (l *lineReader) Close() error {
+	l.once.Do(func() { close(l.closed) })
 	if c, ok := l.src.(io.Closer); ok {
 		return c.Close()
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -176,7 +177,8 @@ func (e *endless) Read(p []byte) (int, error) {
 func TestStdioLongLineBoundedMemory(t *testing.T) {
 	var out strings.Builder
 	const limit = 1 << 20
-	l := &lineReader{src: &endless{n: 256 << 20}, max: limit, out: &out}
+	l := &lineReader{src: &endless{n: 256 << 20}, max: limit, out: &lineWriter{w: &out, calls: newInflight()},
+		calls: newInflight(), closed: make(chan struct{})}
 	l.r = bufio.NewReaderSize(l.src, 64<<10)
 	n, err := l.Read(make([]byte, 512))
 	if n != 0 || err != io.EOF {
@@ -222,5 +224,70 @@ func BenchmarkCheckPayload(b *testing.B) {
 		if err := checkPayload(msg, false); err != nil {
 			b.Fatal(err.message)
 		}
+	}
+}
+
+// serveAll serves input to the end over StdioTransport and returns every
+// reply by id.
+func serveAll(t *testing.T, a *Agent, input string) map[string]reply {
+	t.Helper()
+	var out strings.Builder
+	err := NewMCPServer(a, nil).Run(context.Background(), &StdioTransport{Reader: strings.NewReader(input), Writer: &out})
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("run: %v", err)
+	}
+	got := map[string]reply{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r reply
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("reply %q is not JSON: %v", line, err)
+		}
+		got[string(r.ID)] = r
+	}
+	return got
+}
+
+// TestStdioEndOfInputAnswersAll: the requests read before stdin closes
+// are all answered (printf '...' | cairn mcp), and a last line without a
+// newline counts as a line. Before: only initialize was answered.
+func TestStdioEndOfInputAnswersAll(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	for _, last := range []string{"\n", ""} {
+		input := initializeLine + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"busy timeout"}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}` + last
+		got := serveAll(t, f.agent, input)
+		if r, ok := got["2"]; !ok || !strings.Contains(string(r.Result), "cairn://notes/db.md") {
+			t.Errorf("last line end %q: memory_search reply %+v (replies %d)", last, r, len(got))
+		}
+		if r, ok := got["3"]; !ok || r.Error != nil {
+			t.Errorf("last line end %q: ping reply %+v, present %v", last, r.Error, ok)
+		}
+	}
+}
+
+// TestStdioBeforeInitialize: a call before initialize gets -32600 (the
+// SDK sends code 0, which is no JSON-RPC error code); ping is allowed.
+func TestStdioBeforeInitialize(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	s := newRawSession(t, f.agent)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	r := s.recv()
+	if r.Error == nil || r.Error.Code != codeInvalidRequest || !strings.Contains(r.Error.Message, "initialize") {
+		t.Fatalf("tools/list before initialize: %+v", r.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if r := s.recv(); r.Error != nil {
+		t.Errorf("ping before initialize: %+v", r.Error)
+	}
+	s.send(strings.Replace(initializeLine, `"id":1`, `"id":3`, 1))
+	if r := s.recv(); r.Error != nil {
+		t.Fatalf("initialize: %+v", r.Error)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	if r := s.recv(); r.Error != nil {
+		t.Errorf("tools/list after initialize: %+v", r.Error)
 	}
 }
