@@ -1,6 +1,9 @@
 package cairn
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Transcript sources Cairn reads.
 const (
@@ -181,9 +184,9 @@ type SourceSyncStats struct {
 	Failed       int            `json:"failed"`       // files that could not be read or parsed
 	LinesSkipped map[string]int `json:"linesSkipped,omitempty"`
 	Redactions   map[string]int `json:"redactions,omitempty"` // secret kind → values replaced
-	Truncated    map[string]int `json:"truncated,omitempty"`  // reason → cuts made to bound memory and document size
-	// SkipReasons counts sessions left out by reason ("direct chats not
-	// selected", "no message with text or tool calls"); like Truncated it
+	Truncated    map[string]int `json:"truncated,omitempty"`  // reason code (Cut...) → cuts made to bound memory and document size
+	// SkipReasons counts sessions left out by reason code
+	// ("direct_chats_not_selected", "empty_session"); like Truncated it
 	// is repeated for transcripts that did not change, so the status keeps
 	// saying why a source indexes fewer sessions than it holds.
 	SkipReasons map[string]int `json:"skipReasons,omitempty"`
@@ -196,4 +199,55 @@ type SessionSyncResult struct {
 	LastCheckedAt string            `json:"lastCheckedAt"`
 	LastIndexedAt string            `json:"lastIndexedAt,omitempty"`
 	SkipReason    string            `json:"skipReason,omitempty"`
+}
+
+// Reason codes: the keys of SourceSyncStats.Truncated and SkipReasons (and
+// of ParseStats.Truncated). They are stable snake_case codes for scripts;
+// ReasonText gives the sentence the CLI prints. The set is small on
+// purpose and documented in README.md.
+const (
+	// What reading a transcript cut (ingest's bounded reader).
+	CutStringCut     = "string_cut"              // a JSON string over 32 KiB cut there
+	CutLineOverLimit = "line_over_limit"         // a JSONL line still over 8 MiB, skipped
+	CutOverBudget    = "transcript_over_budget"  // past 24 MiB: later lines not read
+	CutDecompressed  = "decompressed_over_limit" // a zstd stream past 256 MiB: the rest not read
+	CutMarkdownLine  = "markdown_line_cut"       // an Aider Markdown line over 32 KiB cut
+	// What projecting a session changed.
+	CutMessage       = "message_cut"             // a message over 1 MiB cut
+	CutBadCharacters = "bad_characters_replaced" // NUL, control or invalid UTF-8 characters in a message
+	CutParts         = "projected_in_parts"      // a session over 4 MiB written in parts
+	// Why a session was left out.
+	SkipEmptySession = "empty_session" // no message with text or tool calls
+)
+
+// skipChatTypeSuffix ends the code of a session whose chat type a corpus
+// does not select: "direct_chats_not_selected".
+const skipChatTypeSuffix = "_chats_not_selected"
+
+// SkipChatType is the reason code for a session of a chat type the corpus's
+// chatTypes do not select.
+func SkipChatType(chatType string) string { return chatType + skipChatTypeSuffix }
+
+var reasonText = map[string]string{
+	CutStringCut:     "strings over 32 KiB cut",
+	CutLineOverLimit: "lines over 8 MiB skipped",
+	CutOverBudget:    "transcript over 24 MiB: later lines not read",
+	CutDecompressed:  "decompressed over 256 MiB: the rest not read",
+	CutMarkdownLine:  "lines over 32 KiB cut",
+	CutMessage:       "messages over 1 MiB cut",
+	CutBadCharacters: "messages with NUL, control or invalid UTF-8 characters replaced",
+	CutParts:         "sessions over 4 MiB projected in parts",
+	SkipEmptySession: "no message with text or tool calls",
+}
+
+// ReasonText returns the sentence for a reason code, or the code itself
+// when it has none (a state recorded by a newer or older version).
+func ReasonText(code string) string {
+	if s, ok := reasonText[code]; ok {
+		return s
+	}
+	if t, ok := strings.CutSuffix(code, skipChatTypeSuffix); ok && t != "" {
+		return t + " chats not selected"
+	}
+	return code
 }

@@ -415,16 +415,17 @@ func (e *Engine) putProjection(ctx context.Context, corpus, transcriptPath strin
 }
 
 // Reasons a session is left out of the index, counted in
-// SourceSyncStats.SkipReasons.
-const SkipEmpty = "no message with text or tool calls"
+// SourceSyncStats.SkipReasons, and the count of sessions too long for one
+// document and projected in parts (transcript.DefaultMaxPartBytes), in
+// SourceSyncStats.Truncated: codes of the root package (cairn.ReasonText).
+const (
+	SkipEmpty = cairn.SkipEmptySession
+	CutParts  = cairn.CutParts
+)
 
-// SkipChatType is the reason for a session whose chat type the corpus's
-// chatTypes do not select: "direct chats not selected".
-func SkipChatType(chatType string) string { return chatType + " chats not selected" }
-
-// CutParts counts, in the sync status, sessions too long for one document
-// and projected in parts (transcript.DefaultMaxPartBytes).
-const CutParts = "sessions over 4 MiB projected in parts"
+// SkipChatType is the reason code for a session whose chat type the
+// corpus's chatTypes do not select: "direct_chats_not_selected".
+func SkipChatType(chatType string) string { return cairn.SkipChatType(chatType) }
 
 func addOne(m map[string]int, reason string) map[string]int {
 	if m == nil {

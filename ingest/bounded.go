@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -43,13 +44,14 @@ const (
 	maxZstdWindow      = 32 << 20
 )
 
-// Cut reasons, the keys of BoundedData.Cut.
+// Cut reasons, the keys of BoundedData.Cut: codes of the root package
+// (cairn.ReasonText gives each one's sentence).
 const (
-	CutString     = "strings over 32 KiB cut"
-	CutLine       = "lines over 8 MiB skipped"
-	CutTranscript = "transcript over 24 MiB: later lines not read"
-	CutDecoded    = "decompressed over 256 MiB: the rest not read"
-	CutMarkdown   = "lines over 32 KiB cut"
+	CutString     = cairn.CutStringCut
+	CutLine       = cairn.CutLineOverLimit
+	CutTranscript = cairn.CutOverBudget
+	CutDecoded    = cairn.CutDecompressed
+	CutMarkdown   = cairn.CutMarkdownLine
 )
 
 // ErrTranscriptTooLarge is the error of a single-document transcript over

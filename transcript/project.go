@@ -21,10 +21,11 @@ const Version = 3
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
 const DefaultMaxMessageBytes = 1 << 20
 
-// Reasons counted in Projection.Cut.
+// Reasons counted in Projection.Cut: codes of the root package
+// (cairn.ReasonText gives each one's sentence).
 const (
-	CutMessage = "messages over 1 MiB cut"
-	CutChars   = "messages with NUL, control or invalid UTF-8 characters replaced"
+	CutMessage = cairn.CutMessage
+	CutChars   = cairn.CutBadCharacters
 )
 
 // DefaultToolOutputChars is the tool output budget per call.

@@ -85,11 +85,11 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 		for kind, n := range s.Redactions {
 			fmt.Fprintf(e.stdout, "%s: %d secrets redacted: %s\n", s.Source, n, kind)
 		}
-		for reason, n := range s.Truncated {
-			fmt.Fprintf(e.stdout, "%s: truncated %d: %s\n", s.Source, n, reason)
+		for _, code := range slices.Sorted(maps.Keys(s.Truncated)) {
+			fmt.Fprintf(e.stdout, "%s: truncated %d: %s\n", s.Source, s.Truncated[code], cairn.ReasonText(code))
 		}
-		for _, reason := range slices.Sorted(maps.Keys(s.SkipReasons)) {
-			fmt.Fprintf(e.stdout, "%s: %d sessions skipped: %s\n", s.Source, s.SkipReasons[reason], reason)
+		for _, code := range slices.Sorted(maps.Keys(s.SkipReasons)) {
+			fmt.Fprintf(e.stdout, "%s: %d sessions skipped: %s\n", s.Source, s.SkipReasons[code], cairn.ReasonText(code))
 		}
 		for _, f := range s.Failures {
 			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, f.Path, f.Reason)

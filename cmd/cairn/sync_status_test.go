@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,16 @@ func TestSyncStatusSkipReasons(t *testing.T) {
 	out := c.ok("sync", "status")
 	if !strings.Contains(out, want) || !strings.Contains(out, ", 0 failed") {
 		t.Errorf("sync status lacks %q or counts a failure:\n%s", want, out)
+	}
+	// JSON keys the reason by its code; the sentence is for people.
+	var st struct {
+		Sources []struct {
+			SkipReasons map[string]int `json:"skipReasons"`
+		} `json:"sources"`
+	}
+	if out := c.ok("sync", "status", "--json"); json.Unmarshal([]byte(out), &st) != nil || len(st.Sources) != 1 ||
+		st.Sources[0].SkipReasons["direct_chats_not_selected"] != 1 {
+		t.Errorf("sync status --json lacks the skip reason code:\n%s", out)
 	}
 	// Nothing changed: the reason stays, and the status says nothing was indexed.
 	c.ok("sync")
