@@ -33,9 +33,12 @@ type node struct {
 	items *node
 }
 
-// split builds the tree, or returns nil when a subschema cannot be
-// resolved on its own (a $ref into the rest of the schema).
+// split builds the tree, or returns nil for a schema with references: a
+// subschema resolved on its own would resolve "#/..." against itself.
 func split(s *jsonschema.Schema) *node {
+	if refers(s) {
+		return nil
+	}
 	n, err := splitNode(s, s.Schema)
 	if err != nil {
 		return nil
@@ -73,6 +76,19 @@ func splitNode(s *jsonschema.Schema, draft string) (*node, error) {
 	n.own = &own
 	n.self, err = own.Resolve(nil)
 	return n, err
+}
+
+// refers reports whether s or a subschema uses $ref or $dynamicRef.
+func refers(s *jsonschema.Schema) bool {
+	if s.Ref != "" || s.DynamicRef != "" {
+		return true
+	}
+	for _, sub := range children(s) {
+		if refers(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // isFalse reports whether s is the false schema (jsonschema-go reads false

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,8 +19,9 @@ import (
 // values with Go's %v (strings unquoted, null as "<invalid reflect.Value>",
 // objects as map[...], numbers as fractions: "0/1 is less than
 // 1.000000"), so for the keywords about one value the reason is written
-// again here from v and s, with values as JSON. Either way the message is
-// one line of at most maxMessage bytes.
+// again here from v and s, with values as JSON; properties not allowed
+// come with the names that are. Either way the message is one line of at
+// most maxMessage bytes.
 func message(err error, v any, s *jsonschema.Schema) string {
 	depth := 0
 	for {
@@ -36,6 +39,9 @@ func message(err error, v any, s *jsonschema.Schema) string {
 		if r := f(v, s); r != "" {
 			msg = kw + ": " + r
 		}
+	}
+	if strings.HasPrefix(msg, "unexpected additional properties") && depth == 1 && s != nil && len(s.Properties) > 0 {
+		msg += " (allowed: " + strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", ") + ")"
 	}
 	return cut(msg, maxMessage)
 }

@@ -59,7 +59,7 @@ func TestValidate(t *testing.T) {
 		{"twenty runes fit", `{"segment_summary":"éééééééééééééééééééé","items":[]}`, ""},
 		{"not an object", `[]`, `at /: type: [] is an array, want object`},
 		{"missing required", `{"segment_summary":"x"}`, `at /: required: missing properties: ["items"]`},
-		{"extra property", `{"segment_summary":"x","items":[],"note":1}`, `at /: unexpected additional properties ["note"]`},
+		{"extra property", `{"segment_summary":"x","items":[],"note":1}`, `at /: unexpected additional properties ["note"] (allowed: items, segment_summary)`},
 		{"wrong type", `{"segment_summary":7,"items":[]}`, `at /segment_summary: type: 7 is an integer, want string`},
 		{"empty string", `{"segment_summary":"","items":[]}`, `at /segment_summary: minLength: 0 characters, want at least 1`},
 		{"too long counts runes", `{"segment_summary":"ééééééééééééééééééééé","items":[]}`, `at /segment_summary: maxLength: 21 characters, want at most 20`},
@@ -80,7 +80,7 @@ func TestValidate(t *testing.T) {
 				`at /items/0/kind: enum: "x" is not one of "decision", "fact"; at /segment_summary: type: 1 is an integer, want string`},
 		// One violation per value (jsonschema-go stops at a value's first failing keyword), then its parts'.
 		{"a value's own violation and its parts'", `{"items":[{"importance":0,"cues":["a"],"x":1}]}`,
-			`at /: required: missing properties: ["segment_summary"]; at /items/0: unexpected additional properties ["x"]; at /items/0/importance: minimum: 0 is less than 1`},
+			`at /: required: missing properties: ["segment_summary"]; at /items/0: unexpected additional properties ["x"] (allowed: contested, cues, event_date, importance, kind, score); at /items/0/importance: minimum: 0 is less than 1`},
 	}
 	for _, tt := range tests {
 		err := validate(t, s, tt.doc)
@@ -119,7 +119,10 @@ func TestValidateKeywords(t *testing.T) {
 		{"prefixItems stay whole", `{"prefixItems":[{"type":"string"}],"items":{"type":"integer"}}`, `["a","b"]`, `at /: type: b has type "string", want "integer"`},
 		{"pointer escapes", `{"properties":{"a/b~c":{"type":"string"}}}`, `{"a/b~c":1}`, `at /a~1b~0c: type: 1 is an integer, want string`},
 		{"draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"items":{"type":"string"}}}}`, `{"a":["x",2]}`, `at /a/1: type: 2 is an integer, want string`},
-		{"$ref: reported at the root", `{"$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":"x"}`, `at /: type: x has type "string", want "integer"`},
+		// Split off, the subschema would resolve "#/$defs/n" against its own $defs and blame /a.
+		{"$ref resolves in the whole schema", `{"$defs":{"n":{"type":"integer"}},"properties":{"a":{"$defs":{"n":{"type":"string"}},"$ref":"#/$defs/n"},"b":{"type":"string"}}}`,
+			`{"a":1,"b":2}`, `at /: type: 2 has type "integer", want "string"`},
+		{"$ref: no split, reported at the root", `{"$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":"x"}`, `at /: type: x has type "string", want "integer"`},
 	}
 	for _, tt := range tests {
 		s, err := Compile([]byte(tt.schema))
@@ -235,7 +238,7 @@ func TestWindowSchema(t *testing.T) {
 		{"importance out of range", func(a map[string]any) { itemAt(a, 3)["importance"] = 7 }, `at /items/3/importance: maximum: 7 is greater than 5`},
 		{"unknown kind", func(a map[string]any) { itemAt(a, 0)["kind"] = "rumor" }, `at /items/0/kind: enum: "rumor" is not one of "decision", "procedure", "snippet", "template", "pitfall", "fact", "architecture", "preference", "reference"`},
 		{"missing field", func(a map[string]any) { delete(itemAt(a, 1), "scope") }, `at /items/1: required: missing properties: ["scope"]`},
-		{"extra field", func(a map[string]any) { itemAt(a, 1)["note"] = "x" }, `at /items/1: unexpected additional properties ["note"]`},
+		{"extra field", func(a map[string]any) { itemAt(a, 1)["note"] = "x" }, `at /items/1: unexpected additional properties ["note"] (allowed: ambiguous, applies_when, body, concepts, confidence, contested, cues, importance, kind, requests, scope, summary, title)`},
 		{"missing top-level list", func(a map[string]any) { delete(a, "observations") }, `at /: required: missing properties: ["observations"]`},
 		{"keep as a string", func(a map[string]any) { a["episodes"].([]any)[0].(map[string]any)["keep"] = "yes" }, `at /episodes/0/keep: type: "yes" is a string, want boolean`},
 		{"request as a float", func(a map[string]any) { a["episodes"].([]any)[2].(map[string]any)["request"] = 2.5 }, `at /episodes/2/request: type: 2.5 is a number, want integer`},
