@@ -106,7 +106,7 @@ func TestCompleteWithSchema(t *testing.T) {
 		{name: "truncated JSON", steps: []step{answer(`{"n": 3`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 3`,
 			bodies: []string{strictBody}, wantMsg: "answer is not JSON"},
 		{name: "schema-violating JSON", steps: []step{answer(`{"n": 0, "extra": true}`, "stop")}, want: cairn.ErrInvalid, text: `{"n": 0, "extra": true}`,
-			bodies: []string{strictBody}, wantMsg: `answer violates the schema: at /: unexpected additional properties ["extra"]; at /n: minimum: 0 is less than 1`},
+			bodies: []string{strictBody}, wantMsg: `answer violates the schema: at /: unexpected additional properties ["extra"] (allowed: n); at /n: minimum: 0 is less than 1`},
 		{name: "prose around JSON", steps: []step{answer(`Here it is: {"n": 3}`, "stop")}, want: cairn.ErrInvalid, text: `Here it is: {"n": 3}`, bodies: []string{strictBody}},
 		{name: "refusal", steps: []step{{Body: `{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`}},
 			want: cairn.ErrInvalid, bodies: []string{strictBody}, wantMsg: "model refused: I can't help"},
