@@ -88,7 +88,8 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 		return nil, err
 	}
 	if damaged {
-		rep.add(e.checkTemps(repair)) // needs no index
+		rep.add(e.checkTemps(repair))         // needs no index
+		rep.add(checkDurableAlone(ctx, path)) // memory.db is a file of its own
 		if !repair {
 			return rep, nil
 		}
@@ -122,7 +123,11 @@ func lockCheck(l *dirLock) DoctorCheck {
 // reports damaged when the file is not a database or fails the check.
 func checkIndexFile(ctx context.Context, st *sqlite.Store, rep *DoctorReport, repair bool) (bool, error) {
 	c := DoctorCheck{Name: "index", Status: CheckOK}
-	fix := "moved aside and rebuilt from the corpora (memories are kept in " + sqlite.DurableFile + ")"
+	// Without --repair the fix says what --repair would do, not what it did.
+	fix := "run cairn doctor --repair to move it aside and rebuild it from the corpora (memories are kept in " + sqlite.DurableFile + ")"
+	if repair {
+		fix = "moved aside and rebuilt from the corpora (memories are kept in " + sqlite.DurableFile + ")"
+	}
 	start := time.Now()
 	if err := st.Open(ctx); err != nil {
 		if !sqlite.IsDamaged(err) {
@@ -151,7 +156,7 @@ func checkIndexFile(ctx context.Context, st *sqlite.Store, rep *DoctorReport, re
 			c.Status = CheckRepaired
 		}
 		rep.add(c)
-		for _, name := range []string{"fulltext", "strays", "vectors", "memories"} {
+		for _, name := range []string{"fulltext", "strays", "vectors"} {
 			rep.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "the index is unreadable"})
 		}
 		return true, nil

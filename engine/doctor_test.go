@@ -300,3 +300,57 @@ func TestDoctorRebuildsBrokenFullText(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedIndexKeepsMemoriesReadable: with index.db damaged, doctor
+// checks memory.db on its own (before: "skipped, the index is
+// unreadable") and says what --repair would do, in the future; the
+// memories stay readable through OpenMemoryReader.
+func TestDamagedIndexKeepsMemoriesReadable(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, doctorNotes, Options{})
+	f.sync()
+	m := cairn.Memory{ID: "m-1", Kind: cairn.MemoryEpisode, Title: "Support group", Summary: "Caroline went on Tuesday.",
+		Thread: "sessions/t.md", Cues: []string{}, Concepts: []string{},
+		Provenance: []cairn.Provenance{{Record: "r1", Corpus: "sessions", Path: "cairn://sessions/t.md"}}}
+	if _, err := f.eng.Store().CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main",
+		Records: []string{"r1"}, Memories: []cairn.Memory{m}}); err != nil {
+		t.Fatal(err)
+	}
+	opts := f.eng.opts
+	f.eng.Close(ctx)
+	os.WriteFile(filepath.Join(opts.Dir, DBFile), bytes.Repeat([]byte("not sqlite "), 1000), 0o600)
+
+	rep := doctor(t, opts, false)
+	checks := map[string]DoctorCheck{}
+	for _, c := range rep.Checks {
+		checks[c.Name] = c
+	}
+	if c := checks["index"]; c.Status != CheckProblem || !strings.HasPrefix(c.Fix, "run cairn doctor --repair to move it aside") {
+		t.Errorf("index check without --repair: %+v", c)
+	}
+	if c := checks["memories"]; c.Status != CheckOK || !strings.Contains(c.Detail, "1 memories") {
+		t.Errorf("memories check with the index damaged: %+v", c)
+	}
+	if rep.Problems != 1 {
+		t.Errorf("%d problems, want 1 (the index); %+v", rep.Problems, rep.Checks)
+	}
+
+	r, err := OpenMemoryReader(ctx, opts.Dir)
+	if err != nil {
+		t.Fatalf("open memory.db alone: %v", err)
+	}
+	defer r.Close(ctx)
+	ms, err := r.Memories(ctx, cairn.MemoryFilter{})
+	if err != nil || len(ms) != 1 || ms[0].ID != "m-1" {
+		t.Fatalf("memories from memory.db alone: %v, %v", ms, err)
+	}
+	if got, err := r.Memory(ctx, " m-1 "); err != nil || got.Title != "Support group" {
+		t.Errorf("memory m-1: %+v, %v", got, err)
+	}
+	if _, err := r.Memory(ctx, "m-2"); !errors.Is(err, cairn.ErrNotFound) {
+		t.Errorf("memory m-2: %v, want ErrNotFound", err)
+	}
+	if _, err := r.Memories(ctx, cairn.MemoryFilter{Kind: "nope"}); !errors.Is(err, cairn.ErrInvalid) {
+		t.Errorf("kind nope: %v, want ErrInvalid", err)
+	}
+}

@@ -96,13 +96,21 @@ func (e *Engine) sessionsCorpus() (cairn.Corpus, bool) {
 
 // Memories lists stored memories, newest told first.
 func (e *Engine) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Memory, error) {
-	if f.Kind != "" && f.Kind != cairn.MemoryEpisode && f.Kind != cairn.MemoryObservation && !slices.Contains(cairn.ItemKinds, f.Kind) {
-		return nil, cairn.Invalidf("kind %q: allowed %s, %s, %s", f.Kind, cairn.MemoryEpisode, cairn.MemoryObservation, strings.Join(cairn.ItemKinds, ", "))
-	}
-	if f.Status != "" && f.Status != cairn.StatusActive && f.Status != cairn.StatusSuperseded {
-		return nil, cairn.Invalidf("status %q: allowed %s, %s or empty for both", f.Status, cairn.StatusActive, cairn.StatusSuperseded)
+	if err := checkMemoryFilter(f); err != nil {
+		return nil, err
 	}
 	return e.store.Memories(ctx, f)
+}
+
+// checkMemoryFilter refuses a kind or status no memory has.
+func checkMemoryFilter(f cairn.MemoryFilter) error {
+	if f.Kind != "" && f.Kind != cairn.MemoryEpisode && f.Kind != cairn.MemoryObservation && !slices.Contains(cairn.ItemKinds, f.Kind) {
+		return cairn.Invalidf("kind %q: allowed %s, %s, %s", f.Kind, cairn.MemoryEpisode, cairn.MemoryObservation, strings.Join(cairn.ItemKinds, ", "))
+	}
+	if f.Status != "" && f.Status != cairn.StatusActive && f.Status != cairn.StatusSuperseded {
+		return cairn.Invalidf("status %q: allowed %s, %s or empty for both", f.Status, cairn.StatusActive, cairn.StatusSuperseded)
+	}
+	return nil
 }
 
 // MemoryLinks lists the links from or to a memory (related, supersedes,

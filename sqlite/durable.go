@@ -361,3 +361,73 @@ func (s *Store) copyDurable(ctx context.Context, w *sql.DB) error {
 	}
 	return nil
 }
+
+// driverNameAlone opens a durable store on its own, as the main database
+// with nothing attached (OpenDurableAlone).
+const driverNameAlone = "cairn_sqlite3_alone"
+
+func init() {
+	sql.Register(driverNameAlone, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec("PRAGMA trusted_schema=OFF", nil)
+			return err
+		},
+	})
+}
+
+// OpenDurableAlone opens the durable store beside the index at indexPath
+// read only and on its own, for when the index cannot be opened (damaged):
+// the memories stay readable. The Store it returns answers Memories,
+// Memory, MemoryLinks, DurableAlone and Close; nothing that needs the
+// index. The file is never created or migrated: a missing one is an error
+// matching os.ErrNotExist.
+func OpenDurableAlone(ctx context.Context, indexPath string) (*Store, error) {
+	path := DurablePath(indexPath)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &cairn.Error{Op: "open durable store", Path: path, Err: err}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &cairn.Error{Op: "open durable store", Path: path, Err: errors.New("not a regular file")}
+	}
+	db, err := sql.Open(driverNameAlone, dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("open durable store: %w", err)
+	}
+	db.SetMaxOpenConns(2)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, &cairn.Error{Op: "open durable store", Path: path, Err: err, Hint: durableHint}
+	}
+	return &Store{Path: path, r: db}, nil
+}
+
+// DurableCounts are what a durable store holds.
+type DurableCounts struct {
+	Memories int `json:"memories"`
+	Links    int `json:"links"`
+	Windows  int `json:"windows"`
+}
+
+// DurableAlone runs quick_check on a store from OpenDurableAlone and
+// counts its rows. A store never migrated (an empty file) counts zero.
+func (s *Store) DurableAlone(ctx context.Context) ([]string, DurableCounts, error) {
+	var c DurableCounts
+	problems, err := s.integrity(ctx, "main", "quick_check")
+	if err != nil || len(problems) > 0 {
+		return problems, c, err
+	}
+	var tables int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='memories'`).Scan(&tables); err != nil {
+		return nil, c, s.diagnose("count memories", err)
+	}
+	if tables == 0 {
+		return nil, c, nil
+	}
+	err = s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_links),
+		(SELECT count(*) FROM consolidation_windows)`).Scan(&c.Memories, &c.Links, &c.Windows)
+	if err != nil {
+		return nil, c, s.diagnose("count memories", err)
+	}
+	return nil, c, nil
+}

@@ -234,3 +234,37 @@ func TestDamagedDurableNamed(t *testing.T) {
 		t.Errorf("the damaged memory.db was changed")
 	}
 }
+
+// TestOpenDurableAlone: memory.db opens on its own, read only, beside an
+// index that is not a database; a missing one is ErrNotExist and is not
+// created.
+func TestOpenDurableAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	index := filepath.Join(dir, "index.db")
+	if _, err := OpenDurableAlone(ctx, index); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("no memory.db: %v, want ErrNotExist", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DurableFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("memory.db created by a read: %v", err)
+	}
+	s := openStore(t, index, "f1")
+	if _, err := s.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main",
+		Records: []string{"a"}, Memories: []cairn.Memory{testMemory("m-1", cairn.MemoryEpisode, "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	os.WriteFile(index, []byte("not sqlite, not sqlite, not sqlite, not sqlite"), 0o600)
+	alone, err := OpenDurableAlone(ctx, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	problems, n, err := alone.DurableAlone(ctx)
+	if err != nil || len(problems) > 0 || n != (DurableCounts{Memories: 1, Windows: 1}) {
+		t.Fatalf("check alone: %v %v %+v", problems, err, n)
+	}
+	if m, err := alone.Memory(ctx, "m-1"); err != nil || m.ID != "m-1" {
+		t.Errorf("memory m-1 alone: %+v %v", m, err)
+	}
+}

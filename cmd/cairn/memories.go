@@ -6,9 +6,46 @@ import (
 	"fmt"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/consolidate"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/sqlite"
 )
+
+// memorySource is what memories list and show read: the agent's engine,
+// or memory.db alone (engine.MemoryReader) when index.db is damaged.
+type memorySource interface {
+	Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Memory, error)
+	Memory(ctx context.Context, id string) (cairn.Memory, error)
+	MemoryLinks(ctx context.Context, id string) ([]cairn.MemoryLink, error)
+	Close(ctx context.Context) error
+}
+
+// openMemories opens the agent's engine, or, when its index.db is
+// damaged, its memory.db alone and read only: the memories are a file of
+// their own and stay readable. The damage is said on stderr with the
+// remedy; any other error to open is returned as it is.
+func (e *env) openMemories(ctx context.Context) (memorySource, error) {
+	eng, _, err := e.open(ctx)
+	if err == nil {
+		return eng, nil
+	}
+	if !sqlite.IsDamaged(err) && !errors.Is(err, engine.ErrDamaged) {
+		return nil, err
+	}
+	_, dataDir := e.paths()
+	dir, derr := config.AgentDir(dataDir, e.agent)
+	if derr != nil {
+		return nil, err
+	}
+	r, rerr := engine.OpenMemoryReader(ctx, dir)
+	if rerr != nil {
+		return nil, fmt.Errorf("%w (and %s alone: %v)", err, sqlite.DurableFile, rerr)
+	}
+	fmt.Fprintf(e.stderr, "cairn: warning: the index is damaged: %v\ncairn: warning: reading the memories from %s alone; run cairn doctor --repair to rebuild the index\n",
+		err, sqlite.DurableFile)
+	return r, nil
+}
 
 func memoriesList(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("memories list")
@@ -29,7 +66,7 @@ func memoriesList(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--status %q: allowed active, superseded, all", *status)
 	}
-	eng, _, err := e.open(ctx)
+	eng, err := e.openMemories(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,7 +106,7 @@ func memoriesShow(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("memories show needs one memory ID (see cairn memories list)")
 	}
-	eng, _, err := e.open(ctx)
+	eng, err := e.openMemories(ctx)
 	if err != nil {
 		return err
 	}
@@ -105,7 +142,7 @@ func memoriesShow(ctx context.Context, e *env, args []string) error {
 // linkLine says what a link is from the shown memory's side: "merged
 // m-… (title)", "merged into m-…", "supersedes m-…", "superseded by m-…",
 // "related m-…", with the model's reason.
-func linkLine(ctx context.Context, eng *engine.Engine, id string, l cairn.MemoryLink) string {
+func linkLine(ctx context.Context, eng memorySource, id string, l cairn.MemoryLink) string {
 	other, verb := l.To, l.Kind
 	if l.To == id {
 		other = l.From
