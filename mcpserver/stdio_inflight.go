@@ -98,28 +98,11 @@ func (f *inflight) answered(line []byte) []byte {
 	if m.Error == nil || m.Error.Code != 0 {
 		return line
 	}
-	code, msg := codeInternalError, "internal error: "+m.Error.Message
+	e := &rpcError{id: m.ID, code: codeInternalError, message: "internal error: " + m.Error.Message}
 	if !wasInitialized {
-		code, msg = codeInvalidRequest, "invalid request: send initialize first: "+m.Error.Message
+		e.code, e.message = codeInvalidRequest, "invalid request: send initialize first: "+m.Error.Message
 	}
-	return withError(line, code, msg)
-}
-
-// withError returns line with its error member replaced.
-func withError(line []byte, code int, message string) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return line
-	}
-	m["error"], _ = json.Marshal(struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, message})
-	b, err := json.Marshal(m)
-	if err != nil {
-		return line
-	}
-	return append(b, '\n')
+	return e.line()
 }
 
 // wait returns when no call is unanswered, after timeout, or when done

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -274,7 +275,7 @@ func TestStdioBeforeInitialize(t *testing.T) {
 	s := newRawSession(t, f.agent)
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	r := s.recv()
-	if r.Error == nil || r.Error.Code != codeInvalidRequest || !strings.Contains(r.Error.Message, "initialize") {
+	if r.Error == nil || r.Error.Code != codeInvalidRequest || !strings.Contains(r.Error.Message, "initialize") || string(r.ID) != "1" {
 		t.Fatalf("tools/list before initialize: %+v", r.Error)
 	}
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
@@ -289,5 +290,29 @@ func TestStdioBeforeInitialize(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
 	if r := s.recv(); r.Error != nil {
 		t.Errorf("tools/list after initialize: %+v", r.Error)
+	}
+}
+
+// TestStdioDrainBounded: a call never answered holds the end of the input
+// for DrainTimeout at most, and Close ends the wait at once.
+func TestStdioDrainBounded(t *testing.T) {
+	for _, closeIt := range []bool{false, true} {
+		var out strings.Builder
+		calls := newInflight()
+		l := &lineReader{src: io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call"}`)),
+			max: 4096, out: &lineWriter{w: &out, calls: calls}, calls: calls, drain: 50 * time.Millisecond, closed: make(chan struct{})}
+		l.r = bufio.NewReader(l.src)
+		if closeIt {
+			l.drain = time.Hour
+		}
+		if n, err := l.Read(make([]byte, 4096)); n == 0 || err != nil {
+			t.Fatalf("read the call: %d, %v", n, err)
+		}
+		if closeIt {
+			go l.Close()
+		}
+		if _, err := l.Read(make([]byte, 4096)); err != io.EOF {
+			t.Errorf("close %v: read after the unanswered call: %v, want io.EOF", closeIt, err)
+		}
 	}
 }
