@@ -45,7 +45,9 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "cairn: agent %s: %v; changed notes are indexed by the periodic sync or cairn sync\n", e.agent, err)
 	}
 	// Cairn's stdio transport answers a malformed line with a JSON-RPC
-	// error and reads on, where the SDK's would end the session.
+	// error and reads on, where the SDK's would end the session; at the end
+	// of stdin it answers the calls already read (up to 20 s) before Run
+	// returns.
 	err = mcpserver.NewMCPServer(a, logger).Run(ctx, &mcpserver.StdioTransport{})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // interrupted, or the client hung up
