@@ -68,7 +68,8 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 		for _, root := range src.Roots {
 			files, err := reader.Find(root)
 			if err != nil {
-				st.Failures = append(st.Failures, cairn.FileFailure{Path: root, Reason: "unreadable root: " + err.Error()})
+				key := transcriptKey(root)
+				st.Failures = append(st.Failures, cairn.FileFailure{Path: key, Reason: "unreadable root: " + cleanReason(err.Error(), root, key)})
 				continue
 			}
 			for _, f := range files {
@@ -85,7 +86,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 		if progress != nil {
 			progress(cairn.ProgressEvent{Corpus: c.Name + " (transcripts)", Done: i, Total: len(jobs)})
 		}
-		seen[j.file] = true
+		seen[transcriptKey(j.file)] = true
 		if err := e.syncTranscript(ctx, run, j.reader, j.root, j.file, &ss.Sources[j.stats]); err != nil {
 			return cairn.CorpusSyncResult{Name: c.Name}, err
 		}
@@ -169,6 +170,22 @@ func (e *Engine) newSessionRun(ctx context.Context, c cairn.Corpus, force bool) 
 	if err != nil {
 		return nil, err
 	}
+	// States and records are kept by transcript key; an older version
+	// stored raw paths, secrets included: rename those first.
+	paths := slices.Collect(maps.Keys(run.states))
+	for _, r := range recs {
+		paths = append(paths, r.Transcript)
+	}
+	if renamed, err := e.rekeyTranscripts(ctx, c.Name, paths); err != nil {
+		return nil, err
+	} else if renamed {
+		if run.states, err = e.store.TranscriptStates(ctx, c.Name); err != nil {
+			return nil, err
+		}
+		if recs, err = e.store.SessionsOf(ctx, c.Name, ""); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range recs {
 		run.projections[r.Transcript] = append(run.projections[r.Transcript], r.Path)
 	}
@@ -208,12 +225,17 @@ func (run *sessionRun) unchanged(prev cairn.TranscriptState, e *Engine) bool {
 // failure that keeps its previous projections. The file is opened under its
 // source root (ingest.OpenTranscript: regular files only, symbolic links
 // only within the root) and read with bounded memory (ingest.ReadTranscript);
-// what the read cut is counted in st.Truncated.
+// what the read cut is counted in st.Truncated. The file is read by its
+// path; everything stored or reported names it by its key (transcriptKey).
 func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ingest.SourceReader, root, path string, st *cairn.SourceSyncStats) error {
-	c, prev := run.c, run.states[path]
+	key := transcriptKey(path)
+	c, prev := run.c, run.states[key]
+	fail := func(p, reason string) {
+		st.Failures = append(st.Failures, cairn.FileFailure{Path: p, Reason: cleanReason(reason, path, key)})
+	}
 	f, fi, err := ingest.OpenTranscript(root, path)
 	if err != nil {
-		st.Failures = append(st.Failures, cairn.FileFailure{Path: path, Reason: "not read: " + err.Error()})
+		fail(key, "not read: "+err.Error())
 		if run.rekey && prev.Path != "" {
 			// The new settings are recorded at the end of this sync: make
 			// sure this transcript is still re-projected once it opens.
@@ -223,7 +245,7 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 		return nil
 	}
 	defer f.Close()
-	state := cairn.TranscriptState{Corpus: c.Name, Source: reader.ID, Path: path, Size: fi.Size(),
+	state := cairn.TranscriptState{Corpus: c.Name, Source: reader.ID, Path: key, Size: fi.Size(),
 		ModTime: fi.ModTime().UnixNano(), ProjectorVersion: transcript.Version, CheckedAt: time.Now().UnixMilli()}
 	same := run.unchanged(prev, e)
 	if same && prev.Size == state.Size && prev.ModTime == state.ModTime {
@@ -256,17 +278,17 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 	case errors.As(err, &partial):
 		for _, f := range partial.Sessions {
 			keep[f.SessionID] = true
-			st.Failures = append(st.Failures, cairn.FileFailure{Path: path + "#" + f.SessionID, Reason: f.Err.Error()})
+			fail(key+"#"+f.SessionID, f.Err.Error())
 		}
-		state.Error = err.Error() // re-read next time
+		state.Error = cleanReason(err.Error(), path, key) // re-read next time
 	case err != nil:
-		st.Failures = append(st.Failures, cairn.FileFailure{Path: path, Reason: err.Error()})
-		state.Error = err.Error()
+		fail(key, err.Error())
+		state.Error = cleanReason(err.Error(), path, key)
 		return e.store.PutTranscriptState(ctx, state)
 	}
 	addCounts(&st.Truncated, cuts)
 	all := transcriptStats{ParseStats: cairn.ParseStats{Truncated: cuts}}
-	if err := e.projectAll(ctx, c, path, sessions, keep, run.force, st, &all); err != nil {
+	if err := e.projectAll(ctx, c, key, sessions, keep, run.force, st, &all); err != nil {
 		return err
 	}
 	for _, s := range sessions {
@@ -325,7 +347,8 @@ func mergeStats(dst *cairn.ParseStats, s cairn.ParseStats) {
 	}
 }
 
-// projectAll writes the projections of one file's sessions and removes the
+// projectAll writes the projections of one file's sessions (the file named
+// by its transcript key) and removes the
 // projections the file no longer produces. A session whose projection is
 // over transcript.DefaultMaxPartBytes is written in parts, each a document
 // and a session record of its own. A projection is written when its text,
@@ -600,7 +623,7 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	st := cairn.SourceSyncStats{Source: "import"}
-	if err := e.projectAll(ctx, c, origin, sessions, nil, false, &st, nil); err != nil {
+	if err := e.projectAll(ctx, c, transcriptKey(origin), sessions, nil, false, &st, nil); err != nil {
 		return nil, err
 	}
 	r, err := e.indexSessions(ctx, c, nil)
