@@ -16,6 +16,9 @@ type Hit struct {
 	// when that lane did not bring the hit. Not part of the JSON hit.
 	TextScore   *float64 `json:"-"`
 	VectorScore *float64 `json:"-"`
+	// Signals are the lane signals the calibrated Score was computed from
+	// (nil before calibration). Not part of the JSON hit.
+	Signals *HitSignals `json:"-"`
 
 	// Session hits only.
 	Session          *SessionInfo     `json:"session,omitempty"`
@@ -41,9 +44,9 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 
 // SearchOptions tune one search. A nil *SearchOptions means defaults.
 type SearchOptions struct {
-	Corpora  []string // empty or ["all"]: every non-skill corpus
+	Corpora  []string // empty or ["all"]: every configured corpus
 	Limit    int      // 1..MaxSearchLimit, default DefaultSearchLimit
-	MinScore float64  // 0..1 on the normalized score
+	MinScore float64  // 0..1 on the calibrated score; 0: no cut (surfaces default to DefaultMinScore)
 	Explain  bool     // fill Hit.Explain
 	// Sessions narrows the search to session hits matching the filter.
 	Sessions *SessionFilter
@@ -51,6 +54,32 @@ type SearchOptions struct {
 	// rank; the default when an embedder is configured), "lexical" (the
 	// default without one) or "vector".
 	Mode string
+}
+
+// DefaultMinScore is the minimum score the CLI and the MCP tools apply
+// unless told otherwise. Scores are calibrated probabilities that a hit is
+// a real match (see HitSignals), the same scale in every mode; at 0.3,
+// nonsense and off-topic queries return nothing while the turn recall@10
+// of the LoCoMo development split stays within half a point
+// (docs/design.md, "Calibrated scores").
+const DefaultMinScore = 0.3
+
+// HitSignals are what the lanes measured for one hit, the inputs of its
+// calibrated score. Zero values mean the lane did not bring the hit.
+type HitSignals struct {
+	BM25     float64 // raw BM25, positive, higher is better
+	Match    float64 // BM25 over the sum of the query terms' IDFs: how much of the query the chunk matches, about 0..3
+	AllWords bool    // the chunk holds every query term (the all-words plan)
+	LexRank  int     // 1-based rank in the lexical lane
+	Cosine   float64 // cosine similarity of the query and chunk embeddings
+	VecRank  int     // 1-based rank in the vector lane
+	// Known is the share of the query's terms found anywhere in the index
+	// (nonsense words and off-topic names are not): a property of the
+	// query, which every hit of the lexical lane carries.
+	Known float64
+	// The query's best signals over the lane's candidates: how well the
+	// query is answered at all, which every hit of the query shares.
+	TopMatch, TopCosine float64
 }
 
 // Search modes.

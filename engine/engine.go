@@ -189,19 +189,24 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 			o.Mode = cairn.ModeHybrid
 		}
 	}
+	// The lanes return their hits uncut; the minimum score cuts the
+	// calibrated score (search.Calibrate), the same scale in every mode.
 	var hits []cairn.Hit
+	lanes, minScore := o.Mode, o.MinScore
+	o.MinScore = 0
 	switch {
 	case o.Mode == cairn.ModeLexical:
 		hits, err = e.lexicalSearch(ctx, query, &o, paths) // one best chunk per document
 	case e.opts.Embedder == nil:
 		return nil, cairn.Invalidf("mode %q needs an embedder: configure [embedder] or use --mode lexical", o.Mode)
 	default:
-		hits, err = e.searchLanes(ctx, query, &o, paths)
+		hits, lanes, err = e.searchLanes(ctx, query, &o, paths)
 	}
 	if err != nil {
 		// A damaged page met by a query: name the file and the remedy.
 		return nil, sqlite.Diagnose("search index", e.store.Path, err)
 	}
+	hits = search.Calibrate(hits, lanes, minScore, o.Explain)
 	if err := e.expandSessionHits(ctx, hits); err != nil {
 		return nil, err
 	}

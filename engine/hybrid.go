@@ -18,18 +18,21 @@ const rrfK = 60
 // least 10 (spec C11).
 func laneSize(limit int) int { return max(10, int(math.Ceil(1.5*float64(limit)))) }
 
-// searchLanes answers vector and hybrid searches. Hybrid falls back to the
-// lexical lane alone, and says so in every hit's explanation, while the
-// vectors are incomplete.
-func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, error) {
+// searchLanes answers vector and hybrid searches, with every hit's lane
+// signals and no minimum score: the caller calibrates the scores and cuts.
+// It returns the lanes that ran: hybrid falls back to the lexical lane
+// alone, and says so in every hit's explanation, while the vectors are
+// incomplete.
+func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, string, error) {
 	n := laneSize(o.Limit)
 	if o.Mode == cairn.ModeVector {
 		vecCands, _, err := e.vectorLane(ctx, query, o.Corpora, scope, n)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		hits, ids := e.vectorHits(vecCands, o)
-		return e.withSnippets(ctx, query, hits, ids)
+		hits, err = e.withSnippets(ctx, query, hits, ids)
+		return hits, cairn.ModeVector, err
 	}
 	// The lanes run side by side: hybrid costs the slower lane, not both.
 	// The vector lane (query embedding, index, chunk reads) is the slower
@@ -57,31 +60,26 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	vecCands, _, verr := e.vectorLane(ctx, query, o.Corpora, scope, n)
 	<-done
 	if verr != nil && !errors.Is(verr, errNoVectors) {
-		return nil, verr
+		return nil, "", verr
 	}
 	if lerr != nil {
-		return nil, lerr
+		return nil, "", lerr
 	}
 	if perr != nil && (verr != nil || len(vecCands) == 0) {
-		return nil, perr // nothing searchable in either lane
+		return nil, "", perr // nothing searchable in either lane
 	}
 	if verr != nil {
 		for i := range lex {
 			lex[i].Explain = append(lex[i].Explain, "vector lane off: "+verr.Error())
+			score := lex[i].Score
+			lex[i].TextScore = &score
 		}
-		hits := lex[:0]
-		for _, h := range lex {
-			score := h.Score
-			h.TextScore = &score
-			if h.Score >= o.MinScore {
-				hits = append(hits, h)
-			}
-		}
-		hits = bestPerUnit(hits, e.docKey) // one best chunk per document, as fusion keeps
-		return trimExplain(hits[:min(len(hits), o.Limit)], o.Explain), nil
+		lex = bestPerUnit(lex, e.docKey) // one best chunk per document, as fusion keeps
+		return trimExplain(lex[:min(len(lex), o.Limit)], o.Explain), cairn.ModeLexical, nil
 	}
 	vecHits, ids := e.vectorHits(vecCands, &lo)
-	return e.withSnippets(ctx, query, fuse(lex, vecHits, o, e.docKey), ids)
+	hits, err := e.withSnippets(ctx, query, fuse(lex, vecHits, o, e.docKey), ids)
+	return hits, cairn.ModeHybrid, err
 }
 
 // docKey is the unit hybrid search keeps one chunk of: the document for
@@ -114,11 +112,11 @@ func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]
 	units := make(map[string]bool, len(cands)) // one best chunk per docKey unit, as in every mode
 	for i, c := range cands {
 		cos := -c.BM25
-		if cos < o.MinScore || len(out) == o.Limit {
+		if len(out) == o.Limit {
 			continue
 		}
 		h := cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
-			Corpus: c.Corpus, Score: cos}
+			Corpus: c.Corpus, Score: cos, Signals: &cairn.HitSignals{Cosine: cos, VecRank: i + 1}}
 		u := e.docKey(h)
 		if units[u] {
 			continue
@@ -189,6 +187,7 @@ type lanePart struct {
 	rank       int
 	start, end int
 	path       string
+	sig        cairn.HitSignals // the lane's signals of its best chunk
 }
 
 // fuse merges the lanes by reciprocal rank (k = 60) over docKey units and
@@ -232,7 +231,7 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 				f.hit, f.top = h, c
 			}
 			f.score += c
-			f.parts[f.nparts] = lanePart{lane, h.Score, c, rank, h.StartLine, h.EndLine, h.Path}
+			f.parts[f.nparts] = lanePart{lane, h.Score, c, rank, h.StartLine, h.EndLine, h.Path, signalsOf(h)}
 			f.nparts++
 		}
 	}
@@ -250,19 +249,23 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 		f := &units[i]
 		h := f.hit
 		h.Score = f.score / maxScore
-		if h.Score < o.MinScore || len(out) == o.Limit {
-			continue
+		if len(out) == o.Limit {
+			break
 		}
 		h.Explain = nil
 		h.TextScore, h.VectorScore = nil, nil
+		sig := cairn.HitSignals{}
 		for _, p := range f.parts[:f.nparts] {
 			score := p.score
 			if p.lane == "bm25" {
 				h.TextScore = &score
+				sig.BM25, sig.Match, sig.AllWords, sig.LexRank, sig.Known = p.sig.BM25, p.sig.Match, p.sig.AllWords, p.rank, p.sig.Known
 			} else {
 				h.VectorScore = &score
+				sig.Cosine, sig.VecRank = p.sig.Cosine, p.rank
 			}
 		}
+		h.Signals = &sig
 		if o.Explain {
 			// Written once both lanes are in, against the chunk shown: a
 			// lane whose best chunk is another says which lines it scored.
@@ -278,6 +281,13 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 		out = append(out, h)
 	}
 	return out
+}
+
+func signalsOf(h cairn.Hit) cairn.HitSignals {
+	if h.Signals == nil {
+		return cairn.HitSignals{}
+	}
+	return *h.Signals
 }
 
 func trimExplain(hits []cairn.Hit, keep bool) []cairn.Hit {

@@ -51,6 +51,9 @@ type LocomoOptions struct {
 	IncludeAdversarial bool
 	Dir                string // working data directory (a fresh temporary one when empty)
 	Limit              int    // hits asked per question (default 50)
+	// MinScore is the minimum calibrated score, as in cairn search
+	// --min-score (0: none; cairn eval passes cairn.DefaultMinScore).
+	MinScore float64
 	// Embedder serves the vector and hybrid modes.
 	Embedder cairn.Embedder
 	// QA, when set, answers each question from the retrieved turns and
@@ -77,15 +80,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	if err := checkMode(&o.Mode, &o.Limit, o.Embedder); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(o.Data)
-	if err != nil {
-		return nil, fmt.Errorf("read locomo data: %w", err)
-	}
-	var samples []locomoSample
-	if err := json.Unmarshal(data, &samples); err != nil {
-		return nil, cairn.Invalidf("locomo data %s is not a JSON array of samples: %v", o.Data, err)
-	}
-	audit, err := loadAudit(o.Audit)
+	samples, audit, err := loadLocomo(o)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +117,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 				rep.Skipped++
 				continue
 			}
-			got, err := retrieveTurns(ctx, eng, sample.SampleID, qa.Question, o.Mode, o.Limit, locomoSession)
+			got, err := retrieveTurns(ctx, eng, sample.SampleID, qa.Question, o.Mode, o.Limit, o.MinScore, locomoSession)
 			if err != nil {
 				return nil, fmt.Errorf("question %d of %s: %w", qi+1, sample.SampleID, err)
 			}
@@ -149,6 +144,23 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	}
 	rep.Seconds = cairn.Since(start)
 	return rep, nil
+}
+
+// loadLocomo reads the samples of o.Data and the corrections of o.Audit.
+func loadLocomo(o LocomoOptions) ([]locomoSample, map[string][]string, error) {
+	data, err := os.ReadFile(o.Data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read locomo data: %w", err)
+	}
+	var samples []locomoSample
+	if err := json.Unmarshal(data, &samples); err != nil {
+		return nil, nil, cairn.Invalidf("locomo data %s is not a JSON array of samples: %v", o.Data, err)
+	}
+	audit, err := loadAudit(o.Audit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return samples, audit, nil
 }
 
 func sessionOfTurn(id string) string { s, _, _ := strings.Cut(id, ":"); return s }

@@ -77,7 +77,7 @@ func LongMemEval(ctx context.Context, o LongMemEvalOptions) (*Report, error) {
 		if _, err := eng.ImportSessions(ctx, "sessions", "longmemeval:"+q.QuestionID, sessions); err != nil {
 			return nil, err
 		}
-		turns, err := retrieveTurns(ctx, eng, q.QuestionID, q.Question, o.Mode, o.Limit, lmeSession)
+		turns, err := retrieveTurns(ctx, eng, q.QuestionID, q.Question, o.Mode, o.Limit, 0, lmeSession)
 		if err != nil {
 			return nil, fmt.Errorf("question %s: %w", q.QuestionID, err)
 		}

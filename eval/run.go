@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -49,9 +48,10 @@ func openEval(ctx context.Context, dir string, emb cairn.Embedder) (*engine.Engi
 // retrieveTurns asks question within one conversation and returns the
 // turn ids ("<session>:<n>", n by message position) the hits' line ranges
 // cover, in rank order. session names a session from its id. A question
-// with nothing searchable has no hits.
-func retrieveTurns(ctx context.Context, eng *engine.Engine, conv, question, mode string, limit int, session func(id string) string) ([]string, error) {
-	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Mode: mode, Sessions: &cairn.SessionFilter{ConversationID: conv}})
+// with nothing searchable has no hits. minScore cuts the calibrated score
+// as the CLI and MCP defaults do (0: no cut).
+func retrieveTurns(ctx context.Context, eng *engine.Engine, conv, question, mode string, limit int, minScore float64, session func(id string) string) ([]string, error) {
+	hits, err := eng.Search(ctx, question, &cairn.SearchOptions{Limit: limit, Mode: mode, MinScore: minScore, Sessions: &cairn.SessionFilter{ConversationID: conv}})
 	if err != nil {
 		if strings.Contains(err.Error(), "only common words") || strings.Contains(err.Error(), "no words") {
 			return nil, nil
@@ -61,20 +61,11 @@ func retrieveTurns(ctx context.Context, eng *engine.Engine, conv, question, mode
 	var out []string
 	cache := map[string][]transcript.Span{}
 	for _, h := range hits {
-		spans, ok := cache[h.Path]
-		if !ok {
-			rel := strings.TrimPrefix(h.Path, engine.Scheme+h.Corpus+"/")
-			if spans, err = eng.SessionSpans(ctx, h.Corpus, rel); err != nil {
-				return nil, err
-			}
-			cache[h.Path] = spans
+		turns, err := hitTurns(ctx, eng, h, cache, session)
+		if err != nil {
+			return nil, err
 		}
-		sess := session(h.Session.SessionID)
-		for i, sp := range spans {
-			if sp.StartLine <= h.EndLine && sp.EndLine >= h.StartLine {
-				out = append(out, fmt.Sprintf("%s:%d", sess, i+1))
-			}
-		}
+		out = append(out, turns...)
 	}
 	return out, nil
 }

@@ -16,7 +16,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	var corpora stringList
 	fs.Var(&corpora, "corpus", "corpus to search (repeatable; default all)")
 	limit := fs.Int("limit", cairn.DefaultSearchLimit, "maximum hits")
-	minScore := fs.Float64("min-score", 0, "minimum normalized score, 0 to 1")
+	minScore := fs.Float64("min-score", cairn.DefaultMinScore, "minimum calibrated score (the probability a hit answers the query), 0 to 1")
 	explain := fs.Bool("explain", false, "show how each score was made")
 	mode := fs.String("mode", "", "hybrid, lexical or vector (default hybrid with an embedder, else lexical)")
 	fs.BoolVar(&e.json, "json", false, "print JSON")

@@ -1,0 +1,226 @@
+// Command calibrate measures and fits the calibrated search score
+// (search.Models; docs/design.md, "Calibrated scores").
+//
+//	go run -tags sqlite_fts5 ./bench/cmd/calibrate -shared ../shared -dump /tmp/calib.json
+//	go run -tags sqlite_fts5 ./bench/cmd/calibrate -fit /tmp/calib.json
+//	go run -tags sqlite_fts5 ./bench/cmd/calibrate -shared ../shared -eval
+//
+// -dump asks the LoCoMo development questions of their own conversations
+// and of two others, and the ranking fixture's questions and a list of
+// off-topic ones of the fixture, in every mode with no minimum score, and
+// writes each hit's lane signals and label. -fit fits one logistic model
+// per mode, reports leave-one-conversation-out cross-validation (turn
+// recall@10 lost at the default minimum score, off-topic searches that
+// still return hits) and prints the models fitted on everything. -eval
+// runs the LoCoMo evaluation in every mode at no minimum score and at the
+// default. The data set stays in shared/ (CC BY-NC, evaluation only):
+// nothing of it is written into the repository.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/eval"
+	"github.com/cairnmemory/cairn/tokenize"
+)
+
+var modes = []string{cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid}
+
+func main() {
+	shared := flag.String("shared", "../shared", "folder holding models/use-lite, lib/onnxruntime and data/locomo")
+	dump := flag.String("dump", "", "write the calibration searches to this JSON file")
+	list := flag.String("list", "", "with -dump: ask only the queries of this file (one a line, # comments) of every conversation and the fixture")
+	test := flag.String("test", "", "with -fit: a -list dump of engine/testdata/offtopic.txt to check the models on")
+	only := flag.String("modes", "lexical,vector,hybrid", "with -dump: the modes to ask in")
+	fit := flag.String("fit", "", "fit the models to this JSON file (from -dump)")
+	evalRuns := flag.Bool("eval", false, "run the LoCoMo evaluation at min score 0 and at the default")
+	l2 := flag.Float64("l2", 1, "L2 penalty of the fit")
+	minScore := flag.Float64("min-score", cairn.DefaultMinScore, "minimum score cross-validation cuts at")
+	posShare := flag.Float64("pos", 0.5, "share of the weight given to the answers (the prior of the fit)")
+	crossShare := flag.Float64("cross", 0.1, "share of the negatives' weight given to questions asked of another conversation")
+	flag.Parse()
+	modes = strings.Split(*only, ",")
+	var err error
+	switch {
+	case *dump != "":
+		err = runDump(*shared, *dump, *list)
+	case *fit != "":
+		err = runFit(*fit, *test, *l2, *minScore, *crossShare, *posShare)
+	case *evalRuns:
+		err = runEval(*shared)
+	default:
+		err = fmt.Errorf("give -dump FILE, -fit FILE or -eval")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		os.Exit(1)
+	}
+}
+
+func embedder(shared string) (cairn.Embedder, error) {
+	return onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+}
+
+func locomoOptions(shared, mode string) (eval.LocomoOptions, error) {
+	// The engine closes its embedder: each run gets its own.
+	emb, err := embedder(shared)
+	return eval.LocomoOptions{Data: filepath.Join(shared, "data", "locomo", "locomo-dev.json"),
+		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: mode, Embedder: emb}, err
+}
+
+func runEval(shared string) error {
+	ctx := context.Background()
+	for _, mode := range modes {
+		for _, ms := range []float64{0, cairn.DefaultMinScore} {
+			o, err := locomoOptions(shared, mode)
+			if err != nil {
+				return err
+			}
+			o.MinScore = ms
+			rep, err := eval.Locomo(ctx, o)
+			if err != nil {
+				return err
+			}
+			m := rep.Metrics
+			fmt.Printf("%-8s min %.2f  questions %d  recall@1 %.1f  @5 %.1f  @10 %.1f  @25 %.1f  @50 %.1f  mrr %.1f  %.0fs\n", mode, ms, rep.Questions,
+				m["turn_recall@1"], m["turn_recall@5"], m["turn_recall@10"], m["turn_recall@25"], m["turn_recall@50"], m["mrr"], rep.Seconds)
+		}
+	}
+	return nil
+}
+
+// Dump is the file -dump writes: searches per mode.
+type Dump map[string][]eval.CalibrationQuery
+
+func runDump(shared, out, list string) error {
+	ctx := context.Background()
+	d := Dump{}
+	others, offTopic, fixtureQuestions := 2, trainOffTopic, true
+	if list != "" {
+		data, err := os.ReadFile(list)
+		if err != nil {
+			return err
+		}
+		others, offTopic, fixtureQuestions = -1, nil, false
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				offTopic = append(offTopic, line)
+			}
+		}
+	}
+	for _, mode := range modes {
+		o, err := locomoOptions(shared, mode)
+		if err != nil {
+			return err
+		}
+		qs, err := eval.LocomoCalibration(ctx, o, others, offTopic)
+		if err != nil {
+			return err
+		}
+		fx, err := fixture(ctx, shared, mode, offTopic, fixtureQuestions)
+		if err != nil {
+			return err
+		}
+		d[mode] = append(qs, fx...)
+		fmt.Fprintf(os.Stderr, "%s: %d searches\n", mode, len(d[mode]))
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, data, 0o644)
+}
+
+// trainOffTopic are off-topic queries of the fixture for fitting, apart
+// from the 30 that engine/calibrate_test.go checks.
+var trainOffTopic = []string{
+	"medieval siege weapons", "how to knit a scarf", "volcanic eruption prediction", "cricket test match scores",
+	"blorptang vexillium", "zzqx frobnicate wumbo", "recipe for beef wellington", "migratory patterns of monarch butterflies",
+	"jupiter moons orbital resonance", "asdfgh jkl", "nuclear fusion tokamak", "how do vaccines work",
+	"fjordlund snarvik kvell", "renaissance fresco techniques", "deep sea anglerfish", "the french revolution causes",
+	"hypersonic missile guidance", "trombone embouchure", "glacier calving", "pharaoh tomb curse",
+	"gribbleflax ontwerp", "mxyzptlk", "plinkety plonk zorb", "wuggle snarf tibbet", "ooblek varnathix",
+	"binomial theorem proof", "how to replace a kitchen faucet", "capital of kazakhstan", "tectonic plate subduction",
+	"lunar eclipse schedule", "how do hearing aids work", "byzantine empire fall", "dna replication enzymes",
+	"weather forecast for tokyo", "best mortgage interest rates", "formula one pit stop strategy",
+	"how to solder a circuit board", "sumo wrestling ranks", "venus atmosphere sulfuric acid", "the periodic table of elements",
+}
+
+// fixture asks the ranking fixture's questions (the expected note is the
+// answer; unless questions is false) and offTopic of
+// engine/testdata/rank/notes.
+func fixture(ctx context.Context, shared, mode string, offTopic []string, questions bool) ([]eval.CalibrationQuery, error) {
+	var emb cairn.Embedder
+	if mode != cairn.ModeLexical {
+		var err error
+		if emb, err = embedder(shared); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := os.MkdirTemp("", "cairn-calibrate")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	notes, err := filepath.Abs("engine/testdata/rank/notes")
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{{Name: "rank", Kind: cairn.KindFiles, Paths: []string{notes}}}})
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close(ctx)
+	if _, err := eng.Sync(ctx, nil); err != nil {
+		return nil, err
+	}
+	f, err := os.Open("engine/testdata/rank/queries.tsv")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	type q struct{ text, want string }
+	var qs []q
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := sc.Text(); questions && line != "" && !strings.HasPrefix(line, "#") {
+			text, want, _ := strings.Cut(line, "\t")
+			qs = append(qs, q{text, "cairn://rank/" + want})
+		}
+	}
+	for _, t := range offTopic {
+		qs = append(qs, q{t, ""})
+	}
+	var out []eval.CalibrationQuery
+	for _, x := range qs {
+		hits, err := eng.Search(ctx, x.text, &cairn.SearchOptions{Limit: 10, Mode: mode})
+		if err != nil && !strings.Contains(err.Error(), "only common words") {
+			return nil, fmt.Errorf("search %q: %w", x.text, err)
+		}
+		cq := eval.CalibrationQuery{Conv: "fixture", Target: "fixture", Question: x.text, OnTopic: x.want != ""}
+		if cq.OnTopic {
+			cq.Evidence = []string{x.want}
+		}
+		for _, h := range hits {
+			ch := eval.CalibrationHit{Turns: []string{h.Path}, Relevant: h.Path == x.want}
+			if h.Signals != nil {
+				ch.Signals = *h.Signals
+			}
+			cq.Hits = append(cq.Hits, ch)
+		}
+		out = append(out, cq)
+	}
+	return out, nil
+}

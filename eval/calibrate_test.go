@@ -1,0 +1,131 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/tokenize"
+)
+
+// sharedDir is the workplace's shared/ folder ("" when absent; a failure
+// with CAIRN_REQUIRE_SHARED=1).
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	shared := os.Getenv("CAIRN_SHARED")
+	if shared == "" {
+		if _, err := os.Stat("../../shared/models/use-lite/model.onnx"); err == nil {
+			shared = "../../shared"
+		}
+	}
+	if shared == "" && os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
+		t.Fatal("shared/ not found and CAIRN_REQUIRE_SHARED=1")
+	}
+	return shared
+}
+
+// TestOffTopicLocomo: none of the 30 nonsense and off-topic queries of
+// engine/testdata/offtopic.txt returns a hit at the default minimum score
+// from any LoCoMo development conversation, or from all of them at once,
+// in any mode. Before the calibrated score, hybrid answered every query
+// with hits at 0.34 or more.
+func TestOffTopicLocomo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports and embeds six conversations")
+	}
+	shared := sharedDir(t)
+	if shared == "" {
+		t.Skip("shared/ with models/use-lite and data/locomo not found")
+	}
+	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	samples, _, err := loadLocomo(LocomoOptions{Data: filepath.Join(shared, "data", "locomo", "locomo-dev.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, closeEng, err := openEval(ctx, t.TempDir(), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEng()
+	convs := []string{""} // "": every conversation
+	for _, s := range samples {
+		sessions, _, _, err := locomoSessions(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.ImportSessions(ctx, "sessions", "locomo:"+s.SampleID, sessions); err != nil {
+			t.Fatal(err)
+		}
+		convs = append(convs, s.SampleID)
+	}
+	queries := readOffTopic(t)
+	for _, mode := range []string{cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid} {
+		for _, q := range queries {
+			for _, conv := range convs {
+				o := &cairn.SearchOptions{Mode: mode, MinScore: cairn.DefaultMinScore, Explain: true}
+				if conv != "" {
+					o.Sessions = &cairn.SessionFilter{ConversationID: conv}
+				}
+				hits, err := eng.Search(ctx, q, o)
+				if err != nil && !strings.Contains(err.Error(), "only common words") {
+					t.Fatalf("%s %q in %q: %v", mode, q, conv, err)
+				}
+				for _, h := range hits {
+					t.Errorf("%s %q in %q: hit %s:%d score %.3f (%s)", mode, q, conv, h.Path, h.StartLine, h.Score, strings.Join(h.Explain, "; "))
+				}
+			}
+		}
+	}
+}
+
+func readOffTopic(t *testing.T) []string {
+	t.Helper()
+	f, err := os.Open("../engine/testdata/offtopic.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestFitLogistic recovers the weights that generated the labels.
+func TestFitLogistic(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	want := []float64{-1, 2, -3}
+	var x [][]float64
+	var y []bool
+	var w []float64
+	for range 20000 {
+		a, b := r.NormFloat64(), r.NormFloat64()
+		p := 1 / (1 + math.Exp(-(want[0] + want[1]*a + want[2]*b)))
+		x = append(x, []float64{a, b})
+		y = append(y, r.Float64() < p)
+		w = append(w, 1)
+	}
+	got := FitLogistic(x, y, w, 0)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 0.15 {
+			t.Fatalf("FitLogistic = %.3f, want about %v", got, want)
+		}
+	}
+}
