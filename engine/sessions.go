@@ -277,8 +277,9 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 	switch {
 	case errors.As(err, &partial):
 		for _, f := range partial.Sessions {
-			keep[f.SessionID] = true
-			fail(key+"#"+f.SessionID, f.Err.Error())
+			id := transcriptKey(f.SessionID) // as redactSession stores it
+			keep[id] = true
+			fail(key+"#"+id, f.Err.Error())
 		}
 		state.Error = cleanReason(err.Error(), path, key) // re-read next time
 	case err != nil:
@@ -510,9 +511,13 @@ func record(corpus, transcriptPath string, s *cairn.Session, p transcript.Projec
 // conversation and account ids (a path or a channel id can hold a token;
 // a changed id is hashed into the projection path like any unsafe one),
 // git branch, agent id, and per message the text, speaker, model and each
-// tool call's name, input and output. The session and parent ids are left:
-// they are the source's own identifiers (UUIDs) that link records.
+// tool call's name, input and output. The session and parent ids link
+// records, so they are only changed when they hold a secret (an id taken
+// from a file name): then, like a transcript path, they become the
+// redacted id, "#" and a hash of the id (transcriptKey), the same for the
+// session and for the parent that names it.
 func redactSession(s *cairn.Session, st *cairn.SourceSyncStats) {
+	s.ID, s.ParentID = transcriptKey(s.ID), transcriptKey(s.ParentID)
 	clean := func(p *string) {
 		if *p == "" {
 			return

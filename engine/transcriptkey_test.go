@@ -159,3 +159,28 @@ func TestTranscriptKey(t *testing.T) {
 		t.Errorf("key %q is not its own key", a)
 	}
 }
+
+// TestSessionIDSecretNeverStored: a session id holding a token (Claude
+// Code takes it from the file name when records carry none) is stored
+// redacted with a hash, and the projection path hashes it: nothing under
+// the data directory holds the token.
+func TestSessionIDSecretNeverStored(t *testing.T) {
+	c := newClaudeRoot(t)
+	secret := githubToken(t)
+	c.claudeSession(secret, "/home/dev/p", "where do the nightly backups go?", "To the cold bucket.")
+	if st := c.sync(); st.Projected != 1 {
+		t.Fatalf("projected %d: %+v", st.Projected, st)
+	}
+	recs, err := c.eng.store.SessionsOf(context.Background(), "sessions", "")
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("SessionsOf = %v, %v", recs, err)
+	}
+	c.noSecretIn("session record", recs[0], secret)
+	if hits := c.search("nightly backups"); len(hits) == 0 || hits[0].Session == nil || !strings.HasPrefix(hits[0].Session.SessionID, "[REDACTED:github-token]#") {
+		t.Errorf("hits %+v: want the session with its id redacted", hits)
+	}
+	if err := c.eng.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	assertNotUnder(t, c.dir, secret)
+}

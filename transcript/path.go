@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
 )
 
 const maxComponent = 80
@@ -16,7 +17,9 @@ const maxComponent = 80
 //
 // Each component keeps only [A-Za-z0-9._-] up to 80 characters; anything
 // else (a folder path, an email, a phone-like id with six or more digits,
-// any iMessage id, "." or "..") becomes "id-" and 16 hex of its sha256.
+// any iMessage id, "." or "..", or a value holding a secret the redactor
+// catches, such as a session id made of a token) becomes "id-" and 16 hex
+// of its sha256, so no projection path holds a secret.
 // Missing values are "unknown" (provider, chat type), "default" (account)
 // and "session-<hash>" (conversation). startedAt is ISO UTC without
 // fractions, with ':' written '-'.
@@ -54,6 +57,9 @@ func component(v, def string, personal bool) string {
 		return def
 	}
 	if v == "." || v == ".." || len(v) > maxComponent || !safeChars(v) {
+		return hashed(v)
+	}
+	if r, _ := redact.Redact(v); r != v {
 		return hashed(v)
 	}
 	if personal && (strings.Contains(v, "@") || digits(v) >= 6) {

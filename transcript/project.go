@@ -15,7 +15,9 @@ import (
 // 2: bad characters replaced, long messages cut, long sessions in parts.
 // 3: a message without a timestamp has none in its heading (it used to
 // show the session start, or "unknown time").
-const Version = 3
+// 4: a path component or session id holding a secret is hashed (a
+// session re-projected once, so an id stored with a token is replaced).
+const Version = 4
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact/redacttest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -79,6 +80,12 @@ func TestProjectEmpty(t *testing.T) {
 
 func TestPath(t *testing.T) {
 	t0 := time.Date(2026, 5, 4, 9, 15, 6, 5e8, time.UTC)
+	var token string // a session id or account made of a secret (safe characters only)
+	for _, s := range redacttest.Samples() {
+		if s.Kind == "github-token" {
+			token = s.Secret
+		}
+	}
 	tests := []struct {
 		name string
 		s    cairn.Session
@@ -96,6 +103,8 @@ func TestPath(t *testing.T) {
 			"imessage/direct/" + hashed("me") + "/" + hashed("dana") + "/2026-05-04T09-15-06Z--s4.md"},
 		{"dots hashed", cairn.Session{Source: "aider", ConversationID: "..", ID: "..", StartedAt: t0},
 			"aider/unknown/default/" + hashed("..") + "/2026-05-04T09-15-06Z--" + hashed("..") + ".md"},
+		{"secret hashed", cairn.Session{Source: "claude-code", AccountID: token, ConversationID: "p", ID: token, StartedAt: t0},
+			"claude-code/unknown/" + hashed(token) + "/p/2026-05-04T09-15-06Z--" + hashed(token) + ".md"},
 		{"missing values", cairn.Session{Source: "gemini", ID: "g1"},
 			"gemini/unknown/default/session-" + hex16("gemini\x00g1") + "/unknown-start--g1.md"},
 	}
