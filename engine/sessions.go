@@ -68,7 +68,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 		for _, root := range src.Roots {
 			files, err := reader.Find(root)
 			if err != nil {
-				key := transcriptKey(root)
+				key := TranscriptKey(root)
 				st.Failures = append(st.Failures, cairn.FileFailure{Path: key, Reason: "unreadable root: " + cleanReason(err.Error(), root, key)})
 				continue
 			}
@@ -86,7 +86,7 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 		if progress != nil {
 			progress(cairn.ProgressEvent{Corpus: c.Name + " (transcripts)", Done: i, Total: len(jobs)})
 		}
-		seen[transcriptKey(j.file)] = true
+		seen[TranscriptKey(j.file)] = true
 		if err := e.syncTranscript(ctx, run, j.reader, j.root, j.file, &ss.Sources[j.stats]); err != nil {
 			return cairn.CorpusSyncResult{Name: c.Name}, err
 		}
@@ -226,9 +226,9 @@ func (run *sessionRun) unchanged(prev cairn.TranscriptState, e *Engine) bool {
 // source root (ingest.OpenTranscript: regular files only, symbolic links
 // only within the root) and read with bounded memory (ingest.ReadTranscript);
 // what the read cut is counted in st.Truncated. The file is read by its
-// path; everything stored or reported names it by its key (transcriptKey).
+// path; everything stored or reported names it by its key (TranscriptKey).
 func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ingest.SourceReader, root, path string, st *cairn.SourceSyncStats) error {
-	key := transcriptKey(path)
+	key := TranscriptKey(path)
 	c, prev := run.c, run.states[key]
 	fail := func(p, reason string) {
 		st.Failures = append(st.Failures, cairn.FileFailure{Path: p, Reason: cleanReason(reason, path, key)})
@@ -277,7 +277,7 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 	switch {
 	case errors.As(err, &partial):
 		for _, f := range partial.Sessions {
-			id := transcriptKey(f.SessionID) // as redactSession stores it
+			id := TranscriptKey(f.SessionID) // as redactSession stores it
 			keep[id] = true
 			fail(key+"#"+id, f.Err.Error())
 		}
@@ -514,10 +514,10 @@ func record(corpus, transcriptPath string, s *cairn.Session, p transcript.Projec
 // tool call's name, input and output. The session and parent ids link
 // records, so they are only changed when they hold a secret (an id taken
 // from a file name): then, like a transcript path, they become the
-// redacted id, "#" and a hash of the id (transcriptKey), the same for the
+// redacted id, "#" and a hash of the id (TranscriptKey), the same for the
 // session and for the parent that names it.
 func redactSession(s *cairn.Session, st *cairn.SourceSyncStats) {
-	s.ID, s.ParentID = transcriptKey(s.ID), transcriptKey(s.ParentID)
+	s.ID, s.ParentID = TranscriptKey(s.ID), TranscriptKey(s.ParentID)
 	clean := func(p *string) {
 		if *p == "" {
 			return
@@ -628,7 +628,7 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	st := cairn.SourceSyncStats{Source: "import"}
-	if err := e.projectAll(ctx, c, transcriptKey(origin), sessions, nil, false, &st, nil); err != nil {
+	if err := e.projectAll(ctx, c, TranscriptKey(origin), sessions, nil, false, &st, nil); err != nil {
 		return nil, err
 	}
 	r, err := e.indexSessions(ctx, c, nil)

@@ -7,7 +7,9 @@ import (
 	"github.com/cairnmemory/cairn/redact"
 )
 
-// Transcript keys. A transcript's path can hold a secret: Claude Code names
+// TranscriptKey is how the index names a transcript file.
+//
+// A transcript's path can hold a secret: Claude Code names
 // each project folder after its working directory
 // (projects/-home-dev-<token>-proj/), so a token in a cwd stands in the
 // path too. The index therefore never stores or reports the path itself
@@ -18,7 +20,7 @@ import (
 // and looks the state up by it; failures, the sync status, session records
 // and memory provenance all carry the key. A redacted key redacts to
 // itself, so a key is its own key.
-func transcriptKey(path string) string {
+func TranscriptKey(path string) string {
 	clean, _ := redact.Redact(path)
 	if clean == path {
 		return path
@@ -45,7 +47,7 @@ func (e *Engine) rekeyTranscripts(ctx context.Context, corpus string, paths []st
 	renamed := false
 	done := map[string]bool{}
 	for _, p := range paths {
-		k := transcriptKey(p)
+		k := TranscriptKey(p)
 		if k == p || done[p] {
 			continue
 		}

@@ -116,7 +116,7 @@ func TestTranscriptRawPathRekeyed(t *testing.T) {
 	c.sync()
 	ctx := context.Background()
 	// The old layout: state and record under the raw path.
-	if err := c.eng.store.RenameTranscript(ctx, "sessions", transcriptKey(raw), raw); err != nil {
+	if err := c.eng.store.RenameTranscript(ctx, "sessions", TranscriptKey(raw), raw); err != nil {
 		t.Fatal(err)
 	}
 	if states, _ := c.eng.store.TranscriptStates(ctx, "sessions"); states[raw].Path != raw {
@@ -131,10 +131,10 @@ func TestTranscriptRawPathRekeyed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := states[transcriptKey(raw)]; !ok || len(states) != 1 {
+	if _, ok := states[TranscriptKey(raw)]; !ok || len(states) != 1 {
 		t.Errorf("states %v: want the one under its key", states)
 	}
-	recs, _ := c.eng.store.SessionsOf(ctx, "sessions", transcriptKey(raw))
+	recs, _ := c.eng.store.SessionsOf(ctx, "sessions", TranscriptKey(raw))
 	if len(recs) != 1 {
 		t.Errorf("sessions of the key: %v", recs)
 	}
@@ -148,14 +148,14 @@ func TestTranscriptRawPathRekeyed(t *testing.T) {
 // secret is redacted and told apart by a hash; a key is its own key.
 func TestTranscriptKey(t *testing.T) {
 	secret := githubToken(t)
-	if k := transcriptKey("/r/projects/-home-dev-p/a.jsonl"); k != "/r/projects/-home-dev-p/a.jsonl" {
+	if k := TranscriptKey("/r/projects/-home-dev-p/a.jsonl"); k != "/r/projects/-home-dev-p/a.jsonl" {
 		t.Errorf("plain path keyed %q", k)
 	}
-	a, b := transcriptKey("/r/-"+secret+"-x/a.jsonl"), transcriptKey("/r/-"+secret[:len(secret)-1]+"Z-x/a.jsonl")
+	a, b := TranscriptKey("/r/-"+secret+"-x/a.jsonl"), TranscriptKey("/r/-"+secret[:len(secret)-1]+"Z-x/a.jsonl")
 	if strings.Contains(a, secret) || a == b || !strings.Contains(a, "[REDACTED:") {
 		t.Errorf("keys %q and %q: want redacted and distinct", a, b)
 	}
-	if transcriptKey(a) != a {
+	if TranscriptKey(a) != a {
 		t.Errorf("key %q is not its own key", a)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/ingest"
 	"github.com/cairnmemory/cairn/ingest/openclawdb"
 	"github.com/cairnmemory/cairn/transcript"
@@ -104,7 +105,7 @@ func (a *Agent) transcriptsChanged(ctx context.Context) int {
 				files, _ := reader.Find(root)
 				for _, f := range files {
 					fi, err := os.Stat(f)
-					st, seen := states[f]
+					st, seen := states[engine.TranscriptKey(f)] // states are kept by key
 					if err == nil && (!seen || st.Size != fi.Size() || st.ModTime != fi.ModTime().UnixNano() ||
 						st.ProjectorVersion != transcript.Version) {
 						n++
