@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmemory/cairn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -366,5 +368,26 @@ func TestNearestRank(t *testing.T) {
 	// The window holds 44..299: ranks 128 and 244 of 256.
 	if m := s.summary(); m.Samples != 300 || m.RecentSamples != recentWindow || m.P50 != 171 || m.P95 != 287 || m.Total != 299*300/2 {
 		t.Errorf("summary %+v, want 300 samples, 256 recent, p50 171, p95 287", m)
+	}
+}
+
+// In lexical mode textScore is the lane's own measure, the BM25 score as
+// s/(1+s), while score is the calibrated probability: the two differ.
+func TestLexicalTextScoreIsTheLanes(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	cs := connect(t, f.agent)
+	var out SearchOut
+	callOK(t, cs, ToolSearch, map[string]any{"query": "staging cluster", "mode": "lexical", "minScore": 0}, &out)
+	hits, err := f.eng.Search(context.Background(), "staging cluster", &cairn.SearchOptions{Mode: cairn.ModeLexical, Limit: DefaultMaxResults})
+	if err != nil || len(hits) == 0 || len(out.Results) == 0 {
+		t.Fatalf("search: %v, %d engine hits, %d tool hits", err, len(hits), len(out.Results))
+	}
+	sig := hits[0].Signals
+	if sig == nil {
+		t.Fatal("engine hit without signals")
+	}
+	got := out.Results[0].TextScore
+	if want := round2(sig.BM25 / (1 + sig.BM25)); got == nil || *got != want {
+		t.Errorf("textScore = %v, want the lane's %v (score %v)", got, want, out.Results[0].Score)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -11,7 +12,7 @@ import (
 const (
 	DefaultMaxResults = 5
 	MaxMaxResults     = 20
-	DefaultMinScore   = 0.3
+	DefaultMinScore   = cairn.DefaultMinScore
 	DefaultGetFrom    = 1
 	// MaxGetFrom is the largest integer a JSON number carries exactly
 	// (2^53-1): MCP clients and the SDK hold numbers as float64, so a

@@ -201,10 +201,16 @@ func toHit(h cairn.Hit, mode string) SearchHit {
 		out.Session = &HitSession{SessionID: s.SessionID, Source: s.Source, Provider: s.Provider, ChatType: s.ChatType,
 			AccountID: s.AccountID, ConversationID: s.ConversationID, StartedAt: s.StartedAt}
 	}
-	switch mode {
-	case cairn.ModeLexical:
+	// textScore and vectorScore are the lanes' own measures (the BM25 score
+	// as s/(1+s), the cosine); score is the calibrated one.
+	switch sig := h.Signals; {
+	case mode == cairn.ModeLexical && sig != nil:
+		out.TextScore = ptr(round2(sig.BM25 / (1 + sig.BM25)))
+	case mode == cairn.ModeVector && sig != nil:
+		out.VectorScore = ptr(round2(sig.Cosine))
+	case mode == cairn.ModeLexical:
 		out.TextScore = ptr(round2(h.Score))
-	case cairn.ModeVector:
+	case mode == cairn.ModeVector:
 		out.VectorScore = ptr(round2(h.Score))
 	default:
 		if h.TextScore != nil {

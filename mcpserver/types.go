@@ -11,7 +11,7 @@ type SearchIn struct {
 	Corpora       []string       `json:"corpora,omitempty" jsonschema:"names of the corpora to search; default every configured corpus (the memories corpus included when it exists)"`
 	SessionFilter *SessionFilter `json:"sessionFilter,omitempty" jsonschema:"keeps only the session hits that match every given field; hits from the other corpora searched stay eligible"`
 	MaxResults    *int           `json:"maxResults,omitempty" jsonschema:"most results to return, 1 to 20 (default 5)"`
-	MinScore      *float64       `json:"minScore,omitempty" jsonschema:"lowest score to return, 0 to 1 (default 0.3): the fused score normalized to 0-1 in hybrid mode, cosine similarity in vector mode, the normalized BM25 score in lexical mode"`
+	MinScore      *float64       `json:"minScore,omitempty" jsonschema:"lowest score to return, 0 to 1 (default 0.3); the score is the calibrated probability that a hit answers the query, on the same scale in every mode"`
 	Mode          string         `json:"mode,omitempty" jsonschema:"which lanes answer: hybrid (default; BM25 alone when no embedder is configured), lexical or vector"`
 }
 

@@ -162,7 +162,7 @@ func (s *snapshot) search(ctx context.Context, dir string, corpora []cairn.Corpu
 				// file exactly in vectorFile.
 				hits, limit = hits[:min(len(hits), 5)], 5
 			}
-			s.Results[mode+": "+q] = tieFree(hits, limit)
+			s.Results[mode+": "+q] = tieFree(hits, limit, mode)
 		}
 	}
 	return nil
@@ -173,11 +173,20 @@ func (s *snapshot) search(ctx context.Context, dir string, corpora []cairn.Corpu
 // numbers its chunks otherwise than one built in one go. Hits of one score
 // are sorted; those of the last score, which the limit may cut anywhere,
 // are only counted. (Hybrid results fuse the lanes' ranks, so a tie's
-// order moves their scores: the lanes are compared instead.)
-func tieFree(hits []cairn.Hit, limit int) []string {
+// order moves their scores: the lanes are compared instead.) Ties are
+// told by the lane's own measure (BM25, cosine), not by the calibrated
+// score, which takes the rank into account and so differs between two
+// hits that tie in the lane.
+func tieFree(hits []cairn.Hit, limit int, mode string) []string {
 	items := make([]scoredKey, len(hits))
 	for i, h := range hits {
-		items[i] = scoredKey{fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), fmt.Sprintf("%.9f", h.Score)}
+		raw := h.Score
+		if sig := h.Signals; sig != nil && mode == cairn.ModeLexical {
+			raw = sig.BM25
+		} else if sig != nil && mode == cairn.ModeVector {
+			raw = sig.Cosine
+		}
+		items[i] = scoredKey{fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine), fmt.Sprintf("%.9f", raw)}
 	}
 	return tieFreeKeys(items, limit)
 }
