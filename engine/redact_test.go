@@ -80,35 +80,8 @@ func newEmbedFake(t *testing.T) (*embedFake, cairn.Embedder) {
 	return f, e
 }
 
-// needles are the strings no redacted store may hold: each planted secret,
-// and each body line of a private key block.
-func needles() map[string][]string {
-	out := map[string][]string{}
-	for _, s := range redacttest.Samples() {
-		if s.Kind == "private-key" {
-			lines := strings.Split(s.Secret, "\n")
-			out[s.Kind] = lines[1 : len(lines)-1]
-			continue
-		}
-		out[s.Kind] = []string{s.Secret}
-	}
-	return out
-}
-
-// leaked returns the kinds whose secrets data holds.
-func leaked(data string) []string {
-	var kinds []string
-	for kind, ns := range needles() {
-		for _, n := range ns {
-			if strings.Contains(data, n) {
-				kinds = append(kinds, kind)
-				break
-			}
-		}
-	}
-	slices.Sort(kinds)
-	return kinds
-}
+// leaked returns the kinds whose planted secrets data holds.
+func leaked(data string) []string { return redacttest.Leaked(data) }
 
 // dataFiles returns the bytes of every file in the data directory (the
 // index, its WAL if any, vectors.bin), after the engine closed.
@@ -288,7 +261,7 @@ func TestSyncRedactsOldIndex(t *testing.T) {
 			for i := range 3 {
 				os.WriteFile(filepath.Join(notes, fmt.Sprintf("plain%d.md", i)), []byte(fmt.Sprintf("# Plain %d\n\nno secrets, only wombats\n", i)), 0o644)
 			}
-			os.WriteFile(filepath.Join(away, "k.md"), []byte("# Away\n\ntoken "+needles()["github-token"][0]+" here\n"), 0o644)
+			os.WriteFile(filepath.Join(away, "k.md"), []byte("# Away\n\ntoken "+redacttest.Needles()["github-token"][0]+" here\n"), 0o644)
 			corpus := cairn.Corpus{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes, away}, Glob: cairn.DefaultGlob, NoRedact: true}
 			_, emb := newEmbedFake(t)
 			eng, err := Open(ctx, Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{corpus}})

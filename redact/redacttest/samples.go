@@ -6,6 +6,7 @@ package redacttest
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 )
 
@@ -55,4 +56,35 @@ func Samples() []Sample {
 		s[i].Line = strings.Replace(s[i].Line, "%s", s[i].Secret, 1)
 	}
 	return s
+}
+
+// Needles returns, by kind, the strings no redacted output may hold: each
+// sample's secret, and each body line of the private key block (its armour
+// lines are not secret).
+func Needles() map[string][]string {
+	out := map[string][]string{}
+	for _, s := range Samples() {
+		if s.Kind == "private-key" {
+			lines := strings.Split(s.Secret, "\n")
+			out[s.Kind] = lines[1 : len(lines)-1]
+			continue
+		}
+		out[s.Kind] = []string{s.Secret}
+	}
+	return out
+}
+
+// Leaked returns, sorted, the kinds whose secrets data holds.
+func Leaked(data string) []string {
+	var kinds []string
+	for kind, ns := range Needles() {
+		for _, n := range ns {
+			if strings.Contains(data, n) {
+				kinds = append(kinds, kind)
+				break
+			}
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
