@@ -22,11 +22,12 @@ func onScan(t *testing.T, fn func()) {
 	t.Cleanup(func() { afterScanHook = nil })
 }
 
-// syncSoon runs one sync with a deadline, so a read that blocks fails the
-// test instead of hanging it.
-func (f *fixture) syncSoon() *cairn.SyncResult {
-	f.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+// syncWithin runs one sync of eng and returns its result, calling
+// onTimeout when it has not returned after d: a read that blocks (a named
+// pipe) then fails the test instead of hanging it.
+func syncWithin(t *testing.T, eng *Engine, d time.Duration, onTimeout func()) *cairn.SyncResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*d)
 	defer cancel()
 	type result struct {
 		res *cairn.SyncResult
@@ -34,20 +35,27 @@ func (f *fixture) syncSoon() *cairn.SyncResult {
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := f.eng.Sync(ctx, nil)
+		res, err := eng.Sync(ctx, nil)
 		done <- result{res, err}
 	}()
 	select {
 	case r := <-done:
 		if r.err != nil {
-			f.t.Fatalf("Sync: %v", r.err)
+			t.Fatalf("Sync: %v", r.err)
 		}
 		return r.res
-	case <-ctx.Done():
-		f.unblockPipes()
-		f.t.Fatalf("Sync still running after 20 s: a read blocked")
+	case <-time.After(d):
+		onTimeout()
+		t.Fatalf("Sync still running after %v: a read blocked", d)
 		return nil
 	}
+}
+
+// syncSoon is syncWithin for the notes fixture: on a timeout it unblocks
+// the pipes so the test can clean up.
+func (f *fixture) syncSoon() *cairn.SyncResult {
+	f.t.Helper()
+	return syncWithin(f.t, f.eng, 20*time.Second, f.unblockPipes)
 }
 
 // unblockPipes opens every named pipe in the notes for writing and closes

@@ -80,31 +80,14 @@ func (c *claudeRoot) claudeSession(id, cwd string, texts ...string) string {
 // the test instead of hanging it.
 func (c *claudeRoot) sync() cairn.SourceSyncStats {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	type out struct {
-		res *cairn.SyncResult
-		err error
-	}
-	done := make(chan out, 1)
-	go func() {
-		res, err := c.eng.Sync(ctx, nil)
-		done <- out{res, err}
-	}()
-	select {
-	case o := <-done:
-		if o.err != nil {
-			c.t.Fatalf("Sync: %v", o.err)
-		}
-		return o.res.Corpora[0].Sessions.Sources[0]
-	case <-time.After(30 * time.Second):
+	res := syncWithin(c.t, c.eng, 30*time.Second, func() {
 		// The cleanup's Close would wait for the blocked sync (even after a
 		// panic): end the test binary now, so a regression fails instead of
 		// hanging.
 		fmt.Fprintln(os.Stderr, "FAIL: Sync did not return in 30 s: a transcript read blocked")
 		os.Exit(1)
-		return cairn.SourceSyncStats{}
-	}
+	})
+	return res.Corpora[0].Sessions.Sources[0]
 }
 
 func (c *claudeRoot) search(q string) []cairn.Hit {
