@@ -102,18 +102,8 @@ func (s *Store) CheckFTS(ctx context.Context) error {
 	return nil
 }
 
-// Strays counts rows a clean index never holds: content no document
-// references (GC's work), full-text rows and vectors whose chunk is gone,
-// and chunks missing from the full-text index.
-type Strays struct {
-	Content   int `json:"content"`
-	FTSRows   int `json:"ftsRows"`
-	Vectors   int `json:"vectors"`
-	Unindexed int `json:"unindexedChunks"`
-}
-
-// Total is the number of stray rows.
-func (s Strays) Total() int { return s.Content + s.FTSRows + s.Vectors + s.Unindexed }
+// Strays counts stray rows (cairn.Strays).
+type Strays = cairn.Strays
 
 // FindStrays counts stray rows (a scan of each table; a maintenance check,
 // not for every sync).

@@ -413,13 +413,8 @@ func (s *Store) DocumentText(ctx context.Context, corpus, path string) (string, 
 	return string(doc), nil
 }
 
-// Stats counts what the index holds.
-type Stats struct {
-	Documents int
-	Contents  int
-	Chunks    int
-	Bytes     int64 // database file size including WAL
-}
+// Stats counts what the index holds (Bytes: the file and its WAL).
+type Stats = cairn.IndexStats
 
 // Stats reports index counts and size on disk.
 func (s *Store) Stats(ctx context.Context) (Stats, error) {

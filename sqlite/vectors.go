@@ -13,10 +13,7 @@ import (
 )
 
 // PendingChunk is a chunk that has no vector for the current embedder.
-type PendingChunk struct {
-	ID   int64
-	Text string
-}
+type PendingChunk = cairn.PendingChunk
 
 // PendingChunks returns up to limit indexed, non-noise chunks that have no
 // vector made by identity, oldest first.
