@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // generated are test inputs built in code rather than committed: too large,
 // or made of bytes an editor would mangle.
@@ -91,20 +89,7 @@ func TestGolden(t *testing.T) {
 			chunks := New().Chunk(text)
 			checkInvariants(t, text, chunks, DefaultMaxTokens)
 			got := format(text, chunks)
-			path := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("read golden (run go test -update): %v", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("chunks differ from %s (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 		})
 	}
 }

@@ -8,36 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairnmemory/cairn/internal/testshared"
 )
 
-// sharedDir finds the shared folder (models/ and lib/): $CAIRN_SHARED, or a
-// sibling shared/ of the working directory or one of its parents. Without
-// it the test is skipped, or fails when CAIRN_REQUIRE_SHARED=1 (CI).
+// sharedDir finds the shared folder with the tokenizer (testshared).
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	const probe = "models/use-lite/tokenizer.json"
-	if dir := os.Getenv("CAIRN_SHARED"); dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, probe)); err == nil {
-			return dir
-		}
-		t.Fatalf("CAIRN_SHARED=%s has no %s", dir, probe)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			cand := filepath.Join(dir, "shared")
-			if _, err := os.Stat(filepath.Join(cand, probe)); err == nil {
-				return cand
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
-	if os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
-		t.Fatalf("shared folder with %s not found: set CAIRN_SHARED", probe)
-	}
-	t.Skipf("shared folder with %s not found (set CAIRN_SHARED to run)", probe)
-	return ""
+	return testshared.Dir(t, testshared.Tokenizer)
 }
 
 func loadUSELite(t testing.TB) *Tokenizer {

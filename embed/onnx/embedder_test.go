@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/testshared"
 )
 
 // tokenizerFunc is a fake Tokenizer.
@@ -37,41 +38,15 @@ func mapTokenizer(t testing.TB, ids map[string][]int) Tokenizer {
 	})
 }
 
-// sharedDir finds the shared folder with the models and the runtime library:
-// $CAIRN_SHARED, else a sibling "shared" of the working directory or one of
-// its parents. Without it the test is skipped, or fails when
-// CAIRN_REQUIRE_SHARED=1 (as in CI).
+// sharedDir finds the shared folder with the model and the runtime
+// library (testshared: skipped without it, failed under
+// CAIRN_REQUIRE_SHARED=1).
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("CAIRN_SHARED"); d != "" {
-		if _, err := os.Stat(filepath.Join(d, "models", "use-lite", ModelFile)); err != nil {
-			t.Fatalf("CAIRN_SHARED=%s: %v", d, err)
-		}
-		return d
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		cand := filepath.Join(d, "shared")
-		if _, err := os.Stat(filepath.Join(cand, "models", "use-lite", ModelFile)); err == nil {
-			return cand
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	if os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
-		t.Fatal("shared folder with models/use-lite not found: set CAIRN_SHARED")
-	}
-	t.Skip("shared folder with models/use-lite not found (set CAIRN_SHARED)")
-	return ""
+	return testshared.Dir(t, testshared.Model, testshared.Library)
 }
 
-func libraryPath(shared string) string {
-	return filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1")
-}
+func libraryPath(shared string) string { return filepath.Join(shared, testshared.Library) }
 
 type golden struct {
 	Text   string    `json:"text"`
