@@ -180,6 +180,21 @@ func codexParse(data []byte, o ParseOptions) ([]cairn.Session, error) {
 			return nil, fmt.Errorf("decompress %s: %w", o.Path, err)
 		}
 	}
+	s, replay := codexBuild(data, o)
+	codexDedupeFork(&s, replay, o)
+	return []cairn.Session{s}, nil
+}
+
+// codexParseSession reads plain rollout bytes into a session without fork
+// de-duplication (the parent side of codexDedupeFork).
+func codexParseSession(data []byte, o ParseOptions) cairn.Session {
+	s, _ := codexBuild(data, o)
+	return s
+}
+
+// codexBuild builds the session and returns the index of its first message
+// read after a replayed parent session_meta, -1 when there is none.
+func codexBuild(data []byte, o ParseOptions) (cairn.Session, int) {
 	s := cairn.Session{Source: cairn.SourceCodex, Provider: cairn.SourceCodex}
 	entries := codexReadEntries(data, &s.Stats)
 	b := newCodexBuilder(&s, entries, o)
@@ -187,7 +202,7 @@ func codexParse(data []byte, o ParseOptions) ([]cairn.Session, error) {
 		b.add(e)
 	}
 	s.ConversationID = s.Cwd
-	return []cairn.Session{s}, nil
+	return s, b.replayStart
 }
 
 // codexReadEntries decodes every line, counting malformed lines and unknown
@@ -248,12 +263,13 @@ type codexBuilder struct {
 	model       string
 	lastUserMsg int // index of the newest user or summary message, -1 none
 	metaApplied bool
+	replayStart int // first message after a replayed parent session_meta, -1 none (codex_fork.go)
 }
 
 // newCodexBuilder reads the session metadata and decides which copy of the
 // duplicated user and assistant text to keep, before any message is built.
 func newCodexBuilder(s *cairn.Session, entries []codexEntry, o ParseOptions) *codexBuilder {
-	b := &codexBuilder{s: s, outputs: map[string]codexOut{}, calls: map[string]bool{}, lastUserMsg: -1}
+	b := &codexBuilder{s: s, outputs: map[string]codexOut{}, calls: map[string]bool{}, lastUserMsg: -1, replayStart: -1}
 	firstTS := ""
 	for _, e := range entries {
 		if firstTS == "" {
@@ -343,6 +359,10 @@ func (b *codexBuilder) meta(e codexEntry) {
 func (b *codexBuilder) add(e codexEntry) {
 	p := e.p
 	switch e.kind {
+	case "session_meta":
+		if b.replayStart < 0 && codexIsReplayedMeta(p, b.s.ID) {
+			b.replayStart = len(b.s.Messages)
+		}
 	case "turn_context":
 		b.model = ccFirstNonEmpty(p.Model, b.model)
 		if b.s.Cwd == "" {

@@ -145,7 +145,7 @@ func TestCodexFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{codexBareFile, codexWrappedFile}, got); diff != "" {
+	if diff := cmp.Diff([]string{codexBareFile, codexWrappedFile, codexForkFile}, got); diff != "" {
 		t.Errorf("fixtures (-want +got):\n%s", diff)
 	}
 
@@ -306,7 +306,7 @@ func TestCodexMalformed(t *testing.T) {
 }
 
 func FuzzParseCodex(f *testing.F) {
-	for _, p := range []string{codexWrappedFile, codexBareFile} {
+	for _, p := range []string{codexWrappedFile, codexBareFile, codexForkFile} {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -329,4 +329,62 @@ func FuzzParseCodex(f *testing.F) {
 			t.Fatalf("%d sessions", len(ss))
 		}
 	})
+}
+
+const codexForkFile = codexFixtureRoot + "/sessions/2026/05/04/rollout-2026-05-04T12-05-00-019e9b6a-0c1d-7e2f-8a3b-4c5d6e7f8091.jsonl"
+
+// TestCodexFork checks the fork rule (codex_fork.go): the fork fixture
+// replays its parent (the wrapped fixture) after the parent's session_meta
+// and adds one turn; only that turn is the fork's. Without the parent the
+// replay is the only copy and stays; a replay that stops agreeing with the
+// parent keeps everything from where it differs.
+func TestCodexFork(t *testing.T) {
+	const q = "user/text: does the same TZ problem affect TestSessionExpiry?"
+	const a = "assistant/text: No: TestSessionExpiry already builds its times in UTC, so CI's TZ does not change it."
+	s := ccParseFile(t, cairn.SourceCodex, codexForkFile)
+	if diff := cmp.Diff([]string{q, "assistant/text: ", a}, codexTexts(s)); diff != "" {
+		t.Errorf("fork messages (-want +got):\n%s", diff)
+	}
+	parent := ccParseFile(t, cairn.SourceCodex, codexWrappedFile)
+	if want := parent.Stats.Deduplicated + len(parent.Messages) + 2; s.Stats.Deduplicated != want {
+		t.Errorf("deduplicated %d, want %d (the parent's own, its %d messages, the fork's two copies)", s.Stats.Deduplicated, want, len(parent.Messages))
+	}
+	if s.ID != "019e9b6a-0c1d-7e2f-8a3b-4c5d6e7f8091" || s.ParentID != parent.ID || s.StartedAtRaw != "2026-05-04T10:05:00.101Z" {
+		t.Errorf("id %q parent %q start %q", s.ID, s.ParentID, s.StartedAtRaw)
+	}
+
+	data, err := os.ReadFile(codexForkFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(t.TempDir(), "sessions", "2026", "05", "04", filepath.Base(codexForkFile))
+	if err := os.MkdirAll(filepath.Dir(alone), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := codexParse(data, ParseOptions{Path: alone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(codexTexts(parent), q, "assistant/text: ", a)
+	if diff := cmp.Diff(want, codexTexts(ss[0])); diff != "" {
+		t.Errorf("fork without its parent (-want +got):\n%s", diff)
+	}
+
+	// The parent's answer differs from the replayed one: the replay is kept
+	// from the answer on.
+	pdata, err := os.ReadFile(codexWrappedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.ReplaceAll(pdata, []byte("I switched it to UTC."), []byte("I switched it to UTC, twice."))
+	if err := os.WriteFile(filepath.Join(filepath.Dir(alone), filepath.Base(codexWrappedFile)), changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, _ = codexParse(data, ParseOptions{Path: alone})
+	if diff := cmp.Diff(append(codexTexts(parent)[2:], q, "assistant/text: ", a), codexTexts(ss[0])); diff != "" {
+		t.Errorf("fork of a changed parent (-want +got):\n%s", diff)
+	}
 }
