@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
@@ -36,26 +35,12 @@ const DefaultBusyTimeoutMs = 5000
 // event (JSON that does not parse, an unknown content block, a compressed
 // event that does not decode to its recorded length) is skipped and counted
 // instead, as in every other source.
-type SessionFailure struct {
-	SessionID string
-	Err       error
-}
+type SessionFailure = ingest.SessionFailure
 
 // FailedSessions is ReadDB's error when some sessions failed and the rest
-// were read: the engine marks these failed and keeps their previous
-// projections (spec C9).
-type FailedSessions struct {
-	Path     string
-	Sessions []SessionFailure
-}
-
-func (e *FailedSessions) Error() string {
-	msgs := make([]string, len(e.Sessions))
-	for i, f := range e.Sessions {
-		msgs[i] = f.SessionID + ": " + f.Err.Error()
-	}
-	return fmt.Sprintf("read openclaw store %s: %d sessions failed: %s", e.Path, len(e.Sessions), strings.Join(msgs, "; "))
-}
+// were read (ingest.FailedSessions, which the engine tells without linking
+// this package's SQLite driver).
+type FailedSessions = ingest.FailedSessions
 
 // ReadDB reads every session window of one agent store with live events, in
 // one read transaction. A store without the tables and columns Cairn reads
