@@ -1,0 +1,355 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestMemories checks cairn.MemoryStore: memories in and out whole,
+// windows committed and replaced with their checkpoint (DoneRecords),
+// listing with filters, KnownNames, and failed windows.
+func TestMemories(t *testing.T, f Factory) {
+	cases(t, f, []tcase{
+		{"RoundTrip", testMemoryRoundTrip},
+		{"CommitWindowReplaces", testCommitWindowReplaces},
+		{"CommitIsIdempotent", testCommitIdempotent},
+		{"HashesMustMatchRecords", testCommitHashCount},
+		{"Filters", testMemoryFilters},
+		{"KnownNames", testKnownNames},
+		{"Failures", testFailures},
+	})
+}
+
+const thread = "t.md" // the projection path of the test session
+
+// memory is a memory of the test thread read from records.
+func memory(id, kind string, records ...string) cairn.Memory {
+	m := cairn.Memory{ID: id, Kind: kind, Title: id, Summary: id, Thread: "sessions/" + thread, Cues: []string{}, Concepts: []string{}}
+	for _, r := range records {
+		m.Provenance = append(m.Provenance, cairn.Provenance{Record: r, Corpus: "sessions", Path: "cairn://sessions/" + thread})
+	}
+	return m
+}
+
+func ids(ms []cairn.Memory) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// commit writes a window of the test thread ("main" pass unless set).
+func commit(t *testing.T, s Backend, w cairn.WindowCommit) cairn.Committed {
+	t.Helper()
+	if w.Corpus == "" {
+		w.Corpus, w.Thread = "sessions", thread
+	}
+	if w.Pass == "" {
+		w.Pass = "main"
+	}
+	c, err := s.CommitWindow(context.Background(), w)
+	if err != nil {
+		t.Fatalf("commit window %v: %v", w.Records, err)
+	}
+	return c
+}
+
+func done(t *testing.T, s Backend, pass string) map[string]cairn.DoneRecord {
+	t.Helper()
+	cp, err := s.DoneRecords(context.Background(), "sessions", thread, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+func doneHashes(t *testing.T, s Backend, pass string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for uid, d := range done(t, s, pass) {
+		out[uid] = d.Hash
+	}
+	return out
+}
+
+func listMemories(t *testing.T, s Backend, f cairn.MemoryFilter) []cairn.Memory {
+	t.Helper()
+	ms, err := s.Memories(context.Background(), f)
+	if err != nil {
+		t.Fatalf("memories %+v: %v", f, err)
+	}
+	return ms
+}
+
+func getMemory(t *testing.T, s Backend, id string) cairn.Memory {
+	t.Helper()
+	m, err := s.Memory(context.Background(), id)
+	if err != nil {
+		t.Fatalf("memory %s: %v", id, err)
+	}
+	return m
+}
+
+// ignoreCreated leaves out what the store sets on write.
+var ignoreCreated = cmpopts.IgnoreFields(cairn.Memory{}, "CreatedAt")
+
+func testMemoryRoundTrip(t *testing.T, s Backend) {
+	ctx := context.Background()
+	full := cairn.Memory{ID: "m-full", Kind: "decision", Title: "Use WAL — always", Summary: "Summary with ünïcode and \"quotes\"",
+		Body: "line one\nline two", AppliesWhen: "opening a store", Scope: "project", Confidence: "verified", Importance: 4,
+		Cues: []string{"wal", "sqlite"}, Concepts: []string{"durability"}, Thread: "sessions/" + thread, Source: cairn.SourceCodex,
+		Provenance: []cairn.Provenance{{Record: "r1", Corpus: "sessions", Path: "cairn://sessions/t.md", StartLine: 3, EndLine: 9,
+			SessionID: "s-1", Transcript: "/t/a.jsonl", ToldAt: "2026-03-04T05:06:07Z"}},
+		ToldAt: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC), EventDate: "2026-03", StartDate: "2026", EndDate: "2026-03-04",
+		Status: cairn.StatusActive}
+	obs := memory("m-obs", cairn.MemoryObservation, "r2")
+	obs.About, obs.Phase, obs.Outcome = "Alice", "ongoing", ""
+	ep := memory("m-ep", cairn.MemoryEpisode, "r1", "r2")
+	ep.Outcome = "partial"
+	commit(t, s, cairn.WindowCommit{Records: []string{"r1", "r2"}, Hashes: []string{"h1", "h2"}, Memories: []cairn.Memory{full, obs, ep},
+		Summary: "the window's summary", TokensIn: 100, TokensOut: 20})
+	got := getMemory(t, s, "m-full")
+	if d := cmp.Diff(full, got, ignoreCreated); d != "" {
+		t.Errorf("memory read back (-want +got):\n%s", d)
+	}
+	if got.CreatedAt.IsZero() {
+		t.Error("a stored memory has no created time")
+	}
+	// A memory stored without a status reads back active.
+	if got := getMemory(t, s, "m-obs"); got.Status != cairn.StatusActive || got.About != "Alice" || got.Phase != "ongoing" {
+		t.Errorf("observation = %+v", got)
+	}
+	if _, err := s.Memory(ctx, "m-none"); !errors.Is(err, cairn.ErrNotFound) {
+		t.Errorf("missing memory: %v, want ErrNotFound", err)
+	}
+	listed := listMemories(t, s, cairn.MemoryFilter{Kind: "decision"})
+	if len(listed) != 1 || cmp.Diff(got, listed[0]) != "" {
+		t.Errorf("Memories and Memory disagree: %+v and %+v", listed, got)
+	}
+}
+
+// testCommitWindowReplaces: a window that reads records done before
+// replaces the windows that read them: their memories it does not write
+// again go, and their other records become pending; Replaces retires
+// windows whose records are gone. Passes are apart.
+func testCommitWindowReplaces(t *testing.T, s Backend) {
+	commit(t, s, cairn.WindowCommit{Records: []string{"a", "b"}, Hashes: []string{"ha", "hb"},
+		Memories: []cairn.Memory{memory("m-a", "episode", "a"), memory("m-b", "fact", "b"), memory("m-ab", "fact", "a", "b")}})
+	commit(t, s, cairn.WindowCommit{Pass: "observations", Records: []string{"a", "b"}, Hashes: []string{"ha", "hb"},
+		Memories: []cairn.Memory{memory("m-oa", "observation", "a")}})
+	commit(t, s, cairn.WindowCommit{Records: []string{"c"}, Hashes: []string{"hc"}, Memories: []cairn.Memory{memory("m-c", "fact", "c")}})
+	cp := done(t, s, "main")
+	if cp["a"].Window != cp["b"].Window || cp["a"].Window == cp["c"].Window || cp["a"].Window == 0 {
+		t.Errorf("windows of a, b, c = %d %d %d; want a and b in one, c in another", cp["a"].Window, cp["b"].Window, cp["c"].Window)
+	}
+	obsWindow := done(t, s, "observations")["a"].Window
+	if obsWindow == cp["a"].Window || obsWindow == cp["c"].Window {
+		t.Errorf("the observations window %d shares an id with a main window (%d, %d)", obsWindow, cp["a"].Window, cp["c"].Window)
+	}
+
+	// b changed and is read alone: the first window's memories go (m-a is
+	// written again), a becomes pending; the observations pass is apart.
+	c := commit(t, s, cairn.WindowCommit{Records: []string{"b"}, Hashes: []string{"hb2"},
+		Memories: []cairn.Memory{memory("m-a", "episode", "a"), memory("m-b2", "fact", "b")}})
+	if got := ids(c.Removed); !equal(got, "m-ab", "m-b") {
+		t.Errorf("removed %v, want m-ab and m-b", got)
+	}
+	if d := cmp.Diff(map[string]string{"b": "hb2", "c": "hc"}, doneHashes(t, s, "main")); d != "" {
+		t.Errorf("main checkpoint (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"a": "ha", "b": "hb"}, doneHashes(t, s, "observations")); d != "" {
+		t.Errorf("observations checkpoint (-want +got):\n%s", d)
+	}
+	// c is gone from the thread: a window without records retires its window.
+	c = commit(t, s, cairn.WindowCommit{Replaces: []int64{cp["c"].Window}})
+	if got := ids(c.Removed); !equal(got, "m-c") {
+		t.Errorf("retiring c's window removed %v, want m-c", got)
+	}
+	if got := ids(listMemories(t, s, cairn.MemoryFilter{})); !equal(got, "m-a", "m-b2", "m-oa") {
+		t.Errorf("memories = %v", got)
+	}
+	if _, ok := done(t, s, "main")["c"]; ok {
+		t.Error("c is still done after its window was retired")
+	}
+	for _, id := range []string{"m-ab", "m-b", "m-c"} {
+		if _, err := s.Memory(context.Background(), id); !errors.Is(err, cairn.ErrNotFound) {
+			t.Errorf("removed memory %s: %v, want ErrNotFound", id, err)
+		}
+	}
+}
+
+func testCommitIdempotent(t *testing.T, s Backend) {
+	w := cairn.WindowCommit{Records: []string{"a"}, Hashes: []string{"ha"}, Memories: []cairn.Memory{memory("m-a", "fact", "a")}}
+	commit(t, s, w)
+	first := getMemory(t, s, "m-a")
+	w.Memories = []cairn.Memory{memory("m-a", "fact", "a")}
+	if c := commit(t, s, w); len(c.Removed) != 0 || len(c.Touched) != 0 {
+		t.Errorf("committing the same window again changed %+v", c)
+	}
+	if got := listMemories(t, s, cairn.MemoryFilter{}); len(got) != 1 {
+		t.Errorf("memories after the same window twice = %v", ids(got))
+	}
+	if got := getMemory(t, s, "m-a"); !got.CreatedAt.Equal(first.CreatedAt) {
+		t.Errorf("created time changed from %v to %v on a rewrite", first.CreatedAt, got.CreatedAt)
+	}
+}
+
+func testCommitHashCount(t *testing.T, s Backend) {
+	_, err := s.CommitWindow(context.Background(), cairn.WindowCommit{Corpus: "sessions", Thread: thread, Pass: "main",
+		Records: []string{"x"}, Hashes: []string{"1", "2"}, Memories: []cairn.Memory{memory("m-x", "fact", "x")}})
+	if err == nil {
+		t.Fatal("a commit with more hashes than records was accepted")
+	}
+	if got := listMemories(t, s, cairn.MemoryFilter{}); len(got) != 0 {
+		t.Errorf("a refused commit stored %v", ids(got))
+	}
+	if cp := done(t, s, "main"); len(cp) != 0 {
+		t.Errorf("a refused commit marked %v done", cp)
+	}
+}
+
+func testMemoryFilters(t *testing.T, s Backend) {
+	at := func(m cairn.Memory, day int) cairn.Memory {
+		m.ToldAt = time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC)
+		return m
+	}
+	other := at(memory("m-other", "fact", "z"), 5)
+	other.Thread = "sessions/other.md"
+	commit(t, s, cairn.WindowCommit{Records: []string{"a", "b", "c", "d"}, Memories: []cairn.Memory{
+		at(memory("m-1", "fact", "a"), 1), at(memory("m-3", "fact", "c"), 3), at(memory("m-2", "episode", "b"), 2),
+		at(memory("m-4", "observation", "d"), 4),
+	}})
+	commit(t, s, cairn.WindowCommit{Corpus: "sessions", Thread: "other.md", Pass: "main", Records: []string{"z"}, Memories: []cairn.Memory{other}})
+	sup := getMemory(t, s, "m-3")
+	sup.Status, sup.SupersededBy = cairn.StatusSuperseded, "m-1"
+	if err := s.ApplySleep(context.Background(), cairn.SleepChange{Members: []string{"m-1", "m-3"}, Updates: []cairn.Memory{sup}}); err != nil {
+		t.Fatal(err)
+	}
+	order := func(ms []cairn.Memory) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		f    cairn.MemoryFilter
+		want []string
+	}{
+		{"all, newest told first", cairn.MemoryFilter{}, []string{"m-other", "m-4", "m-3", "m-2", "m-1"}},
+		{"kind", cairn.MemoryFilter{Kind: "fact"}, []string{"m-other", "m-3", "m-1"}},
+		{"thread", cairn.MemoryFilter{Thread: "sessions/" + thread}, []string{"m-4", "m-3", "m-2", "m-1"}},
+		{"active", cairn.MemoryFilter{Status: cairn.StatusActive}, []string{"m-other", "m-4", "m-2", "m-1"}},
+		{"superseded", cairn.MemoryFilter{Status: cairn.StatusSuperseded}, []string{"m-3"}},
+		{"limit", cairn.MemoryFilter{Limit: 2}, []string{"m-other", "m-4"}},
+		{"kind, thread, status, limit", cairn.MemoryFilter{Kind: "fact", Thread: "sessions/" + thread, Status: cairn.StatusActive, Limit: 5}, []string{"m-1"}},
+		{"no match", cairn.MemoryFilter{Kind: "pitfall"}, nil},
+	} {
+		if d := cmp.Diff(tc.want, order(listMemories(t, s, tc.f))); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
+
+func testKnownNames(t *testing.T, s Backend) {
+	ctx := context.Background()
+	obs := func(id, thread, about string) cairn.Memory {
+		m := memory(id, cairn.MemoryObservation, id)
+		m.Thread, m.About = "sessions/"+thread, about
+		return m
+	}
+	for _, w := range []struct {
+		thread string
+		ms     []cairn.Memory
+	}{
+		{"one.md", []cairn.Memory{obs("o1", "one.md", "Alice"), obs("o2", "one.md", "Bob"), obs("o3", "one.md", "Alice")}},
+		{"two.md", []cairn.Memory{obs("o4", "two.md", "Alice"), obs("o5", "two.md", "Carol"), obs("o6", "two.md", "")}},
+		{"three.md", []cairn.Memory{obs("o7", "three.md", "Dave")}},
+	} {
+		var records []string
+		for _, m := range w.ms {
+			records = append(records, m.ID)
+		}
+		fact := memory("f-"+w.thread, "fact", "x")
+		fact.Thread, fact.About = "sessions/"+w.thread, "Zed" // not an observation: not a name
+		commit(t, s, cairn.WindowCommit{Corpus: "sessions", Thread: w.thread, Pass: "observations", Records: records, Memories: append(w.ms, fact)})
+	}
+	names := func(exclude string, n int) []string {
+		t.Helper()
+		got, err := s.KnownNames(ctx, exclude, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := names("sessions/three.md", 10); !equal(got[:1], "Alice") || !slices.Equal(sorted(got[1:]), []string{"Bob", "Carol"}) {
+		t.Errorf("names outside three.md = %v, want Alice (3) first, then Bob and Carol", got)
+	}
+	if got := names("sessions/one.md", 10); !slices.Equal(sorted(got), []string{"Alice", "Carol", "Dave"}) {
+		t.Errorf("names outside one.md = %v", got)
+	}
+	if got := names("sessions/three.md", 1); !equal(got, "Alice") {
+		t.Errorf("limit 1 = %v, want the most frequent", got)
+	}
+	if got := names("", 10); len(got) != 4 || got[0] != "Alice" {
+		t.Errorf("no thread excluded = %v, want the four names, Alice first", got)
+	}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}
+
+// testFailures: a window's failures count per record and run, start again
+// for a record whose text changed, and a commit of the window clears them.
+func testFailures(t *testing.T, s Backend) {
+	ctx := context.Background()
+	fail := func(hashes ...string) int {
+		t.Helper()
+		n, err := s.RecordFailure(ctx, cairn.FailureCommit{Corpus: "sessions", Thread: thread, Pass: "main",
+			Records: []string{"a", "b"}, Hashes: hashes, Reason: "answer cut at the output limit"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	failed := func(pass string) map[string]cairn.FailedRecord {
+		t.Helper()
+		fs, err := s.FailedRecords(ctx, "sessions", thread, pass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	if got := []int{fail("ha", "hb"), fail("ha", "hb"), fail("ha", "hb2")}; !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("tries %v, want 1 2 3", got)
+	}
+	want := map[string]cairn.FailedRecord{"a": {Hash: "ha", Tries: 3, Reason: "answer cut at the output limit"},
+		"b": {Hash: "hb2", Tries: 1, Reason: "answer cut at the output limit"}}
+	if d := cmp.Diff(want, failed("main")); d != "" {
+		t.Errorf("failures (-want +got):\n%s", d)
+	}
+	if got := failed("observations"); len(got) != 0 {
+		t.Errorf("another pass's failures = %v", got)
+	}
+	commit(t, s, cairn.WindowCommit{Records: []string{"a"}})
+	if fs := failed("main"); len(fs) != 1 || fs["b"].Tries != 1 {
+		t.Errorf("failures after committing a: %v, want only b's", fs)
+	}
+	if _, err := s.RecordFailure(ctx, cairn.FailureCommit{Corpus: "sessions", Thread: thread, Pass: "main",
+		Records: []string{"a"}, Hashes: []string{"1", "2"}}); err == nil {
+		t.Error("a failure with more hashes than records was accepted")
+	}
+}
