@@ -84,6 +84,40 @@ type ParseStats struct {
 	Deduplicated  int            // replayed or repeated records dropped
 	ConsumedBytes int64          // bytes up to the last complete line (the resume offset)
 	Truncated     map[string]int `json:",omitempty"` // reason → what reading or projecting cut (long strings, lines past the budget)
+	Envelopes     EnvelopeCounts `json:",omitzero"`  // task and attachment envelopes unwrapped or left for the budget
+}
+
+// EnvelopeCounts counts the envelope cleaning of user text (spec C8, C9):
+// internal task envelopes unwrapped (only with trusted provenance),
+// attachment envelopes replaced by their file name, MIME type and label,
+// and messages left unchanged because they were over the work budget.
+// JSON names are fixed.
+type EnvelopeCounts struct {
+	InternalMessagesCleaned int `json:"internalMessagesCleaned"`
+	AttachmentsCleaned      int `json:"attachmentsCleaned"`
+	AttachmentBudgetSkipped int `json:"attachmentBudgetSkipped"`
+}
+
+// Add adds o to c.
+func (c *EnvelopeCounts) Add(o EnvelopeCounts) {
+	c.InternalMessagesCleaned += o.InternalMessagesCleaned
+	c.AttachmentsCleaned += o.AttachmentsCleaned
+	c.AttachmentBudgetSkipped += o.AttachmentBudgetSkipped
+}
+
+// IsZero reports whether nothing was counted.
+func (c EnvelopeCounts) IsZero() bool { return c == EnvelopeCounts{} }
+
+// AddDiagnostics adds envelope counts to s.Diagnostics, creating it when
+// there is something to count.
+func (s *SourceSyncStats) AddDiagnostics(c EnvelopeCounts) {
+	if c.IsZero() {
+		return
+	}
+	if s.Diagnostics == nil {
+		s.Diagnostics = &EnvelopeCounts{}
+	}
+	s.Diagnostics.Add(c)
 }
 
 // Skip counts one skipped record under reason.
@@ -191,6 +225,9 @@ type SourceSyncStats struct {
 	// saying why a source indexes fewer sessions than it holds.
 	SkipReasons map[string]int `json:"skipReasons,omitempty"`
 	Failures    []FileFailure  `json:"failures,omitempty"`
+	// Diagnostics counts envelope cleaning in the sessions now indexed
+	// (repeated, like Truncated, for transcripts that did not change).
+	Diagnostics *EnvelopeCounts `json:"diagnostics,omitempty"`
 }
 
 // SessionSyncResult is the session part of a sessions corpus sync.

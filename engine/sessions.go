@@ -301,6 +301,7 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 		}
 		st.LinesSkipped[k] += v
 	}
+	st.AddDiagnostics(all.Envelopes)
 	b, _ := json.Marshal(all)
 	state.Stats = string(b)
 	return e.store.PutTranscriptState(ctx, state)
@@ -322,6 +323,7 @@ func reportCuts(st *cairn.SourceSyncStats, stats string) {
 	if stats != "" && json.Unmarshal([]byte(stats), &prev) == nil {
 		addCounts(&st.Truncated, prev.Truncated)
 		addCounts(&st.SkipReasons, prev.SessionsSkipped)
+		st.AddDiagnostics(prev.Envelopes)
 	}
 }
 
@@ -340,6 +342,7 @@ func mergeStats(dst *cairn.ParseStats, s cairn.ParseStats) {
 	dst.PartialTail = dst.PartialTail || s.PartialTail
 	dst.ConsumedBytes = max(dst.ConsumedBytes, s.ConsumedBytes)
 	addCounts(&dst.Truncated, s.Truncated)
+	dst.Envelopes.Add(s.Envelopes)
 	for k, v := range s.Skipped {
 		if dst.Skipped == nil {
 			dst.Skipped = map[string]int{}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,7 @@ type SyncStatus struct {
 	SkipReason           string                  `json:"skipReason,omitempty"`
 	Error                string                  `json:"error,omitempty"`
 	Sources              []cairn.SourceSyncStats `json:"sources,omitempty"`
+	Diagnostics          *cairn.EnvelopeCounts   `json:"diagnostics,omitempty"` // envelope cleaning, summed over Sources
 }
 
 // SyncStatus reads the session sync status. A stored "running" whose
@@ -111,6 +113,10 @@ func (e *Engine) endStatus(st *SyncStatus, r *cairn.CorpusSyncResult, syncErr er
 		for _, s := range ss.Sources {
 			st.Skipped += s.Skipped
 			st.Failed += s.Failed
+			if s.Diagnostics != nil {
+				st.Diagnostics = cmp.Or(st.Diagnostics, &cairn.EnvelopeCounts{})
+				st.Diagnostics.Add(*s.Diagnostics)
+			}
 		}
 	}
 	st.Failed += r.Failed

@@ -456,9 +456,14 @@ func (b *ocBuilder) projectMessage(n *ocNode, results map[string]*ocMsg, paired 
 		}
 		tools = append(tools, tc)
 	}
-	text, speaker := m.text(), ""
+	text, speaker, kind := m.text(), "", cairn.KindText
 	if m.role == cairn.RoleUser {
-		text, speaker = ocUserText(text, m, n.sender)
+		if t, ok := CleanInternalTask(text, m.provenance, &b.s.Stats.Envelopes); ok {
+			text, kind = t, cairn.KindSummary // a child agent's result: never the person's words
+		} else {
+			text, speaker = ocUserText(text, m, n.sender)
+			text = CleanAttachments(text, &b.s.Stats.Envelopes)
+		}
 	}
 	if reason := ocDropReason(m.role, text); reason != "" {
 		b.s.Stats.Skip(reason)
@@ -469,7 +474,7 @@ func (b *ocBuilder) projectMessage(n *ocNode, results map[string]*ocMsg, paired 
 		return
 	}
 	msg := b.message(n, m.role, text, string(m.timestamp))
-	msg.Speaker, msg.Tools, msg.Model = speaker, tools, m.model
+	msg.Speaker, msg.Tools, msg.Model, msg.Kind = speaker, tools, m.model, kind
 	b.s.Messages = append(b.s.Messages, msg)
 }
 
@@ -531,6 +536,7 @@ type ocMsg struct {
 	isError    bool
 	oc         ocSenders // __openclaw sender fields
 	own        ocSenders // sender fields on the message itself
+	provenance Provenance
 }
 
 type ocBlock struct{ typ, text, id, name, input string }
@@ -625,6 +631,7 @@ func ocDecodeMsg(raw json.RawMessage) (*ocMsg, error) {
 		ToolCallID ocLoose         `json:"toolCallId"`
 		IsError    json.RawMessage `json:"isError"`
 		OpenClaw   json.RawMessage `json:"__openclaw"`
+		Provenance json.RawMessage `json:"provenance"`
 		ocSenders
 	}
 	if err := json.Unmarshal(raw, &full); err != nil {
@@ -637,6 +644,11 @@ func ocDecodeMsg(raw json.RawMessage) (*ocMsg, error) {
 	m.blocks, m.model, m.timestamp = blocks, string(full.Model), full.Timestamp
 	m.toolCallID, m.isError = string(full.ToolCallID), string(trimJSONSpace(full.IsError)) == "true"
 	m.oc, m.own = ocDecodeSenders(full.OpenClaw), full.ocSenders
+	if p := trimJSONSpace(full.Provenance); len(p) > 0 && p[0] == '{' {
+		if json.Unmarshal(p, &m.provenance) != nil {
+			m.provenance = Provenance{} // a malformed provenance trusts nothing
+		}
+	}
 	return m, nil
 }
 

@@ -48,8 +48,8 @@ func ocParseFixture(t *testing.T) cairn.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 1 || !strings.HasSuffix(paths[0], "6a1f0c2e-9d8b-4c7a-8e6f-5d4c3b2a1f0e.jsonl") {
-		t.Fatalf("FindOpenClaw = %q, want the one fixture transcript", paths)
+	if len(paths) != 2 || !strings.HasSuffix(paths[0], "6a1f0c2e-9d8b-4c7a-8e6f-5d4c3b2a1f0e.jsonl") {
+		t.Fatalf("FindOpenClaw = %q, want the two fixture transcripts", paths)
 	}
 	data, err := os.ReadFile(paths[0])
 	if err != nil {

@@ -131,8 +131,17 @@ func statusOut(st *engine.SyncStatus) *SyncStatusOut {
 			Scanned: ptr(st.Scanned), Unchanged: ptr(st.Unchanged), Updated: ptr(st.Updated), Removed: ptr(st.Removed),
 			Skipped: ptr(st.Skipped), Failed: ptr(st.Failed), Embedded: ptr(st.Embedded),
 			LastSuccessfulSyncAt: st.LastSuccessfulSyncAt, LastCheckedAt: st.LastCheckedAt, LastIndexedAt: st.LastIndexedAt,
-			SkipReason: st.SkipReason}
+			SkipReason: st.SkipReason, Diagnostics: syncCounter(st.Diagnostics)}
 	default:
 		return &SyncStatusOut{Status: "idle"}
 	}
+}
+
+// syncCounter is the sync's envelope cleaning, nil when nothing was counted.
+func syncCounter(c *cairn.EnvelopeCounts) *SyncCounter {
+	if c == nil {
+		return nil
+	}
+	return &SyncCounter{InternalMessagesCleaned: c.InternalMessagesCleaned, AttachmentsCleaned: c.AttachmentsCleaned,
+		AttachmentBudgetSkipped: c.AttachmentBudgetSkipped}
 }

@@ -91,6 +91,10 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 		for _, code := range slices.Sorted(maps.Keys(s.SkipReasons)) {
 			fmt.Fprintf(e.stdout, "%s: %d sessions skipped: %s\n", s.Source, s.SkipReasons[code], cairn.ReasonText(code))
 		}
+		if d := s.Diagnostics; d != nil {
+			fmt.Fprintf(e.stdout, "%s: envelopes: %d internal messages cleaned, %d attachments cleaned, %d messages over the work budget left as they were\n",
+				s.Source, d.InternalMessagesCleaned, d.AttachmentsCleaned, d.AttachmentBudgetSkipped)
+		}
 		for _, f := range s.Failures {
 			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, f.Path, f.Reason)
 		}
