@@ -17,7 +17,9 @@ import (
 // show the session start, or "unknown time").
 // 4: a path component or session id holding a secret is hashed (a
 // session re-projected once, so an id stored with a token is replaced).
-const Version = 4
+// 5: task and attachment envelopes cleaned, Codex fork replays left out
+// (issue 22): sessions indexed before hold them.
+const Version = 5
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
