@@ -73,13 +73,23 @@ type HitSignals struct {
 	LexRank  int     // 1-based rank in the lexical lane
 	Cosine   float64 // cosine similarity of the query and chunk embeddings
 	VecRank  int     // 1-based rank in the vector lane
+	// Terms is the share of the query's terms the chunk holds, by count;
+	// Cover the same share weighed by the terms' IDFs; Miss the IDF of the
+	// heaviest term the chunk lacks over the query's heaviest term's (1:
+	// it lacks the query's rarest word; 0: it lacks none).
+	Terms, Cover, Miss float64
 	// Known is the share of the query's terms found anywhere in the index
 	// (nonsense words and off-topic names are not): a property of the
-	// query, which every hit of the lexical lane carries.
+	// query, which every hit carries.
 	Known float64
-	// The query's best signals over the lane's candidates: how well the
-	// query is answered at all, which every hit of the query shares.
-	TopMatch, TopCosine float64
+	// CosGap is the cosine of the vector lane's first candidate less its
+	// tenth's (or its last's, with fewer): a query whose embedding is near
+	// nothing in particular meets a flat run of cosines. A property of the
+	// query, which every hit of a search with a vector lane carries.
+	CosGap float64
+	// The query's best signals over the hits: how well the query is
+	// answered at all, which every hit of the query shares.
+	TopMatch, TopCosine, TopTerms float64
 }
 
 // Search modes.

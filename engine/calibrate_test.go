@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,4 +144,47 @@ func fixtureQuestions(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// TestQuerySignals: a vector search knows how much of the query the index
+// holds (Known, from the lexical lane's term counts; it was 0 in vector
+// mode) and how flat its cosines run (CosGap), and a hybrid hit says which
+// of the query's terms its chunk holds.
+func TestQuerySignals(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+		"b.md": "# Garden\n\nThe tomatoes need compost and better soil.\n",
+		"c.md": "# Money\n\nQuarterly budget review with the finance team.\n",
+	}, Options{Embedder: &conceptEmbedder{model: "v1"}})
+	ctx := context.Background()
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// "support" is in the index, "zorblax" nowhere.
+	for _, mode := range []string{cairn.ModeVector, cairn.ModeHybrid} {
+		hits, err := f.eng.Search(ctx, "support zorblax", &cairn.SearchOptions{Mode: mode})
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("%s: %v, %v", mode, hits, err)
+		}
+		if len(hits) != 3 {
+			t.Fatalf("%s: %d hits, want all 3 notes (the vector lane brings every one)", mode, len(hits))
+		}
+		last := 1.0 // the lane's last (third) cosine
+		for _, h := range hits {
+			if h.Signals.Known != 0.5 {
+				t.Errorf("%s %s: known %.3f, want 0.5", mode, h.Path, h.Signals.Known)
+			}
+			last = min(last, h.Signals.Cosine)
+		}
+		if gap := hits[0].Signals.TopCosine - last; hits[0].Signals.CosGap <= 0 || math.Abs(hits[0].Signals.CosGap-gap) > 1e-6 {
+			t.Errorf("%s: cosgap %.4f, want the first cosine less the last, %.4f", mode, hits[0].Signals.CosGap, gap)
+		}
+		if mode != cairn.ModeHybrid {
+			continue
+		}
+		s := hits[0].Signals
+		if hits[0].Path != "cairn://notes/a.md" || s.Terms != 0.5 || s.Miss != 1 || s.Cover <= 0 || s.Cover >= 0.5 {
+			t.Errorf("hybrid first %s: terms %.3f cover %.3f miss %.3f; want a.md holding one of two terms, missing the heavier", hits[0].Path, s.Terms, s.Cover, s.Miss)
+		}
+	}
 }

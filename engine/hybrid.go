@@ -31,6 +31,9 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 			return nil, "", err
 		}
 		hits, ids := e.vectorHits(vecCands, o)
+		if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
+			return nil, "", err
+		}
 		hits, err = e.withSnippets(ctx, query, hits, ids)
 		return hits, cairn.ModeVector, err
 	}
@@ -78,8 +81,35 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		return trimExplain(lex[:min(len(lex), o.Limit)], o.Explain), cairn.ModeLexical, nil
 	}
 	vecHits, ids := e.vectorHits(vecCands, &lo)
-	hits, err := e.withSnippets(ctx, query, fuse(lex, vecHits, o, e.docKey), ids)
+	hits := fuse(lex, vecHits, o, e.docKey)
+	if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
+		return nil, "", err
+	}
+	hits, err := e.withSnippets(ctx, query, hits, ids)
 	return hits, cairn.ModeHybrid, err
+}
+
+// querySignals sets the properties of the query that every hit of a
+// search with a vector lane carries for its calibrated score: Known (from
+// the lexical lane's cached term counts, so a vector search knows a query
+// of nonsense words too, and a hybrid one whose lexical lane found
+// nothing) and CosGap over the vector lane's candidates (cands, best
+// first).
+func (e *Engine) querySignals(ctx context.Context, query string, hits []cairn.Hit, cands []cairn.Candidate) error {
+	known, err := e.searcher.Known(ctx, query)
+	if err != nil {
+		return err
+	}
+	gap := 0.0
+	if len(cands) > 0 {
+		gap = cands[min(9, len(cands)-1)].BM25 - cands[0].BM25 // BM25 holds -cosine
+	}
+	for i := range hits {
+		if hits[i].Signals != nil {
+			hits[i].Signals.Known, hits[i].Signals.CosGap = known, gap
+		}
+	}
+	return nil
 }
 
 // docKey is the unit hybrid search keeps one chunk of: the document for
@@ -260,6 +290,7 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 			if p.lane == "bm25" {
 				h.TextScore = &score
 				sig.BM25, sig.Match, sig.AllWords, sig.LexRank, sig.Known = p.sig.BM25, p.sig.Match, p.sig.AllWords, p.rank, p.sig.Known
+				sig.Terms, sig.Cover, sig.Miss = p.sig.Terms, p.sig.Cover, p.sig.Miss
 			} else {
 				h.VectorScore = &score
 				sig.Cosine, sig.VecRank = p.sig.Cosine, p.rank

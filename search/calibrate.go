@@ -19,53 +19,79 @@ import (
 // docs/design.md, "Calibrated scores"), so 0.3 means the same in every
 // mode, and a minimum score cuts on it.
 
-// Feature names per mode, in the order of a model's weights after the bias.
-var featureNames = map[string][]string{
-	cairn.ModeLexical: {"match", "allwords", "lnrank", "topmatch", "known"},
-	cairn.ModeVector:  {"cos", "lnrank", "topcos"},
-	cairn.ModeHybrid:  {"match", "allwords", "lex", "lnlexrank", "cos", "lnvecrank", "topmatch", "topcos", "known"},
-}
-
 // Model is one mode's logistic model: Weights[0] is the bias, the rest
-// weigh the features FeatureNames lists.
+// weigh the features Features names (keys of the feature table below).
 type Model struct {
-	Weights []float64
+	Features []string
+	Weights  []float64
 }
 
 // Models are the fitted models: bench/cmd/calibrate -fit, cross 0.1, pos
 // 0.5, l2 1, on the LoCoMo development split, the ranking fixture and 40
 // off-topic queries (bench/RESULTS.md, "Calibrated scores").
 var Models = map[string]Model{
-	cairn.ModeLexical: {Weights: []float64{-11.4699, 5.8107, 0.6089, -0.5965, 8.9038, 9.1668}},
-	cairn.ModeVector:  {Weights: []float64{-9.1604, 7.2100, -0.5382, 19.6395}},
-	cairn.ModeHybrid:  {Weights: []float64{-13.7466, 4.8536, 0.5777, 2.1521, -0.2031, 7.4826, -0.1378, 6.1292, 13.3903, 3.4583}},
+	cairn.ModeLexical: {Features: []string{"match", "allwords", "lnrank", "topmatch", "known"},
+		Weights: []float64{-11.4699, 5.8107, 0.6089, -0.5965, 8.9038, 9.1668}},
+	cairn.ModeVector: {Features: []string{"cos", "lnrank", "topcos"},
+		Weights: []float64{-9.1604, 7.2100, -0.5382, 19.6395}},
+	cairn.ModeHybrid: {Features: []string{"match", "allwords", "lex", "lnlexrank", "cos", "lnvecrank", "topmatch", "topcos", "known"},
+		Weights: []float64{-13.7466, 4.8536, 0.5777, 2.1521, -0.2031, 7.4826, -0.1378, 6.1292, 13.3903, 3.4583}},
+}
+
+// features are the inputs a model may use, by name: a hit's own signals
+// and, from "top" on, the query's, which every hit of a search shares.
+var features = map[string]func(s cairn.HitSignals) float64{
+	"match":     func(s cairn.HitSignals) float64 { return s.Match },
+	"allwords":  func(s cairn.HitSignals) float64 { return b2f(s.AllWords) },
+	"lex":       func(s cairn.HitSignals) float64 { return b2f(s.LexRank > 0) },
+	"lnrank":    func(s cairn.HitSignals) float64 { return lnrank(max(s.LexRank, s.VecRank)) },
+	"lnlexrank": func(s cairn.HitSignals) float64 { return lnrank(s.LexRank) },
+	"lnvecrank": func(s cairn.HitSignals) float64 { return lnrank(s.VecRank) },
+	"cos":       func(s cairn.HitSignals) float64 { return s.Cosine },
+	"terms":     func(s cairn.HitSignals) float64 { return s.Terms },
+	"cover":     func(s cairn.HitSignals) float64 { return s.Cover },
+	"miss":      func(s cairn.HitSignals) float64 { return s.Miss },
+	"matchcos":  func(s cairn.HitSignals) float64 { return s.Match * s.Cosine },
+	"coverdcos": func(s cairn.HitSignals) float64 { return s.Cover * s.Cosine },
+	"known":     func(s cairn.HitSignals) float64 { return s.Known },
+	"unknown":   func(s cairn.HitSignals) float64 { return b2f(s.Known < 1) },
+	"cosgap":    func(s cairn.HitSignals) float64 { return s.CosGap },
+	"topmatch":  func(s cairn.HitSignals) float64 { return s.TopMatch },
+	"topcos":    func(s cairn.HitSignals) float64 { return s.TopCosine },
+	"topterms":  func(s cairn.HitSignals) float64 { return s.TopTerms },
+}
+
+func b2f(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func lnrank(r int) float64 {
+	if r <= 0 {
+		return 0
+	}
+	return math.Log(float64(r))
 }
 
 // FeatureNames returns the names of mode's features.
-func FeatureNames(mode string) []string { return featureNames[mode] }
+func FeatureNames(mode string) []string { return Models[mode].Features }
+
+// HasFeature reports whether name is a feature a model can use.
+func HasFeature(name string) bool { return features[name] != nil }
+
+// Inputs returns the model's inputs for one hit's signals.
+func (m Model) Inputs(s cairn.HitSignals) []float64 {
+	x := make([]float64, len(m.Features))
+	for i, name := range m.Features {
+		x[i] = features[name](s)
+	}
+	return x
+}
 
 // Features returns the inputs of mode's model for one hit's signals.
-func Features(mode string, s cairn.HitSignals) []float64 {
-	lnrank := func(r int) float64 {
-		if r <= 0 {
-			return 0
-		}
-		return math.Log(float64(r))
-	}
-	b := func(v bool) float64 {
-		if v {
-			return 1
-		}
-		return 0
-	}
-	switch mode {
-	case cairn.ModeLexical:
-		return []float64{s.Match, b(s.AllWords), lnrank(s.LexRank), s.TopMatch, s.Known}
-	case cairn.ModeVector:
-		return []float64{s.Cosine, lnrank(s.VecRank), s.TopCosine}
-	}
-	return []float64{s.Match, b(s.AllWords), b(s.LexRank > 0), lnrank(s.LexRank), s.Cosine, lnrank(s.VecRank), s.TopMatch, s.TopCosine, s.Known}
-}
+func Features(mode string, s cairn.HitSignals) []float64 { return Models[mode].Inputs(s) }
 
 // MaxScore is the highest score a hit gets: the model never claims
 // certainty (a handful of examples cannot back 1.0), and a minimum score
@@ -81,45 +107,69 @@ func (m Model) Probability(x []float64) float64 {
 	return min(1/(1+math.Exp(-z)), MaxScore)
 }
 
+// QuerySignals sets the query's best signals, over hits (one search's, in
+// rank order), on every hit: TopMatch, TopCosine, TopTerms, and Known and
+// CosGap where some hits lack them (hybrid hits of one lane).
+func QuerySignals(hits []cairn.HitSignals) {
+	var top cairn.HitSignals
+	for _, s := range hits {
+		top.TopMatch = max(top.TopMatch, s.Match)
+		top.TopCosine = max(top.TopCosine, s.Cosine)
+		top.TopTerms = max(top.TopTerms, s.Terms)
+		top.Known = max(top.Known, s.Known)
+		top.CosGap = max(top.CosGap, s.CosGap)
+	}
+	for i := range hits {
+		s := &hits[i]
+		s.TopMatch, s.TopCosine, s.TopTerms, s.Known, s.CosGap = top.TopMatch, top.TopCosine, top.TopTerms, top.Known, top.CosGap
+	}
+}
+
+// Scores returns the scores of one search's hits (their signals in rank
+// order, QuerySignals already set) under m: the model's probabilities, none
+// above the one before it.
+func (m Model) Scores(hits []cairn.HitSignals) []float64 {
+	out := make([]float64, len(hits))
+	prev := 1.0
+	for i, s := range hits {
+		prev = min(m.Probability(m.Inputs(s)), prev)
+		out[i] = prev
+	}
+	return out
+}
+
 // Calibrate sets the score of hits, in rank order, from their signals
 // under mode's model (mode names the lanes that ran: hybrid with the
 // vector lane off is lexical) and drops those below minScore. The query's
-// best signals are taken over hits first. A hit never scores above the
-// one ranked before it: the order is the lanes' (fusion's), and a score
-// that rose down the list would say the ranking is wrong where the model
-// is only noisier than it, so a minimum score cuts a tail, never a hole.
-// With explain, each hit's explanation ends with the model's inputs and
-// weights.
+// best signals are taken over hits first (QuerySignals). A hit never
+// scores above the one ranked before it: the order is the lanes'
+// (fusion's), and a score that rose down the list would say the ranking is
+// wrong where the model is only noisier than it, so a minimum score cuts a
+// tail, never a hole. With explain, each hit's explanation ends with the
+// model's inputs and weights.
 func Calibrate(hits []cairn.Hit, mode string, minScore float64, explain bool) []cairn.Hit {
 	m, ok := Models[mode]
 	if !ok {
 		return hits
 	}
-	var top cairn.HitSignals
-	for _, h := range hits {
+	sigs := make([]cairn.HitSignals, len(hits))
+	for i, h := range hits {
 		if h.Signals != nil {
-			top.TopMatch = max(top.TopMatch, h.Signals.Match)
-			top.TopCosine = max(top.TopCosine, h.Signals.Cosine)
-			top.Known = max(top.Known, h.Signals.Known)
+			sigs[i] = *h.Signals
 		}
 	}
+	QuerySignals(sigs)
+	scores := m.Scores(sigs)
 	out := hits[:0]
-	prev := 1.0
-	for _, h := range hits {
-		s := cairn.HitSignals{}
-		if h.Signals != nil {
-			s = *h.Signals
-		}
-		s.TopMatch, s.TopCosine, s.Known = top.TopMatch, top.TopCosine, top.Known
-		x := Features(mode, s)
-		p := min(m.Probability(x), prev)
-		prev = p
+	for i, h := range hits {
+		p := scores[i]
 		if p < minScore {
 			break
 		}
+		s := sigs[i]
 		h.Signals, h.Score = &s, p
 		if explain {
-			h.Explain = append(h.Explain, explainModel(mode, m, x, p))
+			h.Explain = append(h.Explain, explainModel(mode, m, m.Inputs(s), p))
 		}
 		out = append(out, h)
 	}
@@ -130,7 +180,7 @@ func Calibrate(hits []cairn.Hit, mode string, minScore float64, explain bool) []
 func explainModel(mode string, m Model, x []float64, p float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "score(%.4f) = %s model σ(%.2f", p, mode, m.Weights[0])
-	for i, name := range featureNames[mode] {
+	for i, name := range m.Features {
 		fmt.Fprintf(&b, " %+.2f×%s(%.3f)", m.Weights[i+1], name, x[i])
 	}
 	b.WriteString(")")

@@ -157,7 +157,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 			cands = merge(cands, res.Candidates, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(terms)))
 		}
 	}
-	hits := s.hits(q, cands, plan, &o, ideal(span, terms))
+	hits := s.hits(q, cands, plan, &o, termWeights(span, terms))
 	known := 0
 	for _, t := range terms {
 		if t.n > 0 {
@@ -168,27 +168,6 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 		hits[i].Signals.Known = float64(known) / float64(len(terms))
 	}
 	return hits, nil
-}
-
-// ideal is the sum over the query's terms of their inverse document
-// frequencies (a term's best phrase), the BM25 of a chunk that holds every
-// term once, roughly: HitSignals.Match divides by it, so a chunk matching
-// only the common half of a query, or none of its rare words, has a low
-// match however large its raw BM25. Terms that match nothing count with the
-// IDF of a phrase in no chunk, the largest there is.
-func ideal(span cairn.IndexSpan, terms []counted) float64 {
-	var sum float64
-	for _, t := range terms {
-		best := 0.0
-		for _, n := range t.counts {
-			best = max(best, idf(span.Rows, n))
-		}
-		if len(t.counts) == 0 {
-			best = idf(span.Rows, 0)
-		}
-		sum += best
-	}
-	return sum
 }
 
 // onePhrase answers a query of one phrase. Its inverse document frequency
@@ -218,7 +197,7 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn
 		res.Candidates[i].BM25 *= w
 		plan[res.Candidates[i].ChunkID] = "all-words"
 	}
-	return s.hits(q, res.Candidates, plan, o, w), nil
+	return s.hits(q, res.Candidates, plan, o, []float64{w}), nil
 }
 
 // idf is the inverse document frequency of a phrase in n of rows chunks,
@@ -419,8 +398,14 @@ func Normalize(bm25 float64) float64 {
 	return s / (1 + s)
 }
 
-func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string, o *cairn.SearchOptions, ideal float64) []cairn.Hit {
+// hits turns candidates into hits; w are the query terms' weights
+// (termWeights), whose sum is the ideal HitSignals.Match divides by.
+func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string, o *cairn.SearchOptions, w []float64) []cairn.Hit {
 	out := make([]cairn.Hit, 0, min(len(cands), o.Limit))
+	ideal := 0.0
+	for _, v := range w {
+		ideal += v
+	}
 	words := q.highlightWords()
 	for _, c := range cands {
 		if len(out) == o.Limit {
@@ -440,6 +425,7 @@ func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string,
 			Signals: &cairn.HitSignals{BM25: -c.BM25, Match: -c.BM25 / max(ideal, 1e-9), LexRank: len(out) + 1, Known: 1,
 				AllWords: plan[c.ChunkID] == "all-words"},
 		}
+		termSignals(h.Signals, q, c.Title+"\n"+c.Text, w)
 		if o.Explain {
 			h.Explain = []string{
 				fmt.Sprintf("bm25(%.4f):%.4f", -c.BM25, score),

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/eval"
 	"github.com/cairnmemory/cairn/search"
 )
@@ -31,10 +33,46 @@ func readDump(path string) (Dump, error) {
 	return d, nil
 }
 
+// signals returns q's hits' signals with the query's signals set as
+// search.Calibrate sets them.
+func signals(q eval.CalibrationQuery) []cairn.HitSignals {
+	out := make([]cairn.HitSignals, len(q.Hits))
+	for i, h := range q.Hits {
+		out[i] = h.Signals
+	}
+	search.QuerySignals(out)
+	return out
+}
+
+// parseFeatures reads -features: "mode=name,name;mode=..." over the
+// features search.Models use.
+func parseFeatures(spec string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, m := range modes {
+		out[m] = search.FeatureNames(m)
+	}
+	for _, part := range strings.Split(spec, ";") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		mode, names, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("parse -features %q: want mode=name,name", part)
+		}
+		out[mode] = strings.Split(names, ",")
+		for _, n := range out[mode] {
+			if !search.HasFeature(n) {
+				return nil, fmt.Errorf("parse -features: no feature %q", n)
+			}
+		}
+	}
+	return out, nil
+}
+
 // runFit fits and reports; test, when given, is a dump of -list
 // engine/testdata/offtopic.txt, scored with the models fitted on all of
 // path, never fitted to.
-func runFit(path, test string, l2, minScore, crossShare, posShare float64) error {
+func runFit(path, test, featureSpec string, l2, minScore, crossShare, posShare float64) error {
 	d, err := readDump(path)
 	if err != nil {
 		return err
@@ -43,8 +81,13 @@ func runFit(path, test string, l2, minScore, crossShare, posShare float64) error
 	if err != nil {
 		return err
 	}
+	feats, err := parseFeatures(featureSpec)
+	if err != nil {
+		return err
+	}
 	for _, mode := range modes {
 		qs := d[mode]
+		names := feats[mode]
 		var convs []string
 		for _, q := range qs {
 			if q.Conv != "fixture" && !slices.Contains(convs, q.Conv) {
@@ -54,13 +97,12 @@ func runFit(path, test string, l2, minScore, crossShare, posShare float64) error
 		var cv foldStats
 		for _, c := range convs {
 			held := func(q eval.CalibrationQuery) bool { return q.Conv == c || q.Target == c }
-			w := fitModel(mode, qs, func(q eval.CalibrationQuery) bool { return !held(q) }, l2, crossShare, posShare)
-			cv.add(score(mode, search.Model{Weights: w}, qs, held, minScore))
+			m := fitModel(names, qs, func(q eval.CalibrationQuery) bool { return !held(q) }, l2, crossShare, posShare)
+			cv.add(score(m, qs, held, minScore))
 		}
-		w := fitModel(mode, qs, func(eval.CalibrationQuery) bool { return true }, l2, crossShare, posShare)
-		m := search.Model{Weights: w}
-		all := score(mode, m, qs, func(q eval.CalibrationQuery) bool { return q.Conv != "fixture" }, minScore)
-		fx := score(mode, m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == "fixture" }, minScore)
+		m := fitModel(names, qs, func(eval.CalibrationQuery) bool { return true }, l2, crossShare, posShare)
+		all := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv != "fixture" }, minScore)
+		fx := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == "fixture" }, minScore)
 		fmt.Printf("%s (cut at %.2f)\n", mode, minScore)
 		fmt.Printf("  cross-validated by conversation: %s\n", cv)
 		fmt.Printf("  fitted on all, LoCoMo:           %s\n", all)
@@ -68,22 +110,23 @@ func runFit(path, test string, l2, minScore, crossShare, posShare float64) error
 		if td != nil {
 			tq := td[mode]
 			all := func(eval.CalibrationQuery) bool { return true }
-			fmt.Printf("  test list:                       %s\n", score(mode, m, tq, all, minScore))
+			fmt.Printf("  test list:                       %s\n", score(m, tq, all, minScore))
 			for _, q := range tq {
-				if n := kept(mode, m, q, minScore); n > 0 {
+				if n := kept(m, q, minScore); n > 0 {
 					fmt.Printf("    %q in %s: %d hits\n", q.Question, q.Target, n)
 				}
 			}
 		}
-		fmt.Printf("  weights %s: %#v\n", search.FeatureNames(mode), w)
+		fmt.Printf("  model: %#v\n", m)
 	}
 	return nil
 }
 
-// fitModel fits mode's model to the queries use selects: the relevant hits
-// of on-topic queries (weighing posShare) against every hit of off-topic
-// ones (the rest).
-func fitModel(mode string, qs []eval.CalibrationQuery, use func(eval.CalibrationQuery) bool, l2, crossShare, posShare float64) []float64 {
+// fitModel fits a model over features names to the queries use selects:
+// the relevant hits of on-topic queries (weighing posShare) against every
+// hit of off-topic ones (the rest).
+func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.CalibrationQuery) bool, l2, crossShare, posShare float64) search.Model {
+	m := search.Model{Features: names}
 	var x [][]float64
 	var y []bool
 	var isCross []bool
@@ -92,11 +135,12 @@ func fitModel(mode string, qs []eval.CalibrationQuery, use func(eval.Calibration
 		if !use(q) {
 			continue
 		}
-		for _, h := range q.Hits {
+		sigs := signals(q)
+		for i, h := range q.Hits {
 			if q.OnTopic && !h.Relevant {
 				continue
 			}
-			x = append(x, search.Features(mode, h.Signals))
+			x = append(x, m.Inputs(sigs[i]))
 			y = append(y, q.OnTopic)
 			isCross = append(isCross, cross(q))
 			switch {
@@ -120,7 +164,8 @@ func fitModel(mode string, qs []eval.CalibrationQuery, use func(eval.Calibration
 			w[i] = (1 - posShare) * (1 - crossShare) / max(neg, 1)
 		}
 	}
-	return eval.FitLogistic(x, y, w, l2/float64(len(x)))
+	m.Weights = eval.FitLogistic(x, y, w, l2/float64(len(x)))
+	return m
 }
 
 type foldStats struct {
@@ -149,24 +194,16 @@ func (s foldStats) String() string {
 
 // score applies model m to the queries sel selects, cutting as
 // search.Calibrate does, and counts what the cut costs and removes.
-func score(mode string, m search.Model, qs []eval.CalibrationQuery, sel func(eval.CalibrationQuery) bool, minScore float64) foldStats {
+func score(m search.Model, qs []eval.CalibrationQuery, sel func(eval.CalibrationQuery) bool, minScore float64) foldStats {
 	var s foldStats
 	for _, q := range qs {
 		if !sel(q) {
 			continue
 		}
-		var top float64
-		var topCos float64
-		for _, h := range q.Hits {
-			top, topCos = max(top, h.Signals.Match), max(topCos, h.Signals.Cosine)
-		}
 		var before, after []string
-		kept, prev := 0, 1.0
-		for _, h := range q.Hits {
-			sig := h.Signals
-			sig.TopMatch, sig.TopCosine = top, topCos
-			p := min(m.Probability(search.Features(mode, sig)), prev)
-			prev = p
+		kept := 0
+		for i, p := range m.Scores(signals(q)) {
+			h := q.Hits[i]
 			before = append(before, h.Turns...)
 			if p >= minScore {
 				after = append(after, h.Turns...)
@@ -199,11 +236,9 @@ func score(mode string, m search.Model, qs []eval.CalibrationQuery, sel func(eva
 }
 
 // kept counts the hits of q that model m keeps at minScore.
-func kept(mode string, m search.Model, q eval.CalibrationQuery, minScore float64) int {
-	n, prev := 0, 1.0
-	for _, h := range q.Hits {
-		p := min(m.Probability(search.Features(mode, h.Signals)), prev)
-		prev = p
+func kept(m search.Model, q eval.CalibrationQuery, minScore float64) int {
+	n := 0
+	for _, p := range m.Scores(signals(q)) {
 		if p >= minScore {
 			n++
 		}

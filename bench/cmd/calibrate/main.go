@@ -31,6 +31,7 @@ import (
 	"github.com/cairnmemory/cairn/embed/onnx"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/eval"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/tokenize"
 )
 
@@ -43,6 +44,7 @@ func main() {
 	test := flag.String("test", "", "with -fit: a -list dump of engine/testdata/offtopic.txt to check the models on")
 	only := flag.String("modes", "lexical,vector,hybrid", "with -dump: the modes to ask in")
 	fit := flag.String("fit", "", "fit the models to this JSON file (from -dump)")
+	featureSpec := flag.String("features", "", `with -fit: the features of some modes' models ("hybrid=match,cos;lexical=match"), default search.Models'`)
 	evalRuns := flag.Bool("eval", false, "run the LoCoMo evaluation at min score 0 and at the default")
 	l2 := flag.Float64("l2", 1, "L2 penalty of the fit")
 	minScore := flag.Float64("min-score", cairn.DefaultMinScore, "minimum score cross-validation cuts at")
@@ -55,7 +57,7 @@ func main() {
 	case *dump != "":
 		err = runDump(*shared, *dump, *list)
 	case *fit != "":
-		err = runFit(*fit, *test, *l2, *minScore, *crossShare, *posShare)
+		err = runFit(*fit, *test, *featureSpec, *l2, *minScore, *crossShare, *posShare)
 	case *evalRuns:
 		err = runEval(*shared)
 	default:
@@ -156,6 +158,24 @@ var trainOffTopic = []string{
 	"lunar eclipse schedule", "how do hearing aids work", "byzantine empire fall", "dna replication enzymes",
 	"weather forecast for tokyo", "best mortgage interest rates", "formula one pit stop strategy",
 	"how to solder a circuit board", "sumo wrestling ranks", "venus atmosphere sulfuric acid", "the periodic table of elements",
+	// Added for the second fit: questions of general knowledge made of
+	// everyday words that personal conversations hold ("history", "work",
+	// "change"), the kind that met a conversation on one word; they share
+	// no word with engine/testdata/offtopic.txt (TestFitListApart).
+	"history of the roman empire", "how do tides work", "boiling point of water at altitude", "stock market crash of 1929",
+	"speed of light in a vacuum", "largest desert on earth", "who invented the telephone", "chess opening theory",
+	"how do magnets attract metal", "causes of hyperinflation", "human digestive enzymes", "treaty of versailles terms",
+	"how does a refrigerator cool", "plate armor of knights", "electoral college votes", "greenhouse gas emissions by country",
+	"the speed of sound", "how do bees make honey", "what causes thunder and lightning", "roman numerals conversion",
+	"ancient greek philosophers", "how does gps determine location", "interest on a savings bond", "the longest river in south america",
+	"how to calculate compound interest", "symptoms of vitamin d deficiency", "how a steam engine works", "elements of gothic architecture",
+	"the cold war arms race", "how do noise cancelling headphones work", "distance from earth to the moon", "how to read a barometer",
+	"history of the printing press", "krebs cycle steps", "how do earthquakes happen", "viking longship navigation",
+	"inventor of the light bulb", "how are diamonds formed", "labor laws for overtime pay", "what is the gross domestic product",
+	"how does a reactor produce electricity", "ottoman empire sultans", "how do octopuses change color", "rules of rugby scrum",
+	"integral of a polynomial", "how do satellites stay in orbit", "the magna carta", "iron smelting in a furnace",
+	"the chemistry of rust", "grelbish vantorq", "zumfrick plexador", "quorvath nimblesk", "snargle pufftwit",
+	"frunkel dibbet", "oompaloo skree", "yarvish blenth", "kwijibo fnord",
 }
 
 // fixture asks the ranking fixture's questions (the expected note is the
@@ -178,7 +198,7 @@ func fixture(ctx context.Context, shared, mode string, offTopic []string, questi
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{{Name: "rank", Kind: cairn.KindFiles, Paths: []string{notes}}}})
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{{Name: "rank", Kind: cairn.KindFiles, Paths: []string{notes}}}})
 	if err != nil {
 		return nil, err
 	}
