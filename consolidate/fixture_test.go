@@ -17,6 +17,7 @@ import (
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/llm/anthropic"
 	"github.com/cairnmemory/cairn/llm/openai"
+	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // plantedToken is a secret in a record the model must never see.
@@ -68,7 +69,28 @@ func longSession() cairn.Session {
 type fixture struct {
 	t   *testing.T
 	dir string
-	eng *engine.Engine
+	eng testEngine
+}
+
+// testEngine is an engine with the storage it opened, for the tests that
+// write or read storage directly (the engine exposes none).
+type testEngine struct {
+	*engine.Engine
+	store cairn.Storage
+}
+
+func (e testEngine) Store() cairn.Storage { return e.store }
+
+// keepStorage is the SQLite backend, remembering the storage it opens.
+type keepStorage struct {
+	sqlite.Backend
+	st *cairn.Storage
+}
+
+func (k keepStorage) Open(ctx context.Context, dir string, o cairn.StorageOptions) (cairn.Storage, error) {
+	st, err := k.Backend.Open(ctx, dir, o)
+	*k.st = st
+	return st, err
 }
 
 func newFixture(t *testing.T, sessions ...cairn.Session) *fixture {
@@ -83,12 +105,13 @@ func newFixture(t *testing.T, sessions ...cairn.Session) *fixture {
 
 func (f *fixture) open() {
 	f.t.Helper()
+	var st cairn.Storage
 	eng, err := engine.Open(context.Background(), engine.Options{Dir: f.dir, Location: time.UTC,
-		Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions}}})
+		Backend: keepStorage{st: &st}, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions}}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.eng = eng
+	f.eng = testEngine{eng, st}
 	f.t.Cleanup(func() { eng.Close(context.Background()) })
 }
 

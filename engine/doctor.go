@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // Check statuses in a DoctorReport.
@@ -65,6 +62,9 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 	opts.setDefaults()
 	opts.OneShot = true
 	rep := &DoctorReport{Dir: opts.Dir, Repair: repair}
+	if opts.Backend == nil {
+		return nil, errNoBackend
+	}
 	path := filepath.Join(opts.Dir, DBFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, &cairn.Error{Op: "check index", Path: path, Err: err, Hint: "nothing is indexed here yet: run cairn sync"}
@@ -81,19 +81,18 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 		}
 	}()
 	rep.add(lockCheck(lock))
-	st := sqlite.New(path, FeatureVersion)
-	st.Ident = e.searchIdent()
-	damaged, err := checkIndexFile(ctx, st, rep, repair)
+	st, health, err := opts.Backend.CheckIndex(ctx, opts.Dir, storageOptions(opts))
 	if err != nil {
 		return nil, err
 	}
-	if damaged {
-		rep.add(e.checkTemps(repair))         // needs no index
-		rep.add(checkDurableAlone(ctx, path)) // memory.db is a file of its own
+	if health.Damaged {
+		rep.addDamaged(health, repair)
+		rep.add(e.checkTemps(repair))                                          // needs no index
+		rep.add(memoriesCheck(opts.Backend.CheckMemoriesAlone(ctx, opts.Dir))) // memory.db is a file of its own
 		if !repair {
 			return rep, nil
 		}
-		if rep.MovedAside, err = moveAside(path); err != nil {
+		if rep.MovedAside, err = opts.Backend.MoveAside(opts.Dir); err != nil {
 			return nil, err
 		}
 		// Sync takes the lock itself: release it for the rebuild.
@@ -102,6 +101,7 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 		return rep, rebuild(ctx, opts, rep)
 	}
 	defer st.Close()
+	rep.add(DoctorCheck{Name: "index", Status: CheckOK, Detail: health.Detail})
 	e.store = st
 	if err := e.checkDerived(ctx, rep, repair); err != nil {
 		return nil, err
@@ -119,76 +119,19 @@ func lockCheck(l *dirLock) DoctorCheck {
 	return c
 }
 
-// checkIndexFile opens the index and runs the full integrity check. It
-// reports damaged when the file is not a database or fails the check.
-func checkIndexFile(ctx context.Context, st *sqlite.Store, rep *DoctorReport, repair bool) (bool, error) {
-	c := DoctorCheck{Name: "index", Status: CheckOK}
-	// Without --repair the fix says what --repair would do, not what it did.
-	fix := "run cairn doctor --repair to move it aside and rebuild it from the corpora (memories are kept in " + sqlite.DurableFile + ")"
+// addDamaged reports a damaged index and the checks that cannot run on
+// it. Without --repair the fix says what --repair would do, not what it
+// did.
+func (r *DoctorReport) addDamaged(h cairn.IndexHealth, repair bool) {
+	c := DoctorCheck{Name: "index", Status: CheckProblem, Detail: h.Detail,
+		Fix: "run cairn doctor --repair to move it aside and rebuild it from the corpora (" + h.Kept + ")"}
 	if repair {
-		fix = "moved aside and rebuilt from the corpora (memories are kept in " + sqlite.DurableFile + ")"
+		c.Status, c.Fix = CheckRepaired, "moved aside and rebuilt from the corpora ("+h.Kept+")"
 	}
-	start := time.Now()
-	if err := st.Open(ctx); err != nil {
-		if !sqlite.IsDamaged(err) {
-			return false, err
-		}
-		c.Status, c.Detail, c.Fix = CheckProblem, fmt.Sprintf("%s cannot be read: %v", st.Path, errors.Unwrap(err)), fix
-	} else if problems, err := st.Integrity(ctx, false); err != nil {
-		st.Close()
-		if !sqlite.IsDamaged(err) {
-			return false, err
-		}
-		c.Status, c.Detail, c.Fix = CheckProblem, err.Error(), fix
-	} else if len(problems) > 0 && !fullTextOnly(problems) {
-		st.Close()
-		c.Status, c.Detail, c.Fix = CheckProblem, fmt.Sprintf("integrity_check found %d problems, first: %s", len(problems), problems[0]), fix
-	} else if len(problems) > 0 {
-		// SQLite's integrity_check runs FTS5's check too; damage there
-		// alone is the fulltext check's to report and repair.
-		c.Detail = fmt.Sprintf("%s: pages and tables sound; integrity_check's %d findings are in the full-text index (see fulltext)",
-			filepath.Base(st.Path), len(problems))
-	} else {
-		c.Detail = fmt.Sprintf("%s passed integrity_check in %.1f s", filepath.Base(st.Path), time.Since(start).Seconds())
+	r.add(c)
+	for _, name := range []string{"fulltext", "strays", "vectors"} {
+		r.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "the index is unreadable"})
 	}
-	if c.Status == CheckProblem {
-		if repair {
-			c.Status = CheckRepaired
-		}
-		rep.add(c)
-		for _, name := range []string{"fulltext", "strays", "vectors"} {
-			rep.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "the index is unreadable"})
-		}
-		return true, nil
-	}
-	rep.add(c)
-	return false, nil
-}
-
-// fullTextOnly reports whether every integrity_check finding is about the
-// full-text index, which a rebuild from the chunks repairs.
-func fullTextOnly(problems []string) bool {
-	for _, p := range problems {
-		if !strings.HasPrefix(p, "fts5:") && !strings.Contains(p, `"chunks_fts`) {
-			return false
-		}
-	}
-	return true
-}
-
-// moveAside renames a damaged index file, with its WAL and shared-memory
-// files (a new file must not pick up the old WAL), to NAME.damaged-TIME.
-// The durable store beside it is a file of its own and stays.
-func moveAside(path string) (string, error) {
-	dst := path + ".damaged-" + time.Now().UTC().Format("20060102-150405")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		err := os.Rename(path+suffix, dst+suffix)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", &cairn.Error{Op: "move damaged index aside", Path: path + suffix, Err: err,
-				Hint: "move it away by hand (keep " + sqlite.DurableFile + "), then run cairn sync"}
-		}
-	}
-	return dst, nil
 }
 
 // rebuild opens a fresh index and syncs the corpora into it.

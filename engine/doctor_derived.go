@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/search"
-	"github.com/cairnmemory/cairn/sqlite"
 	"github.com/cairnmemory/cairn/vector"
 )
 
@@ -128,48 +128,15 @@ func (e *Engine) checkTemps(repair bool) DoctorCheck {
 // checkDurable reads the durable store's integrity; Doctor never changes
 // it: memories cost model calls and have no other source.
 func (e *Engine) checkDurable(ctx context.Context) DoctorCheck {
-	c := DoctorCheck{Name: "memories", Status: CheckOK}
-	problems, err := e.store.DurableIntegrity(ctx)
-	switch {
-	case err != nil:
-		c.Status, c.Detail = CheckProblem, err.Error()
-	case len(problems) > 0:
-		c.Status, c.Detail = CheckProblem, fmt.Sprintf("integrity_check found %d problems, first: %s", len(problems), problems[0])
-	default:
-		c.Detail = sqlite.DurableFile + " passed integrity_check"
-		return c
-	}
-	c.Fix = "not repaired: doctor never changes the memories; restore the file from a backup or copy what it still holds with sqlite3 .recover"
-	return c
+	return memoriesCheck(e.store.CheckDurable(ctx))
 }
 
-// checkDurableAlone checks memory.db on its own, read only, when the index
-// beside it cannot be opened (so the attached store cannot be reached):
-// quick_check (the index is the one being rebuilt; the memories need only
-// say whether they are readable) and the counts of what it holds.
-func checkDurableAlone(ctx context.Context, indexPath string) DoctorCheck {
-	c := DoctorCheck{Name: "memories", Status: CheckOK}
-	st, err := sqlite.OpenDurableAlone(ctx, indexPath)
-	if errors.Is(err, os.ErrNotExist) {
-		c.Detail = "no " + sqlite.DurableFile + " yet: no memories stored"
-		return c
+// memoriesCheck is the memories line of a backend's finding about them.
+func memoriesCheck(f cairn.Finding) DoctorCheck {
+	c := DoctorCheck{Name: "memories", Status: CheckOK, Detail: f.Detail}
+	if f.Problem {
+		c.Status = CheckProblem
+		c.Fix = "not repaired: doctor never changes the memories; restore the file from a backup or copy what it still holds with sqlite3 .recover"
 	}
-	var problems []string
-	var n sqlite.DurableCounts
-	if err == nil {
-		defer st.Close()
-		problems, n, err = st.DurableAlone(ctx)
-	}
-	switch {
-	case err != nil:
-		c.Status, c.Detail = CheckProblem, err.Error()
-	case len(problems) > 0:
-		c.Status, c.Detail = CheckProblem, fmt.Sprintf("quick_check found %d problems, first: %s", len(problems), problems[0])
-	default:
-		c.Detail = fmt.Sprintf("%s passed quick_check, read on its own: %d memories, %d links, %d consolidation windows",
-			sqlite.DurableFile, n.Memories, n.Links, n.Windows)
-		return c
-	}
-	c.Fix = "not repaired: doctor never changes the memories; restore the file from a backup or copy what it still holds with sqlite3 .recover"
 	return c
 }

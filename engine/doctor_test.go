@@ -312,7 +312,7 @@ func TestDamagedIndexKeepsMemoriesReadable(t *testing.T) {
 	m := cairn.Memory{ID: "m-1", Kind: cairn.MemoryEpisode, Title: "Support group", Summary: "Caroline went on Tuesday.",
 		Thread: "sessions/t.md", Cues: []string{}, Concepts: []string{},
 		Provenance: []cairn.Provenance{{Record: "r1", Corpus: "sessions", Path: "cairn://sessions/t.md"}}}
-	if _, err := f.eng.Store().CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main",
+	if _, err := f.eng.store.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main",
 		Records: []string{"r1"}, Memories: []cairn.Memory{m}}); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestDamagedIndexKeepsMemoriesReadable(t *testing.T) {
 		t.Errorf("%d problems, want 1 (the index); %+v", rep.Problems, rep.Checks)
 	}
 
-	r, err := OpenMemoryReader(ctx, opts.Dir)
+	r, err := OpenMemoryReader(ctx, opts)
 	if err != nil {
 		t.Fatalf("open memory.db alone: %v", err)
 	}

@@ -1,16 +1,17 @@
 // Package engine is Cairn's library facade: Open a data directory with a set
-// of corpora, Sync them into the index, Search and Get, Close. It wires the
-// sqlite store, the chunk package's structural chunker, the ingest package's
-// file scanner and the search package's query planner. It reads no
-// configuration file and no environment variable; cmd/cairn does that and
-// passes plain values.
+// of corpora, Sync them into the index, Search and Get, Close. It wires a
+// storage backend (cairn.Backend, passed in Options: package sqlite's for
+// the embedded index), the chunk package's structural chunker, the ingest
+// package's file scanner and the search package's query planner. It names
+// no storage package and links no database driver (deps_test.go keeps it
+// so). It reads no configuration file and no environment variable;
+// cmd/cairn does that and passes plain values.
 package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -19,8 +20,8 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/chunk"
+	"github.com/cairnmemory/cairn/ingest"
 	"github.com/cairnmemory/cairn/search"
-	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // ftsVersion identifies the index tokenizer and identifier expansion; bump
@@ -37,18 +38,31 @@ var FeatureVersion = fmt.Sprintf("chunk=%d;fts=%d", chunk.Version, ftsVersion)
 // Defaults for Options.
 const (
 	DefaultBatchSize = 512
-	DBFile           = "index.db"
+	// DBFile is the index file of the SQLite backend in the data
+	// directory, named in doctor's lines and by tests.
+	DBFile = "index.db"
 )
 
 // Options configure an Engine. Dir and Corpora are required by most calls;
 // zero values elsewhere mean defaults.
 type Options struct {
-	Dir         string         // agent data directory; the index lives in Dir/index.db
-	Corpora     []cairn.Corpus // absolute paths
-	MaxFileSize int64          // default cairn.DefaultMaxFileSize
-	BatchSize   int            // files per write transaction, default DefaultBatchSize
-	Workers     int            // read+chunk workers, default GOMAXPROCS
-	Chunker     cairn.Chunker  // default chunk.New()
+	Dir string // agent data directory; the index lives in Dir/index.db
+	// Backend opens the storage in Dir (required): sqlite.Backend{} for
+	// the embedded index. It is passed explicitly, not found in a
+	// registry, so the engine links no database driver of its own and a
+	// program links only the backends it names.
+	Backend cairn.Backend
+	// SessionReaders add session source readers to those of package
+	// ingest, or replace one with the same ID: openclawdb.Reader() reads
+	// OpenClaw's SQLite-era store (cgo and a SQLite driver, kept out of
+	// the engine). Without it OpenClaw is read as ingest reads it (the
+	// JSONL era).
+	SessionReaders []ingest.SourceReader
+	Corpora        []cairn.Corpus // absolute paths
+	MaxFileSize    int64          // default cairn.DefaultMaxFileSize
+	BatchSize      int            // files per write transaction, default DefaultBatchSize
+	Workers        int            // read+chunk workers, default GOMAXPROCS
+	Chunker        cairn.Chunker  // default chunk.New()
 	// Embedder, when set, embeds chunks after each sync and enables the
 	// vector and hybrid search modes (hybrid becomes the default). The
 	// engine closes it on Close when it has a Close method.
@@ -67,7 +81,15 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
+// testDefaults, set by this package's tests only, fills what their Options
+// leave out (the backend, the OpenClaw store reader), which production
+// callers pass explicitly.
+var testDefaults func(*Options)
+
 func (o *Options) setDefaults() {
+	if testDefaults != nil {
+		testDefaults(o)
+	}
 	if o.MaxFileSize == 0 {
 		o.MaxFileSize = cairn.DefaultMaxFileSize
 	}
@@ -86,7 +108,7 @@ func (o *Options) setDefaults() {
 // for concurrent use; syncs are serialized, searches run in parallel.
 type Engine struct {
 	opts     Options
-	store    *sqlite.Store
+	store    cairn.Storage
 	searcher *search.Searcher
 	syncMu   sync.Mutex
 	// sessionSyncing is set while this engine runs a session sync: a
@@ -115,14 +137,10 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if sessions > 1 {
 		return nil, cairn.Invalidf("%d sessions corpora configured: allowed at most one", sessions)
 	}
-	st := sqlite.New(filepath.Join(opts.Dir, DBFile), FeatureVersion)
-	st.Mmap = !opts.OneShot
-	st.Ident = search.IdentText
-	st.Logf = opts.Logf
-	if err := st.Open(ctx); err != nil {
+	st, err := openStorage(ctx, opts)
+	if err != nil {
 		return nil, err
 	}
-	var err error
 	if opts.Corpora, err = withMemories(ctx, opts.Corpora, st.HasMemories); err != nil { // memories.go
 		st.Close()
 		return nil, err
@@ -132,10 +150,27 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 
 // Reindexed reports whether Open found an index built by another chunker
 // or tokenizer and emptied it; the next Sync rebuilds it.
-func (e *Engine) Reindexed() bool { return e.store.Reindexed }
+func (e *Engine) Reindexed() bool { return e.store.FeatureChanged() }
 
-// Store exposes the underlying store (for stats and benchmarks).
-func (e *Engine) Store() *sqlite.Store { return e.store }
+// storageOptions are what the backend is told of opts.
+func storageOptions(opts Options) cairn.StorageOptions {
+	return cairn.StorageOptions{FeatureVersion: FeatureVersion, OneShot: opts.OneShot, Ident: search.IdentText, Logf: opts.Logf}
+}
+
+// openStorage opens opts.Dir's storage through opts.Backend.
+func openStorage(ctx context.Context, opts Options) (cairn.Storage, error) {
+	if opts.Backend == nil {
+		return nil, errNoBackend
+	}
+	return opts.Backend.Open(ctx, opts.Dir, storageOptions(opts))
+}
+
+var errNoBackend = cairn.Invalidf("storage backend is nil: set Options.Backend (sqlite.Backend{} for the embedded index)")
+
+// IndexStats counts what the index holds and its size on disk.
+func (e *Engine) IndexStats(ctx context.Context) (cairn.IndexStats, error) {
+	return e.store.Stats(ctx)
+}
 
 // Corpora returns the configured corpora (not the memories corpus, which
 // Open adds).
@@ -204,7 +239,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	}
 	if err != nil {
 		// A damaged page met by a query: name the file and the remedy.
-		return nil, sqlite.Diagnose("search index", e.store.Path, err)
+		return nil, e.store.Diagnose("search index", err)
 	}
 	hits = search.Calibrate(hits, lanes, minScore, o.Explain)
 	if err := e.expandSessionHits(ctx, hits); err != nil {

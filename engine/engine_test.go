@@ -126,7 +126,7 @@ func TestSyncLifecycle(t *testing.T) {
 			t.Fatalf("%s: search %q = %v, want %v", s.name, s.query, paths, s.found)
 		}
 	}
-	st, err := f.eng.Store().Stats(context.Background())
+	st, err := f.eng.store.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/sqlite"
 )
 
 func Example() {
@@ -21,6 +22,7 @@ func Example() {
 
 	eng, err := engine.Open(ctx, engine.Options{
 		Dir:     data,
+		Backend: sqlite.Backend{}, // the embedded index; local.Open fills it in
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}}},
 	})
 	if err != nil {

@@ -4,26 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // MemoryReader reads the memories of a data directory from memory.db
 // alone, read only, for when the index beside it cannot be opened: the
-// memories are state of their own (sqlite.DurableFile) and stay readable
+// memories are state of their own (the SQLite backend's memory.db) and stay readable
 // while index.db is damaged. It answers what Engine answers about
 // memories, no more.
 type MemoryReader struct {
-	store *sqlite.Store
+	store cairn.MemoryReader
 }
 
-// OpenMemoryReader opens the durable store of data directory dir read
-// only. It never creates, migrates or changes the file.
-func OpenMemoryReader(ctx context.Context, dir string) (*MemoryReader, error) {
-	st, err := sqlite.OpenDurableAlone(ctx, filepath.Join(dir, DBFile))
+// OpenMemoryReader opens the durable store of data directory opts.Dir
+// through opts.Backend, read only. It never creates, migrates or changes
+// the file.
+func OpenMemoryReader(ctx context.Context, opts Options) (*MemoryReader, error) {
+	opts.setDefaults()
+	if opts.Backend == nil {
+		return nil, errNoBackend
+	}
+	st, err := opts.Backend.OpenMemories(ctx, opts.Dir)
 	if err != nil {
 		return nil, err
 	}

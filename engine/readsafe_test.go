@@ -198,11 +198,11 @@ func TestSyncFailedWriteReportsCommitted(t *testing.T) {
 		t.Fatalf("Sync error = %v; want the planted failure", err)
 	}
 	r := res.Corpora[0]
-	states, err := f.eng.Store().DocStates(context.Background(), "notes")
+	states, err := f.eng.store.DocStates(context.Background(), "notes")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := f.eng.Store().Stats(context.Background())
+	st, err := f.eng.store.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // beginSync takes the data directory's sync lock (lock.go) and then
@@ -42,7 +40,10 @@ func (e *Engine) beginSync(ctx context.Context) (func(), error) {
 // and a walk of the folders Cairn writes.
 func (e *Engine) recoverSync(ctx context.Context, interrupted bool) error {
 	if interrupted {
-		if err := quickCheck(ctx, e.store); err != nil {
+		// The backend's quick check (SQLite's quick_check takes 1.3 s at
+		// 105k chunks, too much for every search or server start); cairn
+		// doctor runs the full one.
+		if err := e.store.QuickCheck(ctx); err != nil {
 			return err
 		}
 	}
@@ -72,29 +73,9 @@ func (e *Engine) recoverSync(ctx context.Context, interrupted bool) error {
 	return nil
 }
 
-// quickCheck runs SQLite's quick_check on the index and fails with the
-// file and the remedy when it finds damage. It takes 1.3 s at 105k chunks
-// (152 MB, measured with crashtest -measure-checks), too much for every
-// search or every server start, so it runs at the first sync after one
-// that was killed; cairn doctor runs the full integrity_check. Damage met
-// anywhere else surfaces as SQLite's corrupt error, named and explained
-// by sqlite.Diagnose.
-func quickCheck(ctx context.Context, st *sqlite.Store) error {
-	problems, err := st.Integrity(ctx, true)
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return &cairn.Error{Op: "check index", Path: st.Path,
-			Err:  fmt.Errorf("%w: quick_check found %d problems, first: %s", ErrDamaged, len(problems), problems[0]),
-			Hint: sqlite.HintDamaged}
-	}
-	return nil
-}
-
 // ErrDamaged matches the error of an index that failed its integrity
-// check.
-var ErrDamaged = errors.New("index is damaged")
+// check (cairn.ErrDamaged).
+var ErrDamaged = cairn.ErrDamaged
 
 // StaleTempAge is how old a temporary file of an atomic write must be
 // before a sync removes it. The write that owns one takes milliseconds,

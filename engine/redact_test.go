@@ -273,7 +273,7 @@ func TestSyncRedactsOldIndex(t *testing.T) {
 			}
 			if old == "before redaction" {
 				// What a data directory from before redaction holds: no state.
-				if err := eng.Store().SetRedactState(ctx, "notes", ""); err != nil {
+				if err := eng.store.SetRedactState(ctx, "notes", ""); err != nil {
 					t.Fatal(err)
 				}
 			}

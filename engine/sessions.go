@@ -17,7 +17,6 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
-	"github.com/cairnmemory/cairn/ingest/openclawdb"
 	"github.com/cairnmemory/cairn/redact"
 	"github.com/cairnmemory/cairn/transcript"
 )
@@ -58,12 +57,9 @@ func (e *Engine) syncSessions(ctx context.Context, c cairn.Corpus, force bool, p
 	var jobs []job
 	for _, src := range c.Sources {
 		st := cairn.SourceSyncStats{Source: src.ID}
-		reader, ok := ingest.Reader(src.ID)
-		if src.ID == cairn.SourceOpenClaw {
-			reader, ok = openclawdb.Reader(), true // both storage generations; cgo stays out of ingest
-		}
+		reader, ok := e.sessionReader(src.ID)
 		if !ok {
-			return cairn.CorpusSyncResult{Name: c.Name}, cairn.Invalidf("unknown session source %q: allowed %v", src.ID, ingest.ReaderIDs())
+			return cairn.CorpusSyncResult{Name: c.Name}, cairn.Invalidf("unknown session source %q: allowed %v", src.ID, e.readerIDs())
 		}
 		for _, root := range src.Roots {
 			files, err := reader.Find(root)
@@ -273,7 +269,7 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 	}
 	st.FilesChanged++
 	keep := map[string]bool{} // sessions that failed: their previous projections stay
-	var partial *openclawdb.FailedSessions
+	var partial *ingest.FailedSessions
 	switch {
 	case errors.As(err, &partial):
 		for _, f := range partial.Sessions {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/transcript"
 )
 
@@ -36,7 +37,7 @@ func openEval(ctx context.Context, dir string, emb cairn.Embedder) (*engine.Engi
 		}
 		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
 		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}})
 	if err != nil {
 		cleanup()

@@ -3,12 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/engine"
-	"github.com/cairnmemory/cairn/ingest"
-	"github.com/cairnmemory/cairn/ingest/openclawdb"
 	"github.com/cairnmemory/cairn/transcript"
 )
 
@@ -37,7 +33,7 @@ func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 	if err := a.unavailable(); err != nil {
 		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope, Warnings: []string{"index unavailable: " + err.Error()}}
 	}
-	stats, err := a.eng.Store().Stats(ctx)
+	stats, err := a.eng.IndexStats(ctx)
 	if err != nil {
 		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
 	}
@@ -78,41 +74,10 @@ func (a *Agent) diagWarnings(ctx context.Context, d IndexDiag) []string {
 
 // transcriptsChanged counts transcript files whose size or modification
 // time differ from what the last session sync read, new files included:
-// what the next sync will project. Roots that cannot be read count nothing.
+// what the next sync will project (Engine.TranscriptsChanged).
 func (a *Agent) transcriptsChanged(ctx context.Context) int {
-	name, ok := a.sessionsCorpus()
-	if !ok || a.eng == nil {
+	if _, ok := a.sessionsCorpus(); !ok || a.eng == nil {
 		return 0
 	}
-	states, err := a.eng.Store().TranscriptStates(ctx, name)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, c := range a.eng.Corpora() {
-		if c.Kind != cairn.KindSessions {
-			continue
-		}
-		for _, src := range c.Sources {
-			reader, ok := ingest.Reader(src.ID)
-			if src.ID == cairn.SourceOpenClaw {
-				reader, ok = openclawdb.Reader(), true
-			}
-			if !ok {
-				continue
-			}
-			for _, root := range src.Roots {
-				files, _ := reader.Find(root)
-				for _, f := range files {
-					fi, err := os.Stat(f)
-					st, seen := states[engine.TranscriptKey(f)] // states are kept by key
-					if err == nil && (!seen || st.Size != fi.Size() || st.ModTime != fi.ModTime().UnixNano() ||
-						st.ProjectorVersion != transcript.Version) {
-						n++
-					}
-				}
-			}
-		}
-	}
-	return n
+	return a.eng.TranscriptsChanged(ctx)
 }

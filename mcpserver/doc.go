@@ -9,7 +9,7 @@
 // matching cairn.ErrInvalid that names the field (a tool error over MCP, 400
 // over HTTP).
 //
-//	a := mcpserver.NewAgent("default", eng)   // eng from engine.Open
+//	a := mcpserver.NewAgent("default", eng)   // eng from local.Open or engine.Open
 //	defer a.Close(ctx)
 //	a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Hour, Watch: true, FirstSync: true})
 //	mcpserver.NewMCPServer(a, nil).Run(ctx, &mcpserver.StdioTransport{}) // cairn mcp

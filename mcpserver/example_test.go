@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +24,7 @@ func Example() {
 	defer os.RemoveAll(data)
 	os.WriteFile(filepath.Join(notes, "db.md"), []byte("# Database\n\nSet busy_timeout to 5000 ms.\n"), 0o644)
 
-	eng, err := engine.Open(ctx, engine.Options{Dir: data,
+	eng, err := local.Open(ctx, engine.Options{Dir: data,
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}}}})
 	if err != nil {
 		log.Fatal(err)

@@ -175,7 +175,7 @@ func (a *Agent) notices(ctx context.Context, empty bool) []string {
 		}
 	}
 	if empty && a.eng != nil {
-		if st, err := a.eng.Store().Stats(ctx); err == nil && st.Documents == 0 {
+		if st, err := a.eng.IndexStats(ctx); err == nil && st.Documents == 0 {
 			out = append(out, a.emptyNotice(fs))
 		}
 	}

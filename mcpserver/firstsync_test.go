@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 // gateEmbedder embeds documents only once open is closed (queries at
@@ -60,7 +61,7 @@ func TestFirstSyncBuildsIndexLexicalFirst(t *testing.T) {
 	}
 	ctx := context.Background()
 	emb := &gateEmbedder{open: make(chan struct{})}
-	eng, err := engine.Open(ctx, engine.Options{Dir: data, Embedder: emb,
+	eng, err := local.Open(ctx, engine.Options{Dir: data, Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestCloseCancelsFirstSync(t *testing.T) {
 	write(t, filepath.Join(notes, "a.md"), "# A\n\nSome text to embed.\n")
 	ctx := context.Background()
 	emb := &gateEmbedder{open: make(chan struct{})} // never opened
-	eng, err := engine.Open(ctx, engine.Options{Dir: data, Embedder: emb,
+	eng, err := local.Open(ctx, engine.Options{Dir: data, Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}}})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestUnavailableAgentDamagedIndex(t *testing.T) {
 	}
 	ctx := context.Background()
 	corpora := []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{t.TempDir()}, Glob: cairn.DefaultGlob}}
-	_, openErr := engine.Open(ctx, engine.Options{Dir: data, Corpora: corpora})
+	_, openErr := local.Open(ctx, engine.Options{Dir: data, Corpora: corpora})
 	if openErr == nil {
 		t.Fatal("opening a damaged index.db succeeded")
 	}
@@ -247,7 +248,7 @@ func TestUnavailableAgentDamagedIndex(t *testing.T) {
 // No corpus configured: the error names the configuration file read.
 func TestNoCorpusNamesConfigFile(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{Dir: t.TempDir()})
+	eng, err := local.Open(ctx, engine.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 // A first sync that waits for another process's sync lock (a `cairn sync`
@@ -31,7 +32,7 @@ func TestFirstSyncWaitsForLockWithoutBlockingSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{Dir: data,
+	eng, err := local.Open(ctx, engine.Options{Dir: data,
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,7 +66,7 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 			Sources: []cairn.SourceSpec{{ID: cairn.SourceClaudeCode, Roots: []string{root}}}, ChatTypes: []string{"direct", "group", "channel"}})
 	}
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{Dir: f.data, Corpora: corpora})
+	eng, err := local.Open(ctx, engine.Options{Dir: f.data, Corpora: corpora})
 	if err != nil {
 		t.Fatal(err)
 	}

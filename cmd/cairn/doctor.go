@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 // errDoctorProblems makes doctor exit 1 when it leaves a problem.
@@ -61,8 +62,8 @@ func (e *env) doctorOptions() (engine.Options, error) {
 	if cfg.Embedder != nil {
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
-	return engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
-		AgentName: e.agentName(), Embedder: emb, Logf: e.logf}, nil
+	return local.Fill(engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
+		AgentName: e.agentName(), Embedder: emb, Logf: e.logf}), nil
 }
 
 func (e *env) printDoctor(rep *engine.DoctorReport) error {

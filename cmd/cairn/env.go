@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 // env is what every subcommand shares: output streams and global flags.
@@ -116,7 +117,7 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 		}
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
 		AgentName: e.agentName(), Embedder: emb, Logf: e.logf})
 	if err != nil {
 		return nil, nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/mcpserver"
 )
 
@@ -106,7 +107,7 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string, e
 	if agent == "default" {
 		name = ""
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), Location: time.Local,
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), Location: time.Local,
 		AgentName: name, Embedder: emb, Logf: e.logf})
 	if err != nil {
 		return nil, fmt.Errorf("open agent %s: %w", agent, err)

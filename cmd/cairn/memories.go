@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/consolidate"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/sqlite"
 )
 
@@ -38,7 +39,7 @@ func (e *env) openMemories(ctx context.Context) (memorySource, error) {
 	if derr != nil {
 		return nil, err
 	}
-	r, rerr := engine.OpenMemoryReader(ctx, dir)
+	r, rerr := engine.OpenMemoryReader(ctx, local.Fill(engine.Options{Dir: dir}))
 	if rerr != nil {
 		return nil, fmt.Errorf("%w (and %s alone: %v)", err, sqlite.DurableFile, rerr)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/bench/corpus"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 // Result is what one size measured. Times are seconds unless named ms.
@@ -75,7 +76,7 @@ func runChild(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	// The library run uses the CLI's index directory for agent "default",
 	// so -cli searches the index built here without another sync.
 	corp := cairn.Corpus{Name: "bench", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}
-	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(home, "agents", "default"), Corpora: []cairn.Corpus{corp}})
+	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(home, "agents", "default"), Corpora: []cairn.Corpus{corp}})
 	if err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func measureEngine(ctx context.Context, eng *engine.Engine, c *config, r *Result
 		return err
 	}
 	logf("no-op sync %.2fs, 1%% edit sync %.2fs", r.NoopSync.Seconds, r.EditSync.Seconds)
-	st, err := eng.Store().Stats(ctx)
+	st, err := eng.IndexStats(ctx)
 	if err != nil {
 		return err
 	}

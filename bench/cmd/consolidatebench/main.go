@@ -28,6 +28,7 @@ import (
 	"github.com/cairnmemory/cairn/chunk"
 	"github.com/cairnmemory/cairn/consolidate"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 func main() {
@@ -105,7 +106,7 @@ func run(nRecords, perSession, longEvery int, apart bool) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Location: time.UTC,
+	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Location: time.UTC,
 		Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions}}})
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	embedopenai "github.com/cairnmemory/cairn/embed/openai"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/sqlite"
 	"github.com/cairnmemory/cairn/vector"
 )
@@ -136,7 +137,7 @@ func (s *snapshot) search(ctx context.Context, dir string, corpora []cairn.Corpu
 	if embedURL != "" {
 		opts.Embedder = embedopenai.New(embedURL, fakeModel, "")
 	}
-	eng, err := engine.Open(ctx, opts)
+	eng, err := local.Open(ctx, opts)
 	if err != nil {
 		return err
 	}

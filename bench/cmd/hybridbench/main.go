@@ -22,6 +22,7 @@ import (
 	"github.com/cairnmemory/cairn/bench/corpus"
 	"github.com/cairnmemory/cairn/embed/onnx"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/tokenize"
 	"github.com/cairnmemory/cairn/vector"
 )
@@ -92,7 +93,7 @@ func run(notes, nq int, shared, work string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Embedder: emb,
+	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "bench", Kind: cairn.KindFiles, Paths: []string{dir}}}})
 	if err != nil {
 		return err

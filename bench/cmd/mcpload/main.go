@@ -30,6 +30,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/bench/corpus"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -79,7 +80,7 @@ func run(ctx context.Context, o options) error {
 	if _, _, err := corpus.Generate(filepath.Join(notes, "base"), corpus.Options{Notes: o.base, Seed: o.seed}); err != nil {
 		return err
 	}
-	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(dir, "data"),
+	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(dir, "data"),
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}}})
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 func main() {
@@ -48,7 +49,7 @@ func run(nSessions, nMessages, nAppend, rounds int) error {
 		return err
 	}
 	fmt.Printf("generated %d sessions × %d messages (%.1f MB) in %.1fs\n", nSessions, nMessages, float64(bytes)/1e6, time.Since(t0).Seconds())
-	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Corpora: []cairn.Corpus{{
+	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Corpora: []cairn.Corpus{{
 		Name: "sessions", Kind: cairn.KindSessions, Sources: []cairn.SourceSpec{{ID: cairn.SourceClaudeCode, Roots: []string{root}}},
 	}}})
 	if err != nil {

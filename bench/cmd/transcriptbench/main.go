@@ -34,6 +34,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 var cases = map[string]struct {
@@ -132,7 +133,7 @@ func run(names []string) error {
 func runChild(name, work string) result {
 	r := result{Case: name}
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Corpora: []cairn.Corpus{{
+	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Corpora: []cairn.Corpus{{
 		Name: "sessions", Kind: cairn.KindSessions, Sources: []cairn.SourceSpec{{ID: cases[name].source, Roots: []string{filepath.Join(work, "root")}}},
 	}}})
 	if err != nil {
