@@ -12,7 +12,6 @@ import (
 
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/ingest"
-	"github.com/cairnmemory/cairn/ingest/cursordb"
 	"github.com/cairnmemory/cairn/ingest/openclawdb"
 	"github.com/cairnmemory/cairn/sqlite"
 )
@@ -25,7 +24,6 @@ func Fill(o engine.Options) engine.Options {
 	}
 	if o.SessionReaders == nil {
 		o.SessionReaders = []ingest.SourceReader{openclawdb.Reader()}
-		_ = cursordb.Reader
 	}
 	return o
 }
