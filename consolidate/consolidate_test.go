@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/consolidate"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -71,10 +71,8 @@ func TestConsolidateOverWire(t *testing.T) {
 	}
 }
 
-var updateMemories = os.Getenv("CAIRN_UPDATE_GOLDEN") != ""
-
 // checkGoldenMemories compares the stored memories (without their created
-// time) with testdata/memories.golden; CAIRN_UPDATE_GOLDEN=1 rewrites it.
+// time) with testdata/memories.golden; -update rewrites it.
 func checkGoldenMemories(t *testing.T, ms []cairn.Memory) {
 	t.Helper()
 	for i := range ms {
@@ -82,17 +80,7 @@ func checkGoldenMemories(t *testing.T, ms []cairn.Memory) {
 	}
 	slices.SortFunc(ms, func(a, b cairn.Memory) int { return strings.Compare(a.Kind+a.Title, b.Kind+b.Title) })
 	got, _ := json.MarshalIndent(ms, "", "  ")
-	path := filepath.Join("testdata", "memories.golden")
-	if updateMemories {
-		os.WriteFile(path, append(got, '\n'), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)+"\n"); d != "" {
-		t.Errorf("stored memories differ from %s (-want +got):\n%s", path, d)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "memories.golden"), append(got, '\n'))
 	for _, m := range ms {
 		b, _ := json.Marshal(m)
 		if strings.Contains(string(b), "sk-ant-api03") || strings.Contains(string(b), plantedToken) {

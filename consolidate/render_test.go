@@ -1,17 +1,13 @@
 package consolidate
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden prompts in testdata/")
 
 // goldenThread is a small thread with real-looking records on two days.
 func goldenThread() *Thread {
@@ -65,21 +61,10 @@ func TestGoldenPrompts(t *testing.T) {
 	}
 }
 
+// golden checks got with the file at path (-update rewrites it).
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./consolidate -run TestGoldenPrompts -update)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, d)
-	}
+	goldenfile.Check(t, path, []byte(got))
 }
 
 func TestPromptsHaveNoTemplateLeftovers(t *testing.T) {
