@@ -13,10 +13,11 @@ const (
 	SourceGemini     = "gemini"
 	SourceAider      = "aider"
 	SourceOpenAIChat = "openai-chat"
+	SourceCursor     = "cursor"
 )
 
 // Sources lists every transcript source id, in documentation order.
-var Sources = []string{SourceClaudeCode, SourceCodex, SourceOpenClaw, SourceGemini, SourceAider, SourceOpenAIChat}
+var Sources = []string{SourceClaudeCode, SourceCodex, SourceOpenClaw, SourceGemini, SourceAider, SourceOpenAIChat, SourceCursor}
 
 // Message roles and kinds of a session's projected messages.
 const (

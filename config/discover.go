@@ -92,6 +92,10 @@ func Discover(getenv func(string) string, home string) Discovery {
 
 // countTranscripts lists, by name, the files a sync would read under root.
 func countTranscripts(id, root string) (int, error) {
+	if id == cairn.SourceCursor { // one SQLite store, read by another package
+		files, err := ingest.FindCursor(root)
+		return len(files), err
+	}
 	r, ok := ingest.Reader(id)
 	if !ok {
 		return 0, nil

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -130,7 +131,7 @@ func sourceEntry(raw any, r resolver) (cairn.SourceSpec, error) {
 
 // DefaultRoots returns where a source keeps its transcripts by default:
 // the tool's own home folder(s), from its environment variables or the
-// user's home. Aider and OpenAI-chat files have no standard place: they
+// user's home (Cursor: the folder holding User/). Aider and OpenAI-chat files have no standard place: they
 // need a root.
 func DefaultRoots(source string, getenv func(string) string, home string) []string {
 	env := func(k, def string) []string {
@@ -171,6 +172,33 @@ func DefaultRoots(source string, getenv func(string) string, home string) []stri
 		return env("OPENCLAW_STATE_DIR", ".openclaw")
 	case cairn.SourceGemini:
 		return env("GEMINI_DATA_DIR", ".gemini")
+	case cairn.SourceCursor:
+		return cursorRoots(getenv, home)
+	}
+	return nil
+}
+
+// cursorRoots is Cursor's own folder, the one holding User/: the
+// application data folder Electron gives it. Linux: $XDG_CONFIG_HOME/Cursor,
+// else ~/.config/Cursor; macOS: ~/Library/Application Support/Cursor;
+// Windows: %APPDATA%\Cursor.
+func cursorRoots(getenv func(string) string, home string) []string {
+	switch runtime.GOOS {
+	case "darwin":
+		if home != "" {
+			return []string{filepath.Join(home, "Library", "Application Support", "Cursor")}
+		}
+	case "windows":
+		if v := strings.TrimSpace(getenv("APPDATA")); v != "" {
+			return []string{filepath.Join(v, "Cursor")}
+		}
+	default:
+		if v := strings.TrimSpace(getenv("XDG_CONFIG_HOME")); v != "" {
+			return []string{filepath.Join(v, "Cursor")}
+		}
+		if home != "" {
+			return []string{filepath.Join(home, ".config", "Cursor")}
+		}
 	}
 	return nil
 }

@@ -252,7 +252,7 @@ func (e *Engine) syncTranscript(ctx context.Context, run *sessionRun, reader ing
 	opts := ingest.ParseOptions{Path: path, Location: e.opts.Location}
 	var sessions []cairn.Session
 	var cuts map[string]int
-	if reader.ParseFile != nil && filepath.Base(path) == ingest.OpenClawDBName {
+	if reader.ParseFile != nil && ingest.IsStore(path) { // an OpenClaw or Cursor SQLite store
 		f.Close() // SQLite opens the store by its path; it was checked above
 		sessions, err = reader.ParseFile(path, opts)
 	} else {

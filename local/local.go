@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/ingest/cursordb"
 	"github.com/cairnmemory/cairn/ingest/openclawdb"
 	"github.com/cairnmemory/cairn/sqlite"
 )
@@ -23,7 +24,7 @@ func Fill(o engine.Options) engine.Options {
 		o.Backend = sqlite.Backend{}
 	}
 	if o.SessionReaders == nil {
-		o.SessionReaders = []ingest.SourceReader{openclawdb.Reader()}
+		o.SessionReaders = []ingest.SourceReader{openclawdb.Reader(), cursordb.Reader()}
 	}
 	return o
 }

@@ -71,7 +71,7 @@ func TestInitDiscover(t *testing.T) {
 	answer(t, "", false)
 
 	out := c.ok("init")
-	for _, want := range []string{"claude-code    " + filepath.Join(home, ".claude") + " (2 transcripts)", "codex          " + codex + " (2 transcripts)",
+	for _, want := range []string{"claude-code    " + filepath.Join(home, ".claude") + " (2 transcripts)", "codex          " + codex + " (3 transcripts)",
 		"claude-memory  2 Claude Code memory files", "run cairn init --discover"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("init off a terminal: output lacks %q:\n%s", want, out)
@@ -115,7 +115,7 @@ func TestInitDiscover(t *testing.T) {
 			added[s.Source] = s.Projected - s.Failed
 		}
 	}
-	for name, want := range map[string]int{"sessions": 4, config.MemoryCorpus: 2, "claude-code": 2, "codex": 2} {
+	for name, want := range map[string]int{"sessions": 5, config.MemoryCorpus: 2, "claude-code": 2, "codex": 3} { // codex: the two eras and a fork
 		if added[name] != want {
 			t.Errorf("sync indexed %d of %s; want %d (all %v)", added[name], name, want, added)
 		}

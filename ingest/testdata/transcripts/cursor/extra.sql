@@ -1,0 +1,12 @@
+-- A second composer in a workspace: tool bubbles, a user bubble with attached file text (never projected),
+-- a malformed, a missing and an unknown-type bubble, and a composer value that does not decode.
+INSERT INTO cursorDiskKV(key,value) VALUES
+('composerData:9a8b7c6d-1111-4222-8333-444455556666','{"_v": 10, "composerId": "9a8b7c6d-1111-4222-8333-444455556666", "name": "Add retry to the uploader", "createdAt": 1777972500000, "lastUpdatedAt": 1777972620000, "status": "completed", "isAgentic": true, "fullConversationHeadersOnly": [{"bubbleId": "c-01", "type": 1}, {"bubbleId": "c-02", "type": 2}, {"bubbleId": "c-03", "type": 2}, {"bubbleId": "c-04", "type": 2}, {"bubbleId": "c-05", "type": 1}, {"bubbleId": "c-06", "type": 2}, {"bubbleId": "c-07", "type": 2}, {"bubbleId": "c-08", "type": 30}]}'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-01','{"_v": 3, "bubbleId": "c-01", "type": 1, "text": "make upload() retry on 503", "richText": "{\"root\":{\"children\":[{\"text\":\"make upload() retry on 503\"}]}}", "context": {"fileSelections": [{"uri": {"path": "/home/dev/acme-api/upload/config.go"}, "text": "const UploadToken = \"only-in-the-attached-file\""}]}, "attachedCodeChunks": [{"relativeWorkspacePath": "upload/upload.go", "lines": ["func upload() error { // only in the attached chunk"]}]}'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-02','{"_v": 3, "bubbleId": "c-02", "type": 2, "text": "I''ll read the uploader first."}'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-03','{"_v": 3, "bubbleId": "c-03", "type": 2, "text": "", "toolFormerData": {"name": "read_file", "rawArgs": "{\"target_file\": \"upload/upload.go\", \"should_read_entire_file\": true}", "result": "{\"contents\": \"package upload\\n// the tool saw this line only\\n\"}", "status": "completed"}}'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-04','{"_v": 3, "bubbleId": "c-04", "type": 2, "text": "", "toolFormerData": {"name": "run_terminal_cmd", "rawArgs": "{\"command\": \"go test ./upload/\", \"is_background\": false}", "result": "FAIL upload_test.go:31", "status": "error"}}'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-05','{"_v": 3, "bubbleId": "c-05", "type": 1, "text": "use at most 3 attempts", "createdAt": "2026-05-05T09:16:40.000Z"}'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-06','{not json'),
+('bubbleId:9a8b7c6d-1111-4222-8333-444455556666:c-08','{"_v": 3, "bubbleId": "c-08", "type": 30, "text": "a bubble type Cairn does not know"}'),
+('composerData:broken','{"composerId":');
