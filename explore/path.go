@@ -16,7 +16,8 @@ import (
 func (w *walk) paths(seeds, targets []int32) map[int32][]Step {
 	left := 0
 	for _, t := range targets {
-		if s := w.at(t); s.flags&flagSettled == 0 {
+		if s := w.at(t); s.flags&flagTarget == 0 {
+			s.flags |= flagTarget
 			left++
 		}
 	}
@@ -26,10 +27,6 @@ func (w *walk) paths(seeds, targets []int32) map[int32][]Step {
 		s.dist, s.pred, s.flags = 0, -1, s.flags|flagReached
 		heap.Push(h, item{u, 0})
 	}
-	want := map[int32]bool{}
-	for _, t := range targets {
-		want[t] = true
-	}
 	for h.Len() > 0 && left > 0 {
 		it := heap.Pop(h).(item)
 		u := it.node
@@ -38,15 +35,18 @@ func (w *walk) paths(seeds, targets []int32) map[int32][]Step {
 			continue
 		}
 		s.flags |= flagSettled
-		if want[u] {
+		if s.flags&flagTarget != 0 {
 			left--
 		}
 		if s.flags&flagPushed == 0 || s.deg == 0 {
 			continue
 		}
 		w.edges(u, func(v int32, weight float32, own bool) {
-			d := it.dist - math.Log(float64(weight)/s.deg)
 			sv := w.at(v)
+			if sv.flags&(flagPushed|flagTarget) == 0 {
+				return // a node the walk never left is a dead end, unless a path is asked for it
+			}
+			d := it.dist - math.Log(float64(weight)/s.deg)
 			if sv.flags&flagReached == 0 || d < sv.dist {
 				sv.dist, sv.pred = d, u
 				sv.flags |= flagReached

@@ -38,6 +38,7 @@ const (
 	flagReached    // paths: dist and pred are set
 	flagSettled    // paths: dist is final
 	flagEnteredOwn // paths: pred's edge is the walk's own
+	flagTarget     // paths: a node a path is asked for
 )
 
 // state is one node's part of a walk. A state whose stamp is not the
@@ -52,7 +53,7 @@ type state struct {
 	stamp  uint32
 	own    int32 // 1 + the index of its own edges in walk.own; 0: none
 	pred   int32 // paths: the node the best path came from; -1: a seed
-	flags  uint8
+	flags  uint16
 }
 
 // walk is the workspace of one exploration.
