@@ -115,6 +115,27 @@ type Engine struct {
 	// running status with this process's PID is only alive then.
 	sessionSyncing atomic.Bool
 	vec            vectors
+	// bg counts the engine's background work (settling a loaded vector
+	// index into memory); Close waits for it. bgMu orders starts against
+	// Close: after closed is set nothing starts.
+	bgMu   sync.Mutex
+	bg     sync.WaitGroup
+	closed bool
+}
+
+// background runs fn on a goroutine that Close awaits; after Close it
+// does not run.
+func (e *Engine) background(fn func()) {
+	e.bgMu.Lock()
+	defer e.bgMu.Unlock()
+	if e.closed {
+		return
+	}
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		fn()
+	}()
 }
 
 // Open opens (creating if needed) the index in opts.Dir.
@@ -274,10 +295,19 @@ func validFilter(f *cairn.SessionFilter) error {
 	return nil
 }
 
-// Close closes the index.
-func (e *Engine) Close(ctx context.Context) error {
+// Close waits for a running sync and for the engine's background work,
+// then closes the index and the embedder. It drops ctx on purpose: what it
+// waits for is bounded (a sync stops at its own context; settling the
+// vector index is one copy of vectors.bin into memory, under a second at
+// 220 MB, which cannot stop halfway), and returning before it ends would
+// leave a goroutine reading a file the next process may replace.
+func (e *Engine) Close(_ context.Context) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
+	e.bgMu.Lock()
+	e.closed = true
+	e.bgMu.Unlock()
+	e.bg.Wait()
 	err := e.store.Close()
 	if c, ok := e.opts.Embedder.(interface{ Close() error }); ok {
 		err = errors.Join(err, c.Close())

@@ -103,6 +103,9 @@ func (e *Engine) afterSync(pending int, chunksChanged bool) {
 	e.vec.mu.Unlock()
 }
 
+// settle is vector.Index.Settle; tests slow it down to see Close wait.
+var settle = (*vector.Index).Settle
+
 // VectorFile is the index file of the vector lane in the data directory:
 // a cache of the vectors table that a new process maps instead of reading
 // every vector out of SQLite (see vector.Load).
@@ -149,8 +152,9 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	ix, err := vector.Load(path, stamp, !e.opts.OneShot)
 	if err == nil && !e.opts.OneShot {
 		// Searches start on the mapped file at once; the copy into
-		// huge-page memory (faster searches, see vector/mem.go) follows.
-		go ix.Settle()
+		// huge-page memory (faster searches, see vector/mem.go) follows,
+		// owned by the engine: Close waits for it.
+		e.background(func() { settle(ix) })
 	}
 	if errors.Is(err, vector.ErrCorrupt) && e.opts.Logf != nil {
 		e.opts.Logf("cairn: %s is damaged (%v); rebuilding it from the vectors in %s", path, err, DBFile)
