@@ -14,10 +14,11 @@ const (
 	SourceAider      = "aider"
 	SourceOpenAIChat = "openai-chat"
 	SourceCursor     = "cursor"
+	SourceLoggie     = "loggie" // meeting transcripts
 )
 
 // Sources lists every transcript source id, in documentation order.
-var Sources = []string{SourceClaudeCode, SourceCodex, SourceOpenClaw, SourceGemini, SourceAider, SourceOpenAIChat, SourceCursor}
+var Sources = []string{SourceClaudeCode, SourceCodex, SourceOpenClaw, SourceGemini, SourceAider, SourceOpenAIChat, SourceCursor, SourceLoggie}
 
 // Message roles and kinds of a session's projected messages.
 const (

@@ -131,8 +131,8 @@ func sourceEntry(raw any, r resolver) (cairn.SourceSpec, error) {
 
 // DefaultRoots returns where a source keeps its transcripts by default:
 // the tool's own home folder(s), from its environment variables or the
-// user's home (Cursor: the folder holding User/). Aider and OpenAI-chat files have no standard place: they
-// need a root.
+// user's home (Cursor: the folder holding User/). Aider, OpenAI-chat and
+// Loggie files have no standard place: they need a root.
 func DefaultRoots(source string, getenv func(string) string, home string) []string {
 	env := func(k, def string) []string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {

@@ -36,7 +36,7 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 #            anything is stored, searched or sent to an embedding model.
 #            redact = false stores secrets in the index as written.
 #   sources  sessions: required. Source ids (claude-code, codex, openclaw,
-#            gemini, aider, openai-chat, cursor) or {id = "codex", root = "/path"}.
+#            gemini, aider, openai-chat, cursor, loggie) or {id = "codex", root = "/path"}.
 #   chatTypes            sessions: default ["channel", "group"]; add "direct".
 #   maxExpandedTokens    sessions: default 500, the size of a hit's turn.
 #   syncIntervalMinutes  sessions: default 60, cairn serve's session sync.

@@ -20,7 +20,11 @@ import (
 // ("node_modules/**/*.md", "**/.venv/**"), or for all of them with
 // NoDefaultExcludes (the config's defaultExcludes = false). ".git" is
 // never walked into, whatever the corpus says.
-var DefaultExcludes = []string{".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
+//
+// ".loggie" is a Loggie home: its meeting transcripts are read by the
+// sessions source (loggie.go) and its raw/ folder holds the recorder's
+// archives, neither of them notes.
+var DefaultExcludes = []string{".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".loggie"}
 
 // skippedDirs returns the folder names the walk of a source skips: the
 // default excludes its corpus did not ask for.

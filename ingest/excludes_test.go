@@ -18,7 +18,7 @@ func TestScanDefaultExcludes(t *testing.T) {
 		"notes/a.md", "notes/node_modules/pkg/README.md", "notes/web/node_modules/x/README.md",
 		"notes/.venv/lib/site/README.md", "notes/venv/README.md", "notes/__pycache__/x.md",
 		"notes/.tox/y.md", "notes/.hg/h.md", "notes/.svn/s.md", "notes/.git/g.md",
-		"notes/vendor/contract.md", "notes/build/plan.md", "notes/node_modules.md",
+		"notes/vendor/contract.md", "notes/build/plan.md", "notes/node_modules.md", "notes/.loggie/raw/r.md",
 	)
 	root := filepath.Join(dir, "notes")
 	tests := []struct {
@@ -33,7 +33,7 @@ func TestScanDefaultExcludes(t *testing.T) {
 		{"path glob names .venv", cairn.Corpus{Paths: []string{filepath.Join(root, ".venv", "**", "*.md")}},
 			[]string{"lib/site/README.md"}},
 		{"defaultExcludes = false", cairn.Corpus{Paths: []string{root}, NoDefaultExcludes: true},
-			[]string{".hg/h.md", ".svn/s.md", ".tox/y.md", ".venv/lib/site/README.md", "__pycache__/x.md", "a.md", "build/plan.md",
+			[]string{".hg/h.md", ".loggie/raw/r.md", ".svn/s.md", ".tox/y.md", ".venv/lib/site/README.md", "__pycache__/x.md", "a.md", "build/plan.md",
 				"node_modules.md", "node_modules/pkg/README.md", "vendor/contract.md", "venv/README.md", "web/node_modules/x/README.md"}},
 	}
 	for _, tt := range tests {
