@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/llm/openai"
+	"github.com/cairnmemory/cairn/redact/redacttest"
 )
 
 // store is a fake Searcher over fixed candidates: the wide searches
@@ -75,6 +76,7 @@ type model struct {
 	srv      *httptest.Server
 	mu       sync.Mutex
 	parts    [][]string // each request's candidate titles, in order
+	bodies   []string   // each request's messages, decoded
 	inFlight int
 	most     int
 	// decide answers a part (its titles); status, when not 200, fails it.
@@ -145,6 +147,7 @@ func (m *model) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.Lock()
 	m.parts = append(m.parts, titles)
+	m.bodies = append(m.bodies, req.Messages[0].Content+"\n"+req.Messages[1].Content)
 	m.mu.Unlock()
 	keep, searches, status := m.decide(titles)
 	if status != 0 && status != http.StatusOK {
@@ -368,6 +371,29 @@ func TestNamedTime(t *testing.T) {
 	}
 	if _, _, ok := NamedTime("last week", time.Time{}); ok {
 		t.Errorf("a relative time without now was taken")
+	}
+}
+
+// TestRedacted: a secret in the question or in a memory never reaches
+// the model.
+func TestRedacted(t *testing.T) {
+	var lines []string
+	for _, s := range redacttest.Samples() {
+		if !strings.Contains(s.Line, "\n") {
+			lines = append(lines, s.Line)
+		}
+	}
+	st := &store{obs: cands("obs", "observation", 3, 0.9)}
+	st.obs[0].Text, st.obs[1].Passage = strings.Join(lines[:10], " "), lines[10]
+	m := newModel(t, func([]string) ([]int, []string, int) { return nil, nil, 0 })
+	if _, err := New(st, m.client()).Gather(context.Background(), &Request{Question: "what about " + strings.Join(lines[11:], " ")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.bodies) != 1 {
+		t.Fatalf("%d requests", len(m.bodies))
+	}
+	if leaked := redacttest.Leaked(m.bodies[0]); len(leaked) > 0 {
+		t.Fatalf("sent to the model: %v", leaked)
 	}
 }
 

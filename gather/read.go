@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/llm/schema"
+	"github.com/cairnmemory/cairn/redact"
 )
 
 // reader has the fast model read candidates in parts.
@@ -86,7 +87,10 @@ func (r *reader) read(ctx context.Context, items []*Gathered, rnd int) (round, e
 func (r *reader) part(ctx context.Context, part []*Gathered, rnd int) (*answer, string) {
 	ctx, cancel := context.WithTimeout(ctx, r.g.Timeout)
 	defer cancel()
-	req := &cairn.LLMRequest{System: systemPrompt(), Prompt: partPrompt(r.question, r.from, r.to, part, rnd),
+	// What is sent must be redacted already (cairn.LLMRequest): memories
+	// are redacted when stored, but the question comes from the caller.
+	prompt, _ := redact.Redact(partPrompt(r.question, r.from, r.to, part, rnd))
+	req := &cairn.LLMRequest{System: systemPrompt(), Prompt: prompt,
 		MaxTokens: TokensPerCandidate*len(part) + TokensPerPart, Purpose: cairn.PurposeFast,
 		Schema: schemaFor(len(part)), SchemaName: "cairn_gather"}
 	resp, err := r.g.Model.Complete(ctx, req)
