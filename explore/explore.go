@@ -163,7 +163,8 @@ func (s Step) String() string {
 	return "via nearest neighbour of " + s.From
 }
 
-// Concept is a concept the walk spent time on.
+// Concept is a concept the walk spent time on that some memory besides
+// the seeds names (one only the seeds name leads nowhere new).
 type Concept struct {
 	Name     string  `json:"name"`
 	Score    float64 `json:"score"`
@@ -262,7 +263,10 @@ func (e *Explorer) seeds(ctx context.Context, w *walk, r *Request, res *Result) 
 }
 
 // collect fills the seeds' scores, the related memories with their paths
-// and the concepts, best first; ties go to the smaller id or name.
+// and the concepts, best first; ties go to the smaller id or name. A
+// concept only seeds name is left out of the concepts: the walk spends
+// much time there (next to where it restarts), but it leads nowhere the
+// seeds are not.
 func (e *Explorer) collect(w *walk, seeds []int32, r *Request, res *Result) {
 	for i, u := range seeds {
 		res.Found[i].Score = w.score(u)
@@ -282,7 +286,9 @@ func (e *Explorer) collect(w *walk, seeds []int32, r *Request, res *Result) {
 		switch {
 		case w.score(u) <= 0:
 		case g.isConcept(u):
-			concepts.offer(u)
+			if w.leadsOut(u, isSeed) {
+				concepts.offer(u)
+			}
 		case !isSeed[u] && w.allowed(u):
 			mems.offer(u)
 		}
@@ -295,4 +301,16 @@ func (e *Explorer) collect(w *walk, seeds []int32, r *Request, res *Result) {
 	for _, c := range concepts.sorted() {
 		res.Concepts = append(res.Concepts, Concept{Name: g.conceptName(c), Score: w.score(c), Memories: int(g.shared[int(c)-len(g.ids)])})
 	}
+}
+
+// leadsOut says whether a memory the walk may enter names concept c
+// besides the seeds.
+func (w *walk) leadsOut(c int32, isSeed map[int32]bool) bool {
+	g := w.g
+	for i := g.off[c]; i < g.off[c+1]; i++ {
+		if v := g.to[i]; !isSeed[v] && w.allowed(v) {
+			return true
+		}
+	}
+	return false
 }

@@ -250,7 +250,9 @@ func TestFilter(t *testing.T) {
 		t.Fatalf("related = %+v, want none", res.Related)
 	}
 	near(t, res.Found[0].Score, 2.0/3, "p(A)")
-	near(t, res.Concepts[0].Score, 1.0/3, "p(X)")
+	if len(res.Concepts) != 0 { // p(X) = 1/3, but only the seed names x now
+		t.Fatalf("concepts = %+v, want none: x leads nowhere past the seed", res.Concepts)
+	}
 	ref := power(ms, []cairn.MemoryLink{related("B", "C")}, []string{"A"}, noB, 80)
 	near(t, res.Found[0].Score, ref["A"], "p(A) by power iteration")
 
@@ -446,5 +448,20 @@ func TestMask(t *testing.T) {
 	withMask.Mask = Build(ms, ls).Mask(even)
 	if _, err := New(g, nil, nil).Explore(context.Background(), &withMask); !errors.Is(err, cairn.ErrInvalid) {
 		t.Fatalf("another graph's mask: err = %v", err)
+	}
+}
+
+// TestConceptsLeadOut: a concept only the seeds name scores high (next to
+// where the walk restarts) but is not returned.
+func TestConceptsLeadOut(t *testing.T) {
+	g := Build([]cairn.Memory{mem("A", "only-a", "shared"), mem("B", "shared")}, nil)
+	res := explore(t, exact(g), &Request{IDs: []string{"A"}})
+	if len(res.Concepts) != 1 || res.Concepts[0].Name != "shared" {
+		t.Fatalf("concepts = %+v, want shared alone", res.Concepts)
+	}
+	// only-a (weight 1/ln 3) outweighs shared (1/ln 4) at A: it would
+	// have come first.
+	if conceptWeight(1) <= conceptWeight(2) {
+		t.Fatal("weights")
 	}
 }
