@@ -154,6 +154,11 @@ func (g *Gatherer) Gather(ctx context.Context, req *Request) (*Result, error) {
 	if g.Search == nil {
 		return nil, errors.New("gather: no searcher")
 	}
+	for _, f := range []struct{ name, v string }{{"from", req.From}, {"to", req.To}} {
+		if f.v != "" && !validDate(f.v) {
+			return nil, cairn.Invalidf("gather: %s %q; allowed: a date as YYYY, YYYY-MM or YYYY-MM-DD", f.name, f.v)
+		}
+	}
 	gg := *g
 	gg.setDefaults()
 	res := &Result{Memories: []Gathered{}, Searches: []string{}}

@@ -398,7 +398,13 @@ func TestRedacted(t *testing.T) {
 }
 
 func TestInvalid(t *testing.T) {
-	if _, err := New(&store{}, nil).Gather(context.Background(), &Request{Question: "  "}); !errors.Is(err, cairn.ErrInvalid) {
-		t.Fatalf("empty question: %v", err)
+	for _, r := range []*Request{nil, {Question: "  "}, {Question: "q", From: "June"}, {Question: "q", To: "2023-02-30"}} {
+		if _, err := New(&store{}, nil).Gather(context.Background(), r); !errors.Is(err, cairn.ErrInvalid) {
+			t.Errorf("%+v: err = %v, want ErrInvalid", r, err)
+		}
+	}
+	res, err := New(&store{}, nil).Gather(context.Background(), &Request{Question: "q", From: "2023", To: "2023-06-30"})
+	if err != nil || res.From != "2023" || res.To != "2023-06-30" {
+		t.Fatalf("a valid range: %v %+v", err, res)
 	}
 }

@@ -131,3 +131,14 @@ func relative(phrase string, now time.Time) (span, bool) {
 	}
 	return span{}, false
 }
+
+// validDate says whether s is a real date written YYYY, YYYY-MM or
+// YYYY-MM-DD.
+func validDate(s string) bool {
+	layout := map[int]string{4: "2006", 7: "2006-01", 10: "2006-01-02"}[len(s)]
+	if layout == "" {
+		return false
+	}
+	_, err := time.Parse(layout, s)
+	return err == nil
+}
