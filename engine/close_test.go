@@ -62,17 +62,31 @@ func TestCloseAwaitsSettle(t *testing.T) {
 }
 
 // goroutinesIn returns the stacks of the other goroutines with a frame
-// whose function name contains one of the markers.
+// whose function name contains one of the markers. A goroutine whose
+// WaitGroup.Done has run may still be on its way out, so it looks again
+// for up to 10 s before it reports one (a bound, not a measure: it returns
+// as soon as none is left).
 func goroutinesIn(markers ...string) []string {
+	var out []string
+	for range 1000 {
+		if out = matchingGoroutines(markers); len(out) == 0 {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return out
+}
+
+func matchingGoroutines(markers []string) []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for i, g := range strings.Split(string(buf), "\n\n") {
-		if i == 0 { // this goroutine
+		if i == 0 || strings.Contains(g, "testing.tRunner") { // this goroutine, the test runner
 			continue
 		}
 		for _, m := range markers {
-			if strings.Contains(g, m) && !strings.Contains(g, "testing.tRunner") {
+			if strings.Contains(g, m) {
 				out = append(out, g)
 				break
 			}

@@ -110,9 +110,13 @@ func (a *Agent) Engine() *engine.Engine { return a.eng }
 
 // Close stops the background work and waits for running syncs (a session
 // sync, a watcher sync) to finish, or for ctx to end; then it cancels what
-// is left. It does not close the engine.
+// is left and waits for it to stop (a sync checks its context between
+// files and batches), so no goroutine of the agent outlives Close. A
+// session sync asked for after Close does not start. It does not close the
+// engine.
 func (a *Agent) Close(ctx context.Context) error {
 	a.stopOnce.Do(func() { close(a.stop) })
+	a.sessions.close()
 	a.first.mu.Lock()
 	if a.first.cancel != nil {
 		a.first.cancel()
@@ -130,6 +134,8 @@ func (a *Agent) Close(ctx context.Context) error {
 		err = a.sessions.wait(ctx)
 	}
 	a.cancel()
+	a.bg.Wait()
+	a.sessions.wg.Wait()
 	return err
 }
 

@@ -129,6 +129,9 @@ type dirWatcher struct {
 
 	runMu   sync.Mutex // held by a running flush
 	stopped bool       // under runMu: no more flushes
+	// flushes counts the debounce timers armed and not stopped: each
+	// fires a flush on a goroutine of its own, which loop awaits.
+	flushes sync.WaitGroup
 }
 
 // watchRoot is a folder a files corpus reads. deep: its pattern can match
@@ -208,17 +211,10 @@ func (d *dirWatcher) addTree(dir string) int {
 func (d *dirWatcher) loop() {
 	defer d.a.bg.Done()
 	defer d.w.Close()
+	defer d.end()
 	for {
 		select {
 		case <-d.a.stop:
-			d.mu.Lock()
-			if d.timer != nil {
-				d.timer.Stop()
-			}
-			d.mu.Unlock()
-			d.runMu.Lock() // waits for a running flush
-			d.stopped = true
-			d.runMu.Unlock()
 			return
 		case ev, ok := <-d.w.Events:
 			if !ok {
@@ -232,6 +228,21 @@ func (d *dirWatcher) loop() {
 			d.setError(err)
 		}
 	}
+}
+
+// end stops the debounce timer, waits for a running flush and keeps
+// later ones from syncing, then waits for every flush goroutine to return.
+func (d *dirWatcher) end() {
+	d.mu.Lock()
+	if d.timer != nil && d.timer.Stop() {
+		d.flushes.Done() // it will not fire
+	}
+	d.timer = nil
+	d.mu.Unlock()
+	d.runMu.Lock() // waits for a running flush
+	d.stopped = true
+	d.runMu.Unlock()
+	d.flushes.Wait()
 }
 
 // event schedules a sync of the corpora that hold a changed Markdown file
@@ -273,10 +284,14 @@ func (d *dirWatcher) event(ev fsnotify.Event) {
 			d.pending = append(d.pending, c)
 		}
 	}
-	if d.timer != nil {
-		d.timer.Stop()
+	if d.timer != nil && d.timer.Stop() {
+		d.flushes.Done() // replaced before it fired
 	}
-	d.timer = time.AfterFunc(d.debounce, d.flush)
+	d.flushes.Add(1)
+	d.timer = time.AfterFunc(d.debounce, func() {
+		defer d.flushes.Done()
+		d.flush()
+	})
 }
 
 // flush syncs the pending corpora, one flush at a time.

@@ -23,6 +23,7 @@ type sessionRunner struct {
 	// error), with when it ended.
 	failed, failedAt string
 	wg               sync.WaitGroup
+	closed           bool // set by close: no run starts after Agent.Close
 }
 
 // start begins a session sync of corpus unless one is running in this
@@ -30,7 +31,7 @@ type sessionRunner struct {
 func (r *sessionRunner) start(corpus string, force bool) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.running {
+	if r.running || r.closed {
 		return r.startedAt, false
 	}
 	r.running, r.startedAt = true, time.Now().UTC().Format(time.RFC3339)
@@ -50,6 +51,14 @@ func (r *sessionRunner) start(corpus string, force bool) (string, bool) {
 		r.mu.Unlock()
 	}()
 	return r.startedAt, true
+}
+
+// close keeps runs from starting; Agent.Close then waits for the one
+// going.
+func (r *sessionRunner) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
 }
 
 // state reports whether a run is going and when it started.
