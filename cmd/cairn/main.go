@@ -36,6 +36,8 @@ func main() {
 	// The first Ctrl-C cancels: the command stops after what it is writing
 	// and says what it kept. A second one kills the process at once (the
 	// index is crash-safe: a killed sync loses only its open transaction).
+	// This goroutine is main's and lives as long as the process: os.Exit
+	// ends it (no Close to await it in).
 	go func() { <-ctx.Done(); stop() }()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

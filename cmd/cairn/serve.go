@@ -99,7 +99,11 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stderr, "cairn: stopping: finishing requests and running syncs")
 	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = srv.Shutdown(sctx)
+	// Shutdown closes the listener first, so Serve has returned or returns
+	// now; its goroutine is awaited, not left to end on its own.
+	<-served
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("stop server: %w", err)
 	}
 	return nil
