@@ -126,6 +126,7 @@ type Maintainer interface {
 type Finding struct {
 	Problem bool
 	Detail  string
+	Fix     string // with Problem: what the user can do (doctor repairs nothing durable)
 }
 
 // CurationStore is the place for the analysis and curation state to come

@@ -135,8 +135,7 @@ func (e *Engine) checkDurable(ctx context.Context) DoctorCheck {
 func memoriesCheck(f cairn.Finding) DoctorCheck {
 	c := DoctorCheck{Name: "memories", Status: CheckOK, Detail: f.Detail}
 	if f.Problem {
-		c.Status = CheckProblem
-		c.Fix = "not repaired: doctor never changes the memories; restore the file from a backup or copy what it still holds with sqlite3 .recover"
+		c.Status, c.Fix = CheckProblem, f.Fix
 	}
 	return c
 }

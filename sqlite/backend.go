@@ -136,13 +136,17 @@ func (Backend) CheckMemoriesAlone(ctx context.Context, dir string) cairn.Finding
 	}
 	switch {
 	case err != nil:
-		return cairn.Finding{Problem: true, Detail: err.Error()}
+		return cairn.Finding{Problem: true, Detail: err.Error(), Fix: durableFix}
 	case len(problems) > 0:
-		return cairn.Finding{Problem: true, Detail: fmt.Sprintf("quick_check found %d problems, first: %s", len(problems), problems[0])}
+		return cairn.Finding{Problem: true, Detail: fmt.Sprintf("quick_check found %d problems, first: %s", len(problems), problems[0]), Fix: durableFix}
 	}
 	return cairn.Finding{Detail: fmt.Sprintf("%s passed quick_check, read on its own: %d memories, %d links, %d consolidation windows",
 		DurableFile, n.Memories, n.Links, n.Windows)}
 }
+
+// durableFix is the remedy for a damaged durable store: doctor never
+// changes it, memories cost model calls and have no other source.
+const durableFix = "not repaired: doctor never changes the memories; restore the file from a backup or copy what it still holds with sqlite3 .recover"
 
 // FeatureChanged reports Reindexed.
 func (s *Store) FeatureChanged() bool { return s.Reindexed }
@@ -174,9 +178,9 @@ func (s *Store) CheckDurable(ctx context.Context) cairn.Finding {
 	problems, err := s.DurableIntegrity(ctx)
 	switch {
 	case err != nil:
-		return cairn.Finding{Problem: true, Detail: err.Error()}
+		return cairn.Finding{Problem: true, Detail: err.Error(), Fix: durableFix}
 	case len(problems) > 0:
-		return cairn.Finding{Problem: true, Detail: fmt.Sprintf("integrity_check found %d problems, first: %s", len(problems), problems[0])}
+		return cairn.Finding{Problem: true, Detail: fmt.Sprintf("integrity_check found %d problems, first: %s", len(problems), problems[0]), Fix: durableFix}
 	}
 	return cairn.Finding{Detail: DurableFile + " passed integrity_check"}
 }
