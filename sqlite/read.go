@@ -39,12 +39,41 @@ const scoreArgs = lengthNorm + ", " + bm25Weights
 // too few of the winners, the query runs again with the filter inside the
 // pass, uncapped (the cap counts matches of every corpus).
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
-	res, err := s.lexical(ctx, q, false)
-	if err != nil || len(q.Corpora) == 0 && q.Paths == nil || len(res.Candidates) >= q.Limit || res.Scanned < q.Limit {
-		return res, s.diagnose("search index", err)
-	}
-	res, err = s.lexical(ctx, q, true)
+	res, err := s.lexicalSnapshot(ctx, q)
 	return res, s.diagnose("search index", err)
+}
+
+// lexicalSnapshot runs the passes and the join to documents in one read
+// transaction, so that all of them see the same commit. As statements of
+// their own, a batch committed between the scan and the join (a sync
+// rewriting the matching documents) left the winners without documents,
+// and the search found nothing (storetest's
+// ReadersDuringReplacingBatches: 0 hits in about 1 read of 15). The
+// statements are prepared on the pool before the transaction holds a
+// connection: preparing one there waits for a free connection, and with
+// every connection held by a search inside its transaction none would
+// come.
+func (s *Store) lexicalSnapshot(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+	queries := []string{topQuery, hydrateQuery}
+	if len(q.Corpora) > 0 || q.Paths != nil {
+		filtered, _ := filteredQuery(q)
+		queries = append(queries, filtered)
+	}
+	for _, query := range queries {
+		if _, err := s.readStmt(ctx, query); err != nil {
+			return nil, err
+		}
+	}
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin search: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := s.lexical(ctx, tx, q, false)
+	if err != nil || len(q.Corpora) == 0 && q.Paths == nil || len(res.Candidates) >= q.Limit || res.Scanned < q.Limit {
+		return res, err
+	}
+	return s.lexical(ctx, tx, q, true)
 }
 
 // scored is one match of the scoring pass.
@@ -56,7 +85,7 @@ type scored struct {
 // worse orders matches: lower score first, then older.
 func worse(a, b scored) bool { return a.score < b.score || a.score == b.score && a.id < b.id }
 
-func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, filterInside bool) (*cairn.LexicalResult, error) {
+func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, filterInside bool) (*cairn.LexicalResult, error) {
 	res := &cairn.LexicalResult{}
 	if q.Limit <= 0 {
 		return res, nil
@@ -64,9 +93,9 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, filterInside 
 	var top []scored
 	var err error
 	if filterInside {
-		top, err = s.scanFiltered(ctx, q, res)
+		top, err = s.scanFiltered(ctx, tx, q, res)
 	} else {
-		top, err = s.scanTop(ctx, q, res)
+		top, err = s.scanTop(ctx, tx, q, res)
 	}
 	if err != nil {
 		return nil, err
@@ -74,7 +103,7 @@ func (s *Store) lexical(ctx context.Context, q cairn.LexicalQuery, filterInside 
 	if len(top) == 0 {
 		return res, nil
 	}
-	cands, err := s.hydrate(ctx, top)
+	cands, err := s.hydrate(ctx, tx, top)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +160,7 @@ const topQuery = `WITH s AS MATERIALIZED (
 
 // scanTop runs the unfiltered pass; it fills res's scan statistics and
 // returns the best q.Limit matches, best first.
-func (s *Store) scanTop(ctx context.Context, q cairn.LexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
+func (s *Store) scanTop(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
 	limit, capAt := int64(-1), int64(math.MaxInt64)
 	if q.MaxCandidates > 0 {
 		limit, capAt = int64(q.MaxCandidates)+1, int64(q.MaxCandidates)
@@ -140,7 +169,7 @@ func (s *Store) scanTop(ctx context.Context, q cairn.LexicalQuery, res *cairn.Le
 	for i, w := range q.IDF {
 		binary.NativeEndian.PutUint64(idf[8*i:], math.Float64bits(w))
 	}
-	st, err := s.readStmt(ctx, topQuery)
+	st, err := s.txStmt(ctx, tx, topQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -167,29 +196,9 @@ func (s *Store) scanTop(ctx context.Context, q cairn.LexicalQuery, res *cairn.Le
 
 // scanFiltered runs the pass with the corpus and path filter inside,
 // uncapped, scoring in Go; it returns the best q.Limit matches.
-func (s *Store) scanFiltered(ctx context.Context, q cairn.LexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
-	args := []any{q.Match}
-	filter := ""
-	if len(q.Corpora) > 0 {
-		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
-		for _, c := range q.Corpora {
-			args = append(args, c)
-		}
-	}
-	if q.Paths != nil {
-		list, _ := json.Marshal(q.Paths)
-		if q.PathCorpora != nil {
-			only, _ := json.Marshal(q.PathCorpora)
-			filter += " AND (d.corpus NOT IN (SELECT value FROM json_each(?)) OR d.path IN (SELECT value FROM json_each(?)))"
-			args = append(args, string(only), string(list))
-		} else {
-			filter += " AND d.path IN (SELECT value FROM json_each(?))"
-			args = append(args, string(list))
-		}
-	}
-	st, err := s.readStmt(ctx, `SELECT DISTINCT chunks_fts.rowid, cairn_tf(chunks_fts, `+scoreArgs+`)
-		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.hash = c.hash
-		WHERE chunks_fts MATCH ?`+filter+` ORDER BY chunks_fts.rowid DESC`)
+func (s *Store) scanFiltered(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
+	query, args := filteredQuery(q)
+	st, err := s.txStmt(ctx, tx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +229,32 @@ func (s *Store) scanFiltered(ctx context.Context, q cairn.LexicalQuery, res *cai
 		return nil, queryError(err)
 	}
 	return top, nil
+}
+
+// filteredQuery is scanFiltered's statement and its arguments.
+func filteredQuery(q cairn.LexicalQuery) (string, []any) {
+	args := []any{q.Match}
+	filter := ""
+	if len(q.Corpora) > 0 {
+		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
+		for _, c := range q.Corpora {
+			args = append(args, c)
+		}
+	}
+	if q.Paths != nil {
+		list, _ := json.Marshal(q.Paths)
+		if q.PathCorpora != nil {
+			only, _ := json.Marshal(q.PathCorpora)
+			filter += " AND (d.corpus NOT IN (SELECT value FROM json_each(?)) OR d.path IN (SELECT value FROM json_each(?)))"
+			args = append(args, string(only), string(list))
+		} else {
+			filter += " AND d.path IN (SELECT value FROM json_each(?))"
+			args = append(args, string(list))
+		}
+	}
+	return `SELECT DISTINCT chunks_fts.rowid, cairn_tf(chunks_fts, ` + scoreArgs + `)
+		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.hash = c.hash
+		WHERE chunks_fts MATCH ?` + filter + ` ORDER BY chunks_fts.rowid DESC`, args
 }
 
 // score is Σ idf[i]·tf[i] over the float64 factors cairn_tf returned.
@@ -263,8 +298,14 @@ func heapDown(h []scored, i int) {
 	}
 }
 
+// hydrateQuery reads the winning chunks with every document holding them.
+const hydrateQuery = `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+			CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
+		FROM chunks c JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
+		WHERE c.id IN (SELECT value FROM json_each(?))`
+
 // hydrate joins the winning chunks to every document that holds them.
-func (s *Store) hydrate(ctx context.Context, top []scored) ([]cairn.Candidate, error) {
+func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, top []scored) ([]cairn.Candidate, error) {
 	ids := make([]int64, len(top))
 	byID := make(map[int64]float64, len(top))
 	for i, m := range top {
@@ -272,10 +313,7 @@ func (s *Store) hydrate(ctx context.Context, top []scored) ([]cairn.Candidate, e
 		byID[m.id] = m.score
 	}
 	list, _ := json.Marshal(ids)
-	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
-			CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
-		FROM chunks c JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
-		WHERE c.id IN (SELECT value FROM json_each(?))`)
+	st, err := s.txStmt(ctx, tx, hydrateQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -304,19 +342,47 @@ func (s *Store) hydrate(ctx context.Context, top []scored) ([]cairn.Candidate, e
 // once per store (database/sql prepares it again on each connection as
 // needed). Search statements vary only with the number of corpora.
 func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	s.smu.Lock()
-	defer s.smu.Unlock()
-	if st, ok := s.stmts[query]; ok {
+	if st := s.cachedStmt(query); st != nil {
 		return st, nil
 	}
+	// Prepared without holding smu: preparing waits for a free pool
+	// connection, and a search that holds one in its transaction may be
+	// waiting on smu (txStmt).
 	st, err := s.r.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, queryError(err)
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	if old, ok := s.stmts[query]; ok {
+		st.Close() // prepared twice at once: keep the first
+		return old, nil
 	}
 	if s.stmts == nil {
 		s.stmts = make(map[string]*sql.Stmt)
 	}
 	s.stmts[query] = st
+	return st, nil
+}
+
+func (s *Store) cachedStmt(query string) *sql.Stmt {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	return s.stmts[query]
+}
+
+// txStmt is readStmt's statement inside a read transaction, on the
+// transaction's connection (closed with it). It never waits for another
+// pool connection: a statement not prepared on the pool yet is prepared
+// on the transaction's connection alone.
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if st := s.cachedStmt(query); st != nil {
+		return tx.StmtContext(ctx, st), nil
+	}
+	st, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, queryError(err)
+	}
 	return st, nil
 }
 

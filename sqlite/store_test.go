@@ -277,7 +277,12 @@ func TestScanTopMatchesGoScoring(t *testing.T) {
 			idf := []float64{1.7, 0.3, 2.9}
 			q := cairn.LexicalQuery{Match: match, Limit: 7, MaxCandidates: capN, IDF: idf}
 			got := &cairn.LexicalResult{}
-			top, err := s.scanTop(ctx, q, got)
+			tx, err := s.r.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			top, err := s.scanTop(ctx, tx, q, got)
+			tx.Rollback()
 			if err != nil {
 				t.Fatal(err)
 			}
