@@ -31,7 +31,7 @@ import (
 const DefaultBusyTimeoutMs = 5000
 
 // SessionFailure is one session that could not be read: its header names a
-// version Cairn does not read, or its history is in cold storage. A bad
+// version Cairn does not read, or its cold archive cannot be read. A bad
 // event (JSON that does not parse, an unknown content block, a compressed
 // event that does not decode to its recorded length) is skipped and counted
 // instead, as in every other source.

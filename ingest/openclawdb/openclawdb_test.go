@@ -223,12 +223,15 @@ func TestOpenClawDBSchema(t *testing.T) {
 	}
 }
 
+// TestOpenClawDBColdWindow: a window whose cold archive is missing fails
+// (its earlier projection is kept); a window with no events at all is
+// left out.
 func TestOpenClawDBColdWindow(t *testing.T) {
 	path := seedDB(t, func(db *sql.DB) {
 		for _, q := range []string{
 			`INSERT INTO session_windows(session_id,session_key,created_at,updated_at) VALUES('cold1','k',1,1)`,
 			`INSERT INTO session_windows(session_id,session_key,created_at,updated_at) VALUES('empty1','k2',1,1)`,
-			`INSERT INTO session_transcript_cold_archives VALUES('cold1',1,'abc.jsonl.zst',3,3,5,'file')`,
+			`INSERT INTO session_transcript_cold_archives(session_id,generation,archive_name,event_count,last_seq,archived_at,storage) VALUES('cold1',1,'abc.jsonl.zst',3,3,5,'file')`,
 		} {
 			if _, err := db.Exec(q); err != nil {
 				t.Fatal(err)

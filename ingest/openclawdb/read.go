@@ -16,8 +16,9 @@ import (
 )
 
 // errColdStorage fails a window whose events cold storage moved out of
-// transcript_events (§3.7), so that its earlier projection is kept.
-var errColdStorage = errors.New("history is in cold storage, which Cairn does not read yet")
+// transcript_events (§3.7) into an archive Cairn could not read (cold.go),
+// so that its earlier projection is kept.
+var errColdStorage = errors.New("history is in a cold archive that could not be read")
 
 // maxEventBytes bounds a compressed event's decoded size (the store's CHECK).
 const maxEventBytes = 4 << 20
@@ -34,7 +35,7 @@ var (
 	optional = map[string][]string{
 		"schema_meta":                      {"meta_key", "role", "agent_id"},
 		"session_transcript_active_events": {"session_id", "active_position", "event_seq"},
-		"session_transcript_cold_archives": {"session_id"},
+		"session_transcript_cold_archives": {"session_id", "generation", "archive_name", "storage"},
 	}
 )
 
@@ -43,6 +44,7 @@ type reader struct {
 	tx      *sql.Tx
 	path    string
 	has     map[string]bool // optional tables present
+	coldHas map[string]bool // columns of session_transcript_cold_archives
 	agentID string
 }
 
@@ -77,6 +79,13 @@ func (r *reader) checkSchema() error {
 			}
 			r.has[table] = true
 		}
+	}
+	if r.has["session_transcript_cold_archives"] {
+		cols, err := r.columns("session_transcript_cold_archives")
+		if err != nil {
+			return fmt.Errorf("read openclaw store %s schema: %w", r.path, err)
+		}
+		r.coldHas = cols
 	}
 	if r.has["schema_meta"] {
 		var role, agent sql.NullString
@@ -169,9 +178,10 @@ func (r *reader) readAll(agentID string) ([]cairn.Session, error) {
 	return sessions, nil
 }
 
-// session reads one window's events and projects them. A window without
-// live events is left out (ok false), unless cold storage holds its history:
-// then it fails, so the engine keeps its projection.
+// session reads one window's events, its cold archives' first (cold.go),
+// and projects them. A window without events is left out (ok false); one
+// whose cold archive cannot be read fails, so the engine keeps its
+// projection.
 func (r *reader) session(w window, agentID string) (cairn.Session, bool, error) {
 	s := cairn.Session{
 		Source: cairn.SourceOpenClaw, ID: w.id, AgentID: agentID,
@@ -189,15 +199,19 @@ func (r *reader) session(w window, agentID string) (cairn.Session, bool, error) 
 	if err != nil {
 		return s, false, err
 	}
-	if len(events) == 0 {
-		if r.cold(w.id) {
-			return s, false, errColdStorage
-		}
-		return s, false, nil
-	}
-	active, err := r.active(w.id)
+	cold, err := r.coldEvents(w.id, &s.Stats)
 	if err != nil {
 		return s, false, err
+	}
+	events = mergeCold(cold, events)
+	if len(events) == 0 {
+		return s, false, nil
+	}
+	var active []int64
+	if len(cold) == 0 { // the materialized branch lists live rows only: with cold events, walk parentId
+		if active, err = r.active(w.id); err != nil {
+			return s, false, err
+		}
 	}
 	s, err = ingest.OpenClawSession(s, events, active)
 	return s, err == nil, err
@@ -289,15 +303,6 @@ WHERE session_id = ? ORDER BY active_position`, sessionID)
 		seqs = append(seqs, seq)
 	}
 	return seqs, rows.Err()
-}
-
-func (r *reader) cold(sessionID string) bool {
-	if !r.has["session_transcript_cold_archives"] {
-		return false
-	}
-	var one int
-	err := r.tx.QueryRowContext(r.ctx, `SELECT 1 FROM session_transcript_cold_archives WHERE session_id = ? LIMIT 1`, sessionID).Scan(&one)
-	return err == nil
 }
 
 func sortedPaths(p []string) []string {

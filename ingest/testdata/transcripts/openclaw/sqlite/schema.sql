@@ -108,9 +108,13 @@ CREATE TABLE session_transcript_cold_archives (
   session_id TEXT NOT NULL,
   generation INTEGER NOT NULL,
   archive_name TEXT NOT NULL,
+  archive_sha256 TEXT,
   event_count INTEGER NOT NULL,
+  raw_bytes INTEGER,
+  archive_bytes INTEGER,
   last_seq INTEGER NOT NULL,
   archived_at INTEGER NOT NULL,
   storage TEXT NOT NULL CHECK (storage IN ('file', 'sqlite')),
+  archive_blob BLOB,
   PRIMARY KEY (session_id, generation)
 ) STRICT;
