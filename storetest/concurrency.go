@@ -64,7 +64,7 @@ func during(t *testing.T, write func(), read func() error) {
 
 // testReadersDuringAdds: each batch adds batchDocs documents holding
 // "common"; every read counts a multiple of batchDocs.
-func testReadersDuringAdds(t *testing.T, s Backend) {
+func testReadersDuringAdds(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	whole := func(what string, n int) error {
 		if n%batchDocs != 0 {
@@ -114,7 +114,7 @@ func testReadersDuringAdds(t *testing.T, s Backend) {
 // testReadersDuringReplaces: each batch rewrites the same documents with
 // the text of its generation and removes one more file; a search sees
 // the documents of one generation, all of them.
-func testReadersDuringReplaces(t *testing.T, s Backend) {
+func testReadersDuringReplaces(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	gen := func(g int) []cairn.Document {
 		var docs []cairn.Document
@@ -178,7 +178,7 @@ func texts(res *cairn.LexicalResult) []string {
 // testReadersDuringCommits: each window commits batchDocs memories; every
 // listing counts a multiple of batchDocs, and every window's records are
 // done together with its memories stored.
-func testReadersDuringCommits(t *testing.T, s Backend) {
+func testReadersDuringCommits(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	write := func() {
 		for w := range batches {

@@ -23,7 +23,7 @@ func TestDocuments(t *testing.T, f Factory) {
 	})
 }
 
-func testUpsertAndStates(t *testing.T, s Backend) {
+func testUpsertAndStates(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := doc("notes", "a.md", "alpha walrus\nbeta\n")
 	b := doc("notes", "dir/b.md", "gamma\n")
@@ -87,7 +87,7 @@ func testUpsertAndStates(t *testing.T, s Backend) {
 	}
 }
 
-func testTouch(t *testing.T, s Backend) {
+func testTouch(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := doc("notes", "a.md", "alpha walrus\n")
 	apply(t, s, "notes", []cairn.Document{a})
@@ -113,7 +113,7 @@ func testTouch(t *testing.T, s Backend) {
 	}
 }
 
-func testRemove(t *testing.T, s Backend) {
+func testRemove(t *testing.T, s cairn.Storage) {
 	a := doc("notes", "a.md", "alpha walrus\n")
 	b := doc("notes", "b.md", "beta walrus\n")
 	apply(t, s, "notes", []cairn.Document{a, b})
@@ -138,7 +138,7 @@ func testRemove(t *testing.T, s Backend) {
 	}
 }
 
-func testSharedContent(t *testing.T, s Backend) {
+func testSharedContent(t *testing.T, s cairn.Storage) {
 	a := doc("notes", "a.md", "shared walrus\n")
 	copyA := doc("notes", "copy.md", a.Text)
 	other := doc("work", "w.md", a.Text)
@@ -170,7 +170,7 @@ func testSharedContent(t *testing.T, s Backend) {
 // testContentWithoutChunks: a document that names stored content needs no
 // chunks (a rename or copy); one that names content nobody stored is
 // refused, and its batch writes nothing.
-func testContentWithoutChunks(t *testing.T, s Backend) {
+func testContentWithoutChunks(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := doc("notes", "a.md", "alpha walrus\nbeta\n")
 	apply(t, s, "notes", []cairn.Document{a})
@@ -199,7 +199,7 @@ func testContentWithoutChunks(t *testing.T, s Backend) {
 	}
 }
 
-func testGCCounts(t *testing.T, s Backend) {
+func testGCCounts(t *testing.T, s cairn.Storage) {
 	if n := gc(t, s); n != 0 {
 		t.Errorf("gc of an empty store collected %d", n)
 	}
@@ -221,7 +221,7 @@ func testGCCounts(t *testing.T, s Backend) {
 	}
 }
 
-func testPruneCorpora(t *testing.T, s Backend) {
+func testPruneCorpora(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	for _, c := range []string{"a", "b", "c"} {
 		apply(t, s, c, []cairn.Document{doc(c, "x.md", "pruned "+c+"\n"), doc(c, "y.md", "kept "+c+"\n")})

@@ -34,7 +34,7 @@ type state struct {
 	VecVersion  int64
 }
 
-func readState(t *testing.T, s Backend) state {
+func readState(t *testing.T, s cairn.Storage) state {
 	t.Helper()
 	ctx := context.Background()
 	st := state{Docs: map[string]map[string]cairn.DocState{}, Texts: map[string]string{}}
@@ -72,7 +72,7 @@ func readState(t *testing.T, s Backend) state {
 }
 
 // fill writes something of every kind.
-func fill(t *testing.T, s Backend) {
+func fill(t *testing.T, s cairn.Storage) {
 	t.Helper()
 	ctx := context.Background()
 	apply(t, s, "notes", []cairn.Document{doc("notes", "a.md", "walrus one\nwalrus two\n"), doc("notes", "b.md", "durable b\n")})

@@ -31,7 +31,7 @@ func TestEdgeCases(t *testing.T, f Factory) {
 	t.Run("DataFolderWithOddName", func(t *testing.T) { testOddFolder(t, f) })
 }
 
-func testEmptyStore(t *testing.T, s Backend) {
+func testEmptyStore(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	check := func(what string, err error) {
 		t.Helper()
@@ -106,7 +106,7 @@ func testEmptyStore(t *testing.T, s Backend) {
 	}
 }
 
-func testEmptyDocument(t *testing.T, s Backend) {
+func testEmptyDocument(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes"}); err != nil {
 		t.Errorf("an empty batch: %v", err)
@@ -131,7 +131,7 @@ func testEmptyDocument(t *testing.T, s Backend) {
 	}
 }
 
-func testOddPaths(t *testing.T, s Backend) {
+func testOddPaths(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	odd := []string{
 		"Notizen/Größe und Maße.md",
@@ -189,7 +189,7 @@ func testOddPaths(t *testing.T, s Backend) {
 
 // testMultiByte: chunk offsets are bytes, so a chunk after multi-byte
 // characters is read back exactly.
-func testMultiByte(t *testing.T, s Backend) {
+func testMultiByte(t *testing.T, s cairn.Storage) {
 	txt := "🦭🦭 Größe naïve 日本語\r\nthe walrus line\r\nlast ünïcode line"
 	d := doc("notes", "mb.md", txt)
 	apply(t, s, "notes", []cairn.Document{d})
@@ -212,7 +212,7 @@ func testMultiByte(t *testing.T, s Backend) {
 
 // testHugeDocument: a document of several megabytes, one chunk of them a
 // single 3 MB line, is stored and read back whole and exactly.
-func testHugeDocument(t *testing.T, s Backend) {
+func testHugeDocument(t *testing.T, s cairn.Storage) {
 	long := strings.Repeat("filler ", 3<<20/7) + "needle\n"
 	txt := "head line\n" + long + "tail walrus\n"
 	d := doc("notes", "huge.md", txt)
@@ -237,7 +237,7 @@ func textLen(res *cairn.LexicalResult) int {
 	return len(res.Candidates[0].Text)
 }
 
-func testManyChunks(t *testing.T, s Backend) {
+func testManyChunks(t *testing.T, s cairn.Storage) {
 	var b strings.Builder
 	for i := range 3000 {
 		fmt.Fprintf(&b, "line %d of many walrus%d\n", i, i%10)
@@ -262,7 +262,7 @@ func testManyChunks(t *testing.T, s Backend) {
 	}
 }
 
-func testDuplicates(t *testing.T, s Backend) {
+func testDuplicates(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := doc("notes", "a.md", "walrus once\n")
 	apply(t, s, "notes", []cairn.Document{a})
@@ -305,7 +305,7 @@ func testDuplicates(t *testing.T, s Backend) {
 	}
 }
 
-func testQuotesInQueries(t *testing.T, s Backend) {
+func testQuotesInQueries(t *testing.T, s cairn.Storage) {
 	apply(t, s, "notes", []cairn.Document{doc("notes", "a.md", `he said "walrus" twice: it's a walrus`+"\n")})
 	for _, w := range []string{`"walrus"`, `it's`, `walrus"`} {
 		if _, err := s.Lexical(context.Background(), q(term(w))); err != nil {

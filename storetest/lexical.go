@@ -64,7 +64,7 @@ func onlyPaths(pathCorpora []string, ps ...string) func(*cairn.LexicalQuery) {
 	}
 }
 
-func lexical(t *testing.T, s Backend, lq cairn.LexicalQuery) *cairn.LexicalResult {
+func lexical(t *testing.T, s cairn.Storage, lq cairn.LexicalQuery) *cairn.LexicalResult {
 	t.Helper()
 	res, err := s.Lexical(context.Background(), lq)
 	if err != nil {
@@ -80,7 +80,7 @@ func lexical(t *testing.T, s Backend, lq cairn.LexicalQuery) *cairn.LexicalResul
 }
 
 // ranked lists a query's hits as corpus/path, best first.
-func ranked(t *testing.T, s Backend, lq cairn.LexicalQuery) []string {
+func ranked(t *testing.T, s cairn.Storage, lq cairn.LexicalQuery) []string {
 	t.Helper()
 	var out []string
 	for _, c := range lexical(t, s, lq).Candidates {
@@ -90,7 +90,7 @@ func ranked(t *testing.T, s Backend, lq cairn.LexicalQuery) []string {
 }
 
 // paths lists a query's hits as corpus/path, sorted.
-func paths(t *testing.T, s Backend, lq cairn.LexicalQuery) []string {
+func paths(t *testing.T, s cairn.Storage, lq cairn.LexicalQuery) []string {
 	t.Helper()
 	out := ranked(t, s, lq)
 	slices.Sort(out)
@@ -99,7 +99,7 @@ func paths(t *testing.T, s Backend, lq cairn.LexicalQuery) []string {
 
 func equal(got []string, want ...string) bool { return slices.Equal(got, want) }
 
-func matchCount(t *testing.T, s Backend, m match, max int) cairn.MatchCount {
+func matchCount(t *testing.T, s cairn.Storage, m match, max int) cairn.MatchCount {
 	t.Helper()
 	n, err := s.MatchCount(context.Background(), string(m), max)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestLexical(t *testing.T, f Factory) {
 	})
 }
 
-func testLexicalHits(t *testing.T, s Backend) {
+func testLexicalHits(t *testing.T, s cairn.Storage) {
 	a := doc("notes", "dir/a.md", "alpha line\nthe walrus line\nomega\n")
 	apply(t, s, "notes", []cairn.Document{a})
 	res := lexical(t, s, q(term("walrus")))
@@ -155,7 +155,7 @@ func testLexicalHits(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalOrder(t *testing.T, s Backend) {
+func testLexicalOrder(t *testing.T, s cairn.Storage) {
 	// Same length, more occurrences: better.
 	apply(t, s, "notes", []cairn.Document{
 		doc("notes", "one.md", "walrus pad pad pad\n"),
@@ -167,7 +167,7 @@ func testLexicalOrder(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalIDF(t *testing.T, s Backend) {
+func testLexicalIDF(t *testing.T, s cairn.Storage) {
 	apply(t, s, "notes", []cairn.Document{
 		doc("notes", "rare.md", "zebra pad pad\n"),
 		doc("notes", "common.md", "horse pad pad\n"),
@@ -185,7 +185,7 @@ func testLexicalIDF(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalAllAny(t *testing.T, s Backend) {
+func testLexicalAllAny(t *testing.T, s cairn.Storage) {
 	apply(t, s, "notes", []cairn.Document{
 		doc("notes", "both.md", "busy timeout here\n"),
 		doc("notes", "busy.md", "busy only\n"),
@@ -203,7 +203,7 @@ func testLexicalAllAny(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalCorpora(t *testing.T, s Backend) {
+func testLexicalCorpora(t *testing.T, s cairn.Storage) {
 	for _, c := range []string{"notes", "work", "sessions"} {
 		apply(t, s, c, []cairn.Document{doc(c, "x.md", "walrus in "+c+"\n")})
 	}
@@ -223,7 +223,7 @@ func testLexicalCorpora(t *testing.T, s Backend) {
 
 // testLexicalCorpusFallback: a corpus whose matches score below many of
 // another corpus's still returns its hits up to the limit.
-func testLexicalCorpusFallback(t *testing.T, s Backend) {
+func testLexicalCorpusFallback(t *testing.T, s cairn.Storage) {
 	apply(t, s, "small", []cairn.Document{doc("small", "s1.md", "walrus pad pad pad\n"), doc("small", "s2.md", "walrus pad pad pad\n")})
 	var big []cairn.Document
 	for i := range 40 {
@@ -241,7 +241,7 @@ func testLexicalCorpusFallback(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalPaths(t *testing.T, s Backend) {
+func testLexicalPaths(t *testing.T, s cairn.Storage) {
 	apply(t, s, "notes", []cairn.Document{doc("notes", "n1.md", "walrus note\n"), doc("notes", "s1.md", "walrus note named like a session\n")})
 	apply(t, s, "sessions", []cairn.Document{doc("sessions", "s1.md", "walrus one\n"), doc("sessions", "s2.md", "walrus two\n")})
 	all := q(term("walrus"))
@@ -265,7 +265,7 @@ func testLexicalPaths(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalLimits(t *testing.T, s Backend) {
+func testLexicalLimits(t *testing.T, s cairn.Storage) {
 	var docs []cairn.Document
 	for i := range 12 {
 		docs = append(docs, doc("notes", fmt.Sprintf("%02d.md", i), strings.Repeat("walrus ", 1+i%4)+fmt.Sprintf("pad%d\n", i)))
@@ -299,7 +299,7 @@ func testLexicalLimits(t *testing.T, s Backend) {
 // testLexicalCap: with MaxCandidates set, only the newest matches are
 // scored (newest: the most recently written), even when older ones score
 // better, and the result says it was capped.
-func testLexicalCap(t *testing.T, s Backend) {
+func testLexicalCap(t *testing.T, s cairn.Storage) {
 	for i := range 6 {
 		// Older documents repeat the word more: uncapped they rank first.
 		apply(t, s, "notes", []cairn.Document{doc("notes", fmt.Sprintf("%d.md", i), strings.Repeat("common ", 6-i)+fmt.Sprintf("doc%d\n", i))})
@@ -341,7 +341,7 @@ func pathList(res *cairn.LexicalResult) []string {
 	return out
 }
 
-func testMatchCount(t *testing.T, s Backend) {
+func testMatchCount(t *testing.T, s cairn.Storage) {
 	if mc := matchCount(t, s, term("walrus"), 10); mc != (cairn.MatchCount{}) {
 		t.Errorf("empty store: %+v, want zero", mc)
 	}
@@ -373,7 +373,7 @@ func testMatchCount(t *testing.T, s Backend) {
 	}
 }
 
-func testSpan(t *testing.T, s Backend) {
+func testSpan(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	sp, err := s.Span(ctx)
 	if err != nil || sp.Rows != 0 {
@@ -400,7 +400,7 @@ func testSpan(t *testing.T, s Backend) {
 
 // testNoiseAndIdent: noise chunks are stored (DocumentText is whole) but
 // never found; a chunk's Ident text is searchable.
-func testNoiseAndIdent(t *testing.T, s Backend) {
+func testNoiseAndIdent(t *testing.T, s cairn.Storage) {
 	d := doc("notes", "a.md", "---- zebra ----\nreal walrus text\n")
 	d.Chunks[0].Noise = true
 	d.Chunks[1].Ident = "getWalrusCount get walrus count"
@@ -419,7 +419,7 @@ func testNoiseAndIdent(t *testing.T, s Backend) {
 	}
 }
 
-func testLexicalSyntax(t *testing.T, s Backend) {
+func testLexicalSyntax(t *testing.T, s cairn.Storage) {
 	apply(t, s, "notes", []cairn.Document{doc("notes", "a.md", "walrus\n")})
 	if _, err := s.Lexical(context.Background(), cairn.LexicalQuery{Match: `"unbalanced`, Limit: 1}); !errors.Is(err, cairn.ErrInvalid) {
 		t.Errorf("an unparsable query: %v, want ErrInvalid", err)

@@ -48,7 +48,7 @@ func ids(ms []cairn.Memory) []string {
 }
 
 // commit writes a window of the test thread ("main" pass unless set).
-func commit(t *testing.T, s Backend, w cairn.WindowCommit) cairn.Committed {
+func commit(t *testing.T, s cairn.Storage, w cairn.WindowCommit) cairn.Committed {
 	t.Helper()
 	if w.Corpus == "" {
 		w.Corpus, w.Thread = "sessions", thread
@@ -63,7 +63,7 @@ func commit(t *testing.T, s Backend, w cairn.WindowCommit) cairn.Committed {
 	return c
 }
 
-func done(t *testing.T, s Backend, pass string) map[string]cairn.DoneRecord {
+func done(t *testing.T, s cairn.Storage, pass string) map[string]cairn.DoneRecord {
 	t.Helper()
 	cp, err := s.DoneRecords(context.Background(), "sessions", thread, pass)
 	if err != nil {
@@ -72,7 +72,7 @@ func done(t *testing.T, s Backend, pass string) map[string]cairn.DoneRecord {
 	return cp
 }
 
-func doneHashes(t *testing.T, s Backend, pass string) map[string]string {
+func doneHashes(t *testing.T, s cairn.Storage, pass string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for uid, d := range done(t, s, pass) {
@@ -81,7 +81,7 @@ func doneHashes(t *testing.T, s Backend, pass string) map[string]string {
 	return out
 }
 
-func listMemories(t *testing.T, s Backend, f cairn.MemoryFilter) []cairn.Memory {
+func listMemories(t *testing.T, s cairn.Storage, f cairn.MemoryFilter) []cairn.Memory {
 	t.Helper()
 	ms, err := s.Memories(context.Background(), f)
 	if err != nil {
@@ -90,7 +90,7 @@ func listMemories(t *testing.T, s Backend, f cairn.MemoryFilter) []cairn.Memory 
 	return ms
 }
 
-func getMemory(t *testing.T, s Backend, id string) cairn.Memory {
+func getMemory(t *testing.T, s cairn.Storage, id string) cairn.Memory {
 	t.Helper()
 	m, err := s.Memory(context.Background(), id)
 	if err != nil {
@@ -102,7 +102,7 @@ func getMemory(t *testing.T, s Backend, id string) cairn.Memory {
 // ignoreCreated leaves out what the store sets on write.
 var ignoreCreated = cmpopts.IgnoreFields(cairn.Memory{}, "CreatedAt")
 
-func testMemoryRoundTrip(t *testing.T, s Backend) {
+func testMemoryRoundTrip(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	full := cairn.Memory{ID: "m-full", Kind: "decision", Title: "Use WAL — always", Summary: "Summary with ünïcode and \"quotes\"",
 		Body: "line one\nline two", AppliesWhen: "opening a store", Scope: "project", Confidence: "verified", Importance: 4,
@@ -141,7 +141,7 @@ func testMemoryRoundTrip(t *testing.T, s Backend) {
 // replaces the windows that read them: their memories it does not write
 // again go, and their other records become pending; Replaces retires
 // windows whose records are gone. Passes are apart.
-func testCommitWindowReplaces(t *testing.T, s Backend) {
+func testCommitWindowReplaces(t *testing.T, s cairn.Storage) {
 	commit(t, s, cairn.WindowCommit{Records: []string{"a", "b"}, Hashes: []string{"ha", "hb"},
 		Memories: []cairn.Memory{memory("m-a", "episode", "a"), memory("m-b", "fact", "b"), memory("m-ab", "fact", "a", "b")}})
 	commit(t, s, cairn.WindowCommit{Pass: "observations", Records: []string{"a", "b"}, Hashes: []string{"ha", "hb"},
@@ -187,7 +187,7 @@ func testCommitWindowReplaces(t *testing.T, s Backend) {
 	}
 }
 
-func testCommitIdempotent(t *testing.T, s Backend) {
+func testCommitIdempotent(t *testing.T, s cairn.Storage) {
 	w := cairn.WindowCommit{Records: []string{"a"}, Hashes: []string{"ha"}, Memories: []cairn.Memory{memory("m-a", "fact", "a")}}
 	commit(t, s, w)
 	first := getMemory(t, s, "m-a")
@@ -203,7 +203,7 @@ func testCommitIdempotent(t *testing.T, s Backend) {
 	}
 }
 
-func testCommitHashCount(t *testing.T, s Backend) {
+func testCommitHashCount(t *testing.T, s cairn.Storage) {
 	_, err := s.CommitWindow(context.Background(), cairn.WindowCommit{Corpus: "sessions", Thread: thread, Pass: "main",
 		Records: []string{"x"}, Hashes: []string{"1", "2"}, Memories: []cairn.Memory{memory("m-x", "fact", "x")}})
 	if err == nil {
@@ -217,7 +217,7 @@ func testCommitHashCount(t *testing.T, s Backend) {
 	}
 }
 
-func testMemoryFilters(t *testing.T, s Backend) {
+func testMemoryFilters(t *testing.T, s cairn.Storage) {
 	at := func(m cairn.Memory, day int) cairn.Memory {
 		m.ToldAt = time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC)
 		return m
@@ -261,7 +261,7 @@ func testMemoryFilters(t *testing.T, s Backend) {
 	}
 }
 
-func testKnownNames(t *testing.T, s Backend) {
+func testKnownNames(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	obs := func(id, thread, about string) cairn.Memory {
 		m := memory(id, cairn.MemoryObservation, id)
@@ -314,7 +314,7 @@ func sorted(s []string) []string {
 
 // testFailures: a window's failures count per record and run, start again
 // for a record whose text changed, and a commit of the window clears them.
-func testFailures(t *testing.T, s Backend) {
+func testFailures(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	fail := func(hashes ...string) int {
 		t.Helper()

@@ -43,7 +43,7 @@ func session(corpus, path, transcript string, started time.Time) cairn.SessionRe
 	return r
 }
 
-func putSession(t *testing.T, s Backend, r cairn.SessionRecord) {
+func putSession(t *testing.T, s cairn.Storage, r cairn.SessionRecord) {
 	t.Helper()
 	if err := s.PutSession(context.Background(), r); err != nil {
 		t.Fatalf("put session %s: %v", r.Path, err)
@@ -52,7 +52,7 @@ func putSession(t *testing.T, s Backend, r cairn.SessionRecord) {
 
 var t0 = time.Date(2026, 3, 4, 5, 6, 7, 123_000_000, time.UTC)
 
-func testSessionRoundTrip(t *testing.T, s Backend) {
+func testSessionRoundTrip(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	want := session("sessions", "claude-code/p/2026-03-04-a.md", "/home/u/.claude/projects/p/a.jsonl", t0)
 	putSession(t, s, want)
@@ -77,7 +77,7 @@ func testSessionRoundTrip(t *testing.T, s Backend) {
 	}
 }
 
-func testSessionReplaceDelete(t *testing.T, s Backend) {
+func testSessionReplaceDelete(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	r := session("sessions", "a.md", "/t/a.jsonl", t0)
 	putSession(t, s, r)
@@ -100,7 +100,7 @@ func testSessionReplaceDelete(t *testing.T, s Backend) {
 	}
 }
 
-func testSessionsOf(t *testing.T, s Backend) {
+func testSessionsOf(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	for _, r := range []cairn.SessionRecord{
 		session("sessions", "c.md", "/t/one.jsonl", t0), session("sessions", "a.md", "/t/one.jsonl", t0),
@@ -135,7 +135,7 @@ func testSessionsOf(t *testing.T, s Backend) {
 	}
 }
 
-func testFilterSessions(t *testing.T, s Backend) {
+func testFilterSessions(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := session("sessions", "a.md", "/t/a.jsonl", t0)
 	b := session("sessions", "b.md", "/t/b.jsonl", t0.Add(48*time.Hour))
@@ -185,7 +185,7 @@ func testFilterSessions(t *testing.T, s Backend) {
 	}
 }
 
-func testTranscriptStates(t *testing.T, s Backend) {
+func testTranscriptStates(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	states := func(corpus string) map[string]cairn.TranscriptState {
 		t.Helper()
@@ -235,7 +235,7 @@ func testTranscriptStates(t *testing.T, s Backend) {
 	}
 }
 
-func testRenameTranscript(t *testing.T, s Backend) {
+func testRenameTranscript(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	const from, to = "/home/u/sk-secret/a.jsonl", "/home/u/[REDACTED]#1f2e/a.jsonl"
 	st := cairn.TranscriptState{Corpus: "sessions", Source: cairn.SourceClaudeCode, Path: from, Size: 10, ModTime: 20, Hash: "h",

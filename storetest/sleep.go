@@ -22,7 +22,7 @@ func TestSleep(t *testing.T, f Factory) {
 	})
 }
 
-func links(t *testing.T, s Backend, id string) []string {
+func links(t *testing.T, s cairn.Storage, id string) []string {
 	t.Helper()
 	ls, err := s.MemoryLinks(context.Background(), id)
 	if err != nil {
@@ -36,7 +36,7 @@ func links(t *testing.T, s Backend, id string) []string {
 	return out
 }
 
-func judged(t *testing.T, s Backend) map[[2]string]bool {
+func judged(t *testing.T, s cairn.Storage) map[[2]string]bool {
 	t.Helper()
 	pairs, err := s.JudgedPairs(context.Background())
 	if err != nil {
@@ -48,7 +48,7 @@ func judged(t *testing.T, s Backend) map[[2]string]bool {
 // testApplySleepAndRelease: sleep decisions apply per group, refuse a
 // group whose member is no longer active, and are undone when
 // consolidation writes a memory again or removes it.
-func testApplySleepAndRelease(t *testing.T, s Backend) {
+func testApplySleepAndRelease(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a, b, c := memory("m-a", "fact", "a"), memory("m-b", "fact", "b"), memory("m-c", "fact", "c")
 	a.Cues, b.Cues = []string{"cue a"}, []string{"cue b"}
@@ -136,7 +136,7 @@ func testApplySleepAndRelease(t *testing.T, s Backend) {
 // testApplySleepRefusesRewritten: a member that a consolidation rewrote
 // while the judge read the old copy makes the change fail, and the new
 // content stays; read again, the same change applies.
-func testApplySleepRefusesRewritten(t *testing.T, s Backend) {
+func testApplySleepRefusesRewritten(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	old := memory("m1", "fact", "a")
 	old.Summary = "old summary"
@@ -176,7 +176,7 @@ func testApplySleepRefusesRewritten(t *testing.T, s Backend) {
 // testJudgedPairs: every pair of a group's members is judged, smaller id
 // first, whatever order they come in; related links go both ways as
 // given, and a memory's links are those from or to it.
-func testJudgedPairs(t *testing.T, s Backend) {
+func testJudgedPairs(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	var ms []cairn.Memory
 	for _, id := range []string{"m-z", "m-y", "m-x", "m-w"} {

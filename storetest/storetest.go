@@ -15,68 +15,27 @@ import (
 	"github.com/cairnmemory/cairn"
 )
 
-// Backend is everything the suite asks of a store: the root package's
-// storage interfaces, and those of this package for what the root has no
-// interface for yet.
-type Backend interface {
-	cairn.Store
-	cairn.SessionStore
-	cairn.SleepStore
-	Vectors
-	TranscriptRenamer
-}
-
-// Vectors is the part of a store that keeps embeddings: one vector per
-// chunk, each tagged with the identity of the model that made it, so
-// vectors of two models never mix.
-type Vectors interface {
-	// PutVectors stores vectors for chunk ids in one transaction,
-	// replacing any earlier vector of the same chunk, whatever made it.
-	PutVectors(ctx context.Context, identity string, ids []int64, vecs [][]float32) error
-	// EachVector calls fn with every vector made by identity; v may be
-	// reused between calls.
-	EachVector(ctx context.Context, identity string, fn func(chunkID int64, v []float32) error) error
-	// CountVectors counts the vectors made by identity.
-	CountVectors(ctx context.Context, identity string) (int, error)
-	// CountPending counts the searchable chunks without a vector made by
-	// identity.
-	CountPending(ctx context.Context, identity string) (int, error)
-	// CountEmbeddable counts the chunks that get a vector (all but noise).
-	CountEmbeddable(ctx context.Context) (int, error)
-	// VectorsVersion changes whenever a vector is written or deleted.
-	VectorsVersion(ctx context.Context) (int64, error)
-	// Chunks returns a candidate (without Title and Text) for each
-	// document holding each chunk id, in the order of ids.
-	Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, error)
-	// ChunkTexts returns the exact text of each chunk id that exists.
-	ChunkTexts(ctx context.Context, ids []int64) (map[int64]string, error)
-	// ChunkDocs calls fn with every searchable chunk and each document
-	// holding it.
-	ChunkDocs(ctx context.Context, fn func(chunkID int64, corpus, path string)) error
-}
-
-// TranscriptRenamer moves what a store keeps of a transcript file from
-// one stored path to another.
-type TranscriptRenamer interface {
-	// RenameTranscript moves a transcript's state (its path, and the path
-	// where its error or stats quote it) and the transcript of its
-	// sessions, in one transaction; a state stored under the new path is
-	// replaced.
-	RenameTranscript(ctx context.Context, corpus, from, to string) error
-}
-
-// Factory opens the backend's stores for the suite.
+// Factory is what the suite needs of a backend.
 type Factory struct {
-	// Open opens the store kept in dir, an empty folder the first time;
-	// opened again on the same folder after Close, it must hold everything
-	// committed before. The suite closes every store it opens.
-	Open func(ctx context.Context, dir string) (Backend, error)
-	// Snapshot copies the files of the store open in src into dst as they
-	// are on disk at this instant, as a crash would leave them (no flush,
-	// no checkpoint, no help from the open store). Nil leaves out the
-	// crash-consistency case. CopyFiles makes one.
+	// Backend opens the storage of a data directory: an empty folder the
+	// first time; opened again on the same folder after Close, it must
+	// hold everything committed before. The suite closes every storage it
+	// opens.
+	Backend cairn.Backend
+	// Snapshot copies the files of the storage open in src into dst as
+	// they are on disk at this instant, as a crash would leave them (no
+	// flush, no checkpoint, no help from the open storage). CopyFiles
+	// makes one. Nil leaves out the crash-consistency case.
 	Snapshot func(src, dst string) error
+	// Damage makes the index of the closed storage in dir unreadable, as
+	// a disk fault would, leaving the durable state (memories) alone. Nil
+	// leaves out the damaged-index cases.
+	Damage func(dir string) error
 }
+
+// FeatureVersion is the StorageOptions.FeatureVersion the suite opens
+// storage with; TestBackendOps also opens with another one.
+const FeatureVersion = "storetest-1"
 
 // CopyFiles returns a Snapshot that copies the named files of src (those
 // that exist) into dst, in the order given. For SQLite in WAL mode, name
@@ -124,6 +83,8 @@ func Run(t *testing.T, f Factory) {
 		{"Memories", TestMemories},
 		{"Sleep", TestSleep},
 		{"Concurrency", TestConcurrency},
+		{"Maintenance", TestMaintenance},
+		{"BackendOps", TestBackendOps},
 		{"Durability", TestDurability},
 		{"EdgeCases", TestEdgeCases},
 	} {
@@ -131,7 +92,7 @@ func Run(t *testing.T, f Factory) {
 	}
 }
 
-// cases runs named cases as subtests, each with a store of its own.
+// cases runs named cases as subtests, each with a storage of its own.
 func cases(t *testing.T, f Factory, cs []tcase) {
 	t.Helper()
 	for _, c := range cs {
@@ -141,30 +102,39 @@ func cases(t *testing.T, f Factory, cs []tcase) {
 
 type tcase struct {
 	name string
-	fn   func(*testing.T, Backend)
+	fn   func(*testing.T, cairn.Storage)
 }
 
-// open opens the store in dir and closes it when the test ends (once,
+// open opens the storage of dir and closes it when the test ends (once,
 // whether or not the test closed it first).
-func open(t *testing.T, f Factory, dir string) Backend {
+func open(t *testing.T, f Factory, dir string) cairn.Storage {
 	t.Helper()
-	b, err := f.Open(context.Background(), dir)
+	return openWith(t, f, dir, cairn.StorageOptions{FeatureVersion: FeatureVersion})
+}
+
+func openWith(t *testing.T, f Factory, dir string, o cairn.StorageOptions) cairn.Storage {
+	t.Helper()
+	s, err := f.Backend.Open(context.Background(), dir, o)
 	if err != nil {
-		t.Fatalf("open store in %s: %v", dir, err)
+		t.Fatalf("open storage in %s: %v", dir, err)
 	}
-	c := &closeOnce{Backend: b}
+	return closeWhenDone(t, s)
+}
+
+func closeWhenDone(t *testing.T, s cairn.Storage) cairn.Storage {
+	c := &closeOnce{Storage: s}
 	t.Cleanup(func() { c.Close() })
 	return c
 }
 
 type closeOnce struct {
-	Backend
+	cairn.Storage
 	once sync.Once
 	err  error
 }
 
 func (c *closeOnce) Close() error {
-	c.once.Do(func() { c.err = c.Backend.Close() })
+	c.once.Do(func() { c.err = c.Storage.Close() })
 	return c.err
 }
 
@@ -193,7 +163,7 @@ func doc(corpus, path, text string) cairn.Document {
 }
 
 // apply writes one batch or fails the test.
-func apply(t *testing.T, s Backend, corpus string, upserts []cairn.Document, remove ...string) {
+func apply(t *testing.T, s cairn.Storage, corpus string, upserts []cairn.Document, remove ...string) {
 	t.Helper()
 	if err := s.Apply(context.Background(), &cairn.Batch{Corpus: corpus, Upserts: upserts, Remove: remove}); err != nil {
 		t.Fatalf("apply batch to %s: %v", corpus, err)
@@ -201,7 +171,7 @@ func apply(t *testing.T, s Backend, corpus string, upserts []cairn.Document, rem
 }
 
 // gc collects or fails the test.
-func gc(t *testing.T, s Backend) int {
+func gc(t *testing.T, s cairn.Storage) int {
 	t.Helper()
 	n, err := s.GC(context.Background())
 	if err != nil {
@@ -211,7 +181,7 @@ func gc(t *testing.T, s Backend) int {
 }
 
 // docStates returns the DocStates of a corpus or fails the test.
-func docStates(t *testing.T, s Backend, corpus string) map[string]cairn.DocState {
+func docStates(t *testing.T, s cairn.Storage, corpus string) map[string]cairn.DocState {
 	t.Helper()
 	m, err := s.DocStates(context.Background(), corpus)
 	if err != nil {
@@ -221,7 +191,7 @@ func docStates(t *testing.T, s Backend, corpus string) map[string]cairn.DocState
 }
 
 // text returns a document's text, "" with ok false when it is not found.
-func text(t *testing.T, s Backend, corpus, path string) (string, bool) {
+func text(t *testing.T, s cairn.Storage, corpus, path string) (string, bool) {
 	t.Helper()
 	txt, err := s.DocumentText(context.Background(), corpus, path)
 	if errors.Is(err, cairn.ErrNotFound) {

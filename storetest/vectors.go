@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -15,6 +16,7 @@ import (
 // lookups for the vector lane, and vectors leaving with their chunks.
 func TestVectors(t *testing.T, f Factory) {
 	cases(t, f, []tcase{
+		{"PendingChunks", testPendingChunks},
 		{"PutEachCount", testVectorsRoundTrip},
 		{"ReplaceAcrossIdentities", testVectorsReplace},
 		{"Version", testVectorsVersion},
@@ -25,7 +27,7 @@ func TestVectors(t *testing.T, f Factory) {
 
 // chunkIDs returns the searchable chunk ids of one document, in line
 // order.
-func chunkIDs(t *testing.T, s Backend, corpus, path string) []int64 {
+func chunkIDs(t *testing.T, s cairn.Storage, corpus, path string) []int64 {
 	t.Helper()
 	type row struct {
 		id   int64
@@ -58,7 +60,7 @@ func chunkIDs(t *testing.T, s Backend, corpus, path string) []int64 {
 }
 
 // vectorsOf reads every vector of an identity, copied.
-func vectorsOf(t *testing.T, s Backend, identity string) map[int64][]float32 {
+func vectorsOf(t *testing.T, s cairn.Storage, identity string) map[int64][]float32 {
 	t.Helper()
 	out := map[int64][]float32{}
 	if err := s.EachVector(context.Background(), identity, func(id int64, v []float32) error {
@@ -79,7 +81,51 @@ func count(t *testing.T, what string, fn func(context.Context, string) (int, err
 	return n
 }
 
-func testVectorsRoundTrip(t *testing.T, s Backend) {
+// testPendingChunks: the chunks without a vector of an identity, oldest
+// first, noise left out, up to a limit; CountPending agrees.
+func testPendingChunks(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	first := doc("n", "a.md", "alpha\n----\nbeta\n")
+	first.Chunks[1].Noise = true
+	apply(t, s, "n", []cairn.Document{first})
+	apply(t, s, "n", []cairn.Document{doc("n", "b.md", "gamma\n")})
+	pending := func(identity string, limit int) []string {
+		t.Helper()
+		ps, err := s.PendingChunks(ctx, identity, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Text)
+		}
+		return out
+	}
+	if got := pending("id-1", 10); !equal(got, "alpha\n", "beta\n", "gamma\n") {
+		t.Errorf("pending = %q, want the three searchable chunks, oldest first", got)
+	}
+	if got := pending("id-1", 2); !equal(got, "alpha\n", "beta\n") {
+		t.Errorf("pending, limit 2 = %q", got)
+	}
+	ps, err := s.PendingChunks(ctx, "id-1", 1)
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("pending, limit 1 = %v, %v", ps, err)
+	}
+	if err := s.PutVectors(ctx, "id-1", []int64{ps[0].ID}, [][]float32{{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := pending("id-1", 10); !equal(got, "beta\n", "gamma\n") {
+		t.Errorf("pending after embedding alpha = %q", got)
+	}
+	if n := count(t, "pending", s.CountPending, "id-1"); n != 2 {
+		t.Errorf("CountPending = %d, want 2 (what PendingChunks returns)", n)
+	}
+	if got := pending("id-2", 10); len(got) != 3 {
+		t.Errorf("pending for another identity = %q, want all three", got)
+	}
+}
+
+func testVectorsRoundTrip(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	d := doc("n", "a.md", "---\nalpha\nbeta\n")
 	d.Chunks[0].Noise = true
@@ -101,6 +147,18 @@ func testVectorsRoundTrip(t *testing.T, s Backend) {
 	if d := cmp.Diff(want, vectorsOf(t, s, "id-1")); d != "" {
 		t.Errorf("vectors read back (-want +got):\n%s", d)
 	}
+	var order []int64
+	if err := s.EachVector(ctx, "id-1", func(id int64, _ []float32) error { order = append(order, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(order) {
+		t.Errorf("EachVector walked chunks %v, want chunk id order", order)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := s.EachVector(ctx, "id-1", func(int64, []float32) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("EachVector with fn failing: %v after %d calls, want fn's error after 1", err, calls)
+	}
 	if n := count(t, "pending", s.CountPending, "id-1"); n != 0 {
 		t.Errorf("pending after both = %d", n)
 	}
@@ -121,7 +179,7 @@ func testVectorsRoundTrip(t *testing.T, s Backend) {
 	}
 }
 
-func testVectorsReplace(t *testing.T, s Backend) {
+func testVectorsReplace(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	apply(t, s, "n", []cairn.Document{doc("n", "a.md", "alpha\nbeta\n")})
 	ids := chunkIDs(t, s, "n", "a.md")
@@ -150,7 +208,7 @@ func testVectorsReplace(t *testing.T, s Backend) {
 	}
 }
 
-func testVectorsVersion(t *testing.T, s Backend) {
+func testVectorsVersion(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	version := func() int64 {
 		t.Helper()
@@ -188,7 +246,7 @@ func testVectorsVersion(t *testing.T, s Backend) {
 	}
 }
 
-func testChunkLookups(t *testing.T, s Backend) {
+func testChunkLookups(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := doc("n", "a.md", "alpha\nbeta\n")
 	apply(t, s, "n", []cairn.Document{a, doc("n", "copy.md", a.Text)})
@@ -204,14 +262,14 @@ func testChunkLookups(t *testing.T, s Backend) {
 	for _, c := range cands {
 		got = append(got, fmt.Sprintf("%d %s/%s seq %d lines %d-%d", c.ChunkID, c.Corpus, c.Path, c.Seq, c.StartLine, c.EndLine))
 	}
-	slices.Sort(got[:2]) // the documents of one chunk come in any order
-	slices.Sort(got[2:])
+	slices.Sort(got) // in no particular order
 	want := []string{
-		fmt.Sprintf("%d n/a.md seq 1 lines 2-2", ids[1]), fmt.Sprintf("%d n/copy.md seq 1 lines 2-2", ids[1]),
 		fmt.Sprintf("%d n/a.md seq 0 lines 1-1", ids[0]), fmt.Sprintf("%d n/copy.md seq 0 lines 1-1", ids[0]),
+		fmt.Sprintf("%d n/a.md seq 1 lines 2-2", ids[1]), fmt.Sprintf("%d n/copy.md seq 1 lines 2-2", ids[1]),
 	}
+	slices.Sort(want)
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("Chunks in the order of ids, each document (-want +got):\n%s", d)
+		t.Errorf("Chunks, one per document holding each (-want +got):\n%s", d)
 	}
 	texts, err := s.ChunkTexts(ctx, []int64{ids[0], ids[1], ids[1] + 1000})
 	if err != nil {
@@ -228,7 +286,7 @@ func testChunkLookups(t *testing.T, s Backend) {
 	}
 }
 
-func testVectorsGC(t *testing.T, s Backend) {
+func testVectorsGC(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
 	a := doc("n", "a.md", "alpha\nbeta\n")
 	b := doc("n", "b.md", "gamma\n")
@@ -250,5 +308,8 @@ func testVectorsGC(t *testing.T, s Backend) {
 	}
 	if texts, _ := s.ChunkTexts(ctx, ida); len(texts) != 0 {
 		t.Errorf("collected chunks still have text: %v", texts)
+	}
+	if cands, err := s.Chunks(ctx, ida); err != nil || len(cands) != 0 {
+		t.Errorf("Chunks of collected ids = %+v, %v; want them left out", cands, err)
 	}
 }
