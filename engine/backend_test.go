@@ -2,20 +2,21 @@ package engine
 
 import (
 	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/ingest/cursordb"
 	"github.com/cairnmemory/cairn/ingest/openclawdb"
 	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // The tests of this package open engines over the SQLite backend with the
-// OpenClaw store reader, as cmd/cairn does, without naming them in every
-// Options.
+// SQLite store readers (OpenClaw, Cursor), as local.Fill does for
+// cmd/cairn, without naming them in every Options.
 func init() {
 	testDefaults = func(o *Options) {
 		if o.Backend == nil {
 			o.Backend = sqlite.Backend{}
 		}
 		if o.SessionReaders == nil {
-			o.SessionReaders = []ingest.SourceReader{openclawdb.Reader()}
+			o.SessionReaders = []ingest.SourceReader{openclawdb.Reader(), cursordb.Reader()}
 		}
 	}
 }
