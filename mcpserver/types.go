@@ -23,7 +23,7 @@ type SessionFilter struct {
 	ChatType       string `json:"chatType,omitempty" jsonschema:"chat type (direct, group, channel); never matches sessions without one"`
 	AccountID      string `json:"accountId,omitempty" jsonschema:"account id, exact after trimming"`
 	ConversationID string `json:"conversationId,omitempty" jsonschema:"conversation id (the project folder for coding agents), exact after trimming"`
-	Source         string `json:"source,omitempty" jsonschema:"transcript source: claude-code, codex, openclaw, gemini, aider or openai-chat"`
+	Source         string `json:"source,omitempty" jsonschema:"transcript source: claude-code, codex, openclaw, gemini, aider, openai-chat, cursor or loggie"`
 	Cwd            string `json:"cwd,omitempty" jsonschema:"working folder the session ran in, exact"`
 }
 
