@@ -18,6 +18,8 @@ func TestConcurrency(t *testing.T, f Factory) {
 		{"ReadersDuringAddingBatches", testReadersDuringAdds},
 		{"ReadersDuringReplacingBatches", testReadersDuringReplaces},
 		{"ReadersDuringWindowCommits", testReadersDuringCommits},
+		{"ReadersDuringVectorsAndSleep", testReadersDuringVectorsAndSleep},
+		{"WritersAtOnceAreSerialized", testWritersAtOnce},
 	})
 }
 
@@ -218,5 +220,120 @@ func testReadersDuringCommits(t *testing.T, s cairn.Storage) {
 	during(t, write, read)
 	if ms := listMemories(t, s, cairn.MemoryFilter{}); len(ms) != batches*batchDocs {
 		t.Errorf("%d memories after the writes, want %d", len(ms), batches*batchDocs)
+	}
+}
+
+// testReadersDuringVectorsAndSleep: vectors stored batchDocs at a time
+// and sleep groups of three members are seen whole.
+func testReadersDuringVectorsAndSleep(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	var docs []cairn.Document
+	var ms []cairn.Memory
+	var records []string
+	for i := range batches * batchDocs {
+		docs = append(docs, doc("n", fmt.Sprintf("%03d.md", i), fmt.Sprintf("vector text %d\n", i)))
+	}
+	for i := range batches * 3 {
+		r := fmt.Sprintf("r%03d", i)
+		records = append(records, r)
+		ms = append(ms, memory("m-"+r, "fact", r))
+	}
+	apply(t, s, "n", docs)
+	commit(t, s, cairn.WindowCommit{Records: records, Memories: ms})
+	var ids []int64
+	if err := s.ChunkDocs(ctx, func(id int64, _, _ string) { ids = append(ids, id) }); err != nil {
+		t.Fatal(err)
+	}
+	write := func() {
+		for b := range batches {
+			vecs := make([][]float32, batchDocs)
+			for i := range vecs {
+				vecs[i] = []float32{float32(b), float32(i)}
+			}
+			if err := s.PutVectors(ctx, "id-1", ids[b*batchDocs:(b+1)*batchDocs], vecs); err != nil {
+				t.Errorf("vectors %d: %v", b, err)
+				return
+			}
+			group := []string{ms[3*b].ID, ms[3*b+1].ID, ms[3*b+2].ID}
+			if err := s.ApplySleep(ctx, cairn.SleepChange{Members: group}); err != nil {
+				t.Errorf("sleep group %d: %v", b, err)
+				return
+			}
+		}
+	}
+	read := func() error {
+		n, err := s.CountVectors(ctx, "id-1")
+		if err != nil {
+			return err
+		}
+		walked := 0
+		if err := s.EachVector(ctx, "id-1", func(int64, []float32) error { walked++; return nil }); err != nil {
+			return err
+		}
+		if n%batchDocs != 0 || walked%batchDocs != 0 {
+			return fmt.Errorf("counted %d vectors and walked %d, not whole batches of %d", n, walked, batchDocs)
+		}
+		pairs, err := s.JudgedPairs(ctx)
+		if err != nil {
+			return err
+		}
+		if len(pairs)%3 != 0 {
+			return fmt.Errorf("JudgedPairs saw %d pairs, not whole groups of 3", len(pairs))
+		}
+		return nil
+	}
+	during(t, write, read)
+	if n := count(t, "vectors", s.CountVectors, "id-1"); n != batches*batchDocs {
+		t.Errorf("%d vectors after the writes, want %d", n, batches*batchDocs)
+	}
+}
+
+// testWritersAtOnce: writes from several goroutines at once (a sync, a
+// consolidation, an embedder, a session sync) all succeed: the storage
+// serializes them.
+func testWritersAtOnce(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	writers := []func(i int) error{
+		func(i int) error {
+			return s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: []cairn.Document{doc("n", fmt.Sprintf("%d.md", i), fmt.Sprintf("walrus %d\n", i))}})
+		},
+		func(i int) error {
+			r := fmt.Sprintf("r%d", i)
+			_, err := s.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: thread, Pass: "main", Records: []string{r},
+				Memories: []cairn.Memory{memory("m-"+r, "fact", r)}})
+			return err
+		},
+		func(i int) error {
+			return s.PutSession(ctx, session("sessions", fmt.Sprintf("s%d.md", i), "/t/a.jsonl", t0))
+		},
+		func(i int) error {
+			return s.PutTranscriptState(ctx, cairn.TranscriptState{Corpus: "sessions", Source: cairn.SourceCodex, Path: fmt.Sprintf("/t/%d.jsonl", i)})
+		},
+	}
+	for w, write := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range batches {
+				if err := write(i); err != nil {
+					t.Errorf("writer %d, write %d: %v", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if st := docStates(t, s, "n"); len(st) != batches {
+		t.Errorf("%d documents, want %d", len(st), batches)
+	}
+	if ms := listMemories(t, s, cairn.MemoryFilter{}); len(ms) != batches {
+		t.Errorf("%d memories, want %d", len(ms), batches)
+	}
+	if rs, err := s.SessionsOf(ctx, "sessions", ""); err != nil || len(rs) != batches {
+		t.Errorf("%d sessions, %v; want %d", len(rs), err, batches)
+	}
+	if ts, err := s.TranscriptStates(ctx, "sessions"); err != nil || len(ts) != batches {
+		t.Errorf("%d transcript states, %v; want %d", len(ts), err, batches)
 	}
 }

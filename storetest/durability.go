@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 func TestDurability(t *testing.T, f Factory) {
 	t.Run("ReopenAfterClose", func(t *testing.T) { testReopen(t, f) })
 	t.Run("CrashCopyHoldsLastCommit", func(t *testing.T) { testCrashCopy(t, f) })
+	t.Run("TwoHandlesOnOneFolder", func(t *testing.T) { testTwoHandles(t, f) })
 }
 
 // state is what a store holds, read through its interfaces.
@@ -110,6 +112,13 @@ func testReopen(t *testing.T, f Factory) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
+	// Opened for a one-shot command (a CLI search) and for a long-lived
+	// process alike.
+	oneShot := openWith(t, f, dir, cairn.StorageOptions{FeatureVersion: FeatureVersion, OneShot: true})
+	if d := cmp.Diff(before, readState(t, oneShot)); d != "" {
+		t.Errorf("after reopening one-shot (-before +after):\n%s", d)
+	}
+	oneShot.Close()
 	s = open(t, f, dir)
 	if d := cmp.Diff(before, readState(t, s)); d != "" {
 		t.Errorf("after reopening (-before +after):\n%s", d)
@@ -169,4 +178,30 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// testTwoHandlesOnOneFolder: a second storage open on the same folder (a
+// CLI command beside a running server) sees each commit of the first once
+// it returned, and its own writes interleave with the first's.
+func testTwoHandles(t *testing.T, f Factory) {
+	dir := t.TempDir()
+	server := open(t, f, dir)
+	apply(t, server, "notes", []cairn.Document{doc("notes", "a.md", "walrus first\n")})
+	cli := openWith(t, f, dir, cairn.StorageOptions{FeatureVersion: FeatureVersion, OneShot: true})
+	if got := paths(t, cli, q(term("walrus"))); !equal(got, "notes/a.md") {
+		t.Errorf("the second handle sees %v", got)
+	}
+	for i := range 5 {
+		apply(t, server, "notes", []cairn.Document{doc("notes", fmt.Sprintf("s%d.md", i), fmt.Sprintf("walrus from the server %d\n", i))})
+		commit(t, cli, cairn.WindowCommit{Records: []string{fmt.Sprintf("r%d", i)}, Memories: []cairn.Memory{memory(fmt.Sprintf("m-%d", i), "fact", fmt.Sprintf("r%d", i))}})
+		if st := docStates(t, cli, "notes"); len(st) != i+2 {
+			t.Errorf("after server write %d the second handle sees %d documents, want %d", i, len(st), i+2)
+		}
+		if ms := listMemories(t, server, cairn.MemoryFilter{}); len(ms) != i+1 {
+			t.Errorf("after cli commit %d the server sees %d memories, want %d", i, len(ms), i+1)
+		}
+	}
+	if got := paths(t, cli, q(term("server"))); len(got) != 5 {
+		t.Errorf("the second handle finds %v", got)
+	}
 }

@@ -27,6 +27,7 @@ func TestEdgeCases(t *testing.T, f Factory) {
 		{"ManyChunks", testManyChunks},
 		{"Duplicates", testDuplicates},
 		{"QuotesInQueries", testQuotesInQueries},
+		{"CanceledContext", testCanceled},
 	})
 	t.Run("DataFolderWithOddName", func(t *testing.T) { testOddFolder(t, f) })
 }
@@ -347,5 +348,32 @@ func testOddFolder(t *testing.T, f Factory) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("the store wrote beside its folder: %v", names)
+	}
+}
+
+// testCanceled: a write asked with a canceled context fails and writes
+// nothing; a read fails too, and the storage goes on.
+func testCanceled(t *testing.T, s cairn.Storage) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{doc("notes", "a.md", "walrus\n")}}); err == nil {
+		t.Error("Apply with a canceled context succeeded")
+	}
+	if _, err := s.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: thread, Pass: "main", Records: []string{"r"},
+		Memories: []cairn.Memory{memory("m", "fact", "r")}}); err == nil {
+		t.Error("CommitWindow with a canceled context succeeded")
+	}
+	if _, err := s.Lexical(ctx, q(term("walrus"))); err == nil {
+		t.Error("Lexical with a canceled context succeeded")
+	}
+	if st := docStates(t, s, "notes"); len(st) != 0 {
+		t.Errorf("a canceled Apply wrote %v", keys(st))
+	}
+	if ms := listMemories(t, s, cairn.MemoryFilter{}); len(ms) != 0 {
+		t.Errorf("a canceled commit wrote %v", ids(ms))
+	}
+	apply(t, s, "notes", []cairn.Document{doc("notes", "a.md", "walrus\n")})
+	if got := paths(t, s, q(term("walrus"))); !equal(got, "notes/a.md") {
+		t.Errorf("after the canceled calls: %v", got)
 	}
 }
