@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func TestMemories(t *testing.T, f Factory) {
 		{"HashesMustMatchRecords", testCommitHashCount},
 		{"Filters", testMemoryFilters},
 		{"KnownNames", testKnownNames},
+		{"NestedThreadPaths", testNestedThreads},
 		{"Failures", testFailures},
 	})
 }
@@ -351,5 +353,38 @@ func testFailures(t *testing.T, s cairn.Storage) {
 	if _, err := s.RecordFailure(ctx, cairn.FailureCommit{Corpus: "sessions", Thread: thread, Pass: "main",
 		Records: []string{"a"}, Hashes: []string{"1", "2"}}); err == nil {
 		t.Error("a failure with more hashes than records was accepted")
+	}
+}
+
+// testNestedThreads: projection paths hold folders ("claude-code/p/a.md"),
+// so a memory's Thread ("sessions/claude-code/p/a.md") is the corpus and
+// a path with slashes; filters and exclusions take it whole.
+func testNestedThreads(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	threads := []string{"claude-code/p/a.md", "claude-code/p/b.md", "claude-code/q/a.md"}
+	for i, th := range threads {
+		m := memory(fmt.Sprintf("m-%d", i), cairn.MemoryObservation, "r")
+		m.Thread, m.About = "sessions/"+th, fmt.Sprintf("Person %d", i)
+		commit(t, s, cairn.WindowCommit{Corpus: "sessions", Thread: th, Pass: "observations", Records: []string{"r"}, Memories: []cairn.Memory{m}})
+	}
+	for i, th := range threads {
+		ms := listMemories(t, s, cairn.MemoryFilter{Thread: "sessions/" + th})
+		if len(ms) != 1 || ms[0].ID != fmt.Sprintf("m-%d", i) {
+			t.Errorf("memories of %s = %v, want m-%d only", th, ids(ms), i)
+		}
+		cp, err := s.DoneRecords(ctx, "sessions", th, "observations")
+		if err != nil || len(cp) != 1 {
+			t.Errorf("checkpoint of %s = %v, %v", th, cp, err)
+		}
+	}
+	names, err := s.KnownNames(ctx, "sessions/"+threads[0], 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sorted(names); !slices.Equal(got, []string{"Person 1", "Person 2"}) {
+		t.Errorf("names outside %s = %v, want those of the other two threads", threads[0], got)
+	}
+	if ms := listMemories(t, s, cairn.MemoryFilter{Thread: "sessions/claude-code/p"}); len(ms) != 0 {
+		t.Errorf("a folder of threads as a thread filter = %v, want nothing", ids(ms))
 	}
 }
