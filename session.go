@@ -163,7 +163,8 @@ type SnippetMessage struct {
 }
 
 // SessionFilter narrows a search to sessions. Zero fields match anything.
-// Times compare with the session start, inclusive.
+// Times compare with the session start, inclusive; a session whose source
+// recorded no start matches no time bound.
 type SessionFilter struct {
 	StartedFrom    time.Time
 	StartedTo      time.Time

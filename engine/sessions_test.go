@@ -82,6 +82,7 @@ func newSessionsFixture(t *testing.T) *sessionsFixture {
 		specs = append(specs, cairn.SourceSpec{ID: src, Roots: []string{root}})
 	}
 	openclawDB(t, f.roots[cairn.SourceOpenClaw])
+	cursorDB(t, f.roots[cairn.SourceCursor])
 	eng, err := Open(context.Background(), Options{Dir: f.dir, Corpora: []cairn.Corpus{{
 		Name: "sessions", Kind: cairn.KindSessions, Sources: specs,
 		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: 500,
@@ -138,6 +139,8 @@ func TestSessionsSyncEverySource(t *testing.T) {
 		{cairn.SourceAider, "dry-run flag", false},
 		{cairn.SourceOpenAIChat, "metric units", false},
 		{cairn.SourceOpenClaw, "garden fence", true},
+		{cairn.SourceCursor, "TestLogin flaky", false},
+		{cairn.SourceLoggie, "post holes concrete", true},
 	} {
 		hits := f.search(tt.query, &cairn.SessionFilter{Source: tt.source})
 		if len(hits) == 0 {
@@ -272,6 +275,7 @@ func plantSecrets(t *testing.T, roots map[string]string, lines []string) {
 	write(cairn.SourceAider, "secret-repo/.aider.chat.history.md", ai.String())
 	write(cairn.SourceOpenClaw, "agents/main/sessions/7a1f0c2e-0000-4000-8000-00000000beef.jsonl", oc.String())
 	write(cairn.SourceOpenAIChat, "secrets.jsonl", oa.String())
+	plantSecretsCursorLoggie(t, roots, lines)
 }
 
 func ocParent(i int) string {

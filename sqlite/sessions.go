@@ -119,11 +119,12 @@ func (s *Store) FilterSessions(ctx context.Context, corpora []string, f cairn.Se
 		where = append(where, cond)
 		args = append(args, v)
 	}
+	// started_at 0 is a session without a start: it matches no time bound.
 	if !f.StartedFrom.IsZero() {
-		add("started_at >= ?", f.StartedFrom.UnixMilli())
+		add("started_at != 0 AND started_at >= ?", f.StartedFrom.UnixMilli())
 	}
 	if !f.StartedTo.IsZero() {
-		add("started_at <= ?", f.StartedTo.UnixMilli())
+		add("started_at != 0 AND started_at <= ?", f.StartedTo.UnixMilli())
 	}
 	if v := strings.TrimSpace(f.Provider); v != "" {
 		add("lower(provider) = lower(?)", v)

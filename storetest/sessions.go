@@ -20,6 +20,7 @@ func TestSessions(t *testing.T, f Factory) {
 		{"ReplaceAndDelete", testSessionReplaceDelete},
 		{"SessionsOf", testSessionsOf},
 		{"Filter", testFilterSessions},
+		{"FilterNoStart", testFilterNoStart},
 		{"TranscriptStates", testTranscriptStates},
 		{"RenameTranscript", testRenameTranscript},
 	})
