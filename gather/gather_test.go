@@ -81,6 +81,15 @@ type model struct {
 	most     int
 	// decide answers a part (its titles); status, when not 200, fails it.
 	decide func(titles []string) (keep []int, searches []string, status int)
+	// intercept, when set, sees each request first and may answer it
+	// itself (returning true).
+	intercept func(body []byte, w http.ResponseWriter, r *http.Request) bool
+}
+
+func (m *model) setIntercept(f func(body []byte, w http.ResponseWriter, r *http.Request) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.intercept = f
 }
 
 var item = regexp.MustCompile(`(?m)^\[(\d+)\] [a-z]+ · happened .+ · told .+\n(.+)$`)
@@ -110,6 +119,12 @@ func (m *model) handle(w http.ResponseWriter, r *http.Request) {
 	}()
 	time.Sleep(2 * time.Millisecond) // let parts overlap, so the bound is tested
 	body, _ := io.ReadAll(r.Body)
+	m.mu.Lock()
+	intercept := m.intercept
+	m.mu.Unlock()
+	if intercept != nil && intercept(body, w, r) {
+		return
+	}
 	var req struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
@@ -406,5 +421,45 @@ func TestInvalid(t *testing.T) {
 	res, err := New(&store{}, nil).Gather(context.Background(), &Request{Question: "q", From: "2023", To: "2023-06-30"})
 	if err != nil || res.From != "2023" || res.To != "2023-06-30" {
 		t.Fatalf("a valid range: %v %+v", err, res)
+	}
+}
+
+// TestSlowPart: a part the model does not answer within the timeout
+// keeps all its candidates; the others are read.
+func TestSlowPart(t *testing.T) {
+	st := &store{obs: cands("obs", "observation", 80, 0.9)}
+	m := newModel(t, func([]string) ([]int, []string, int) { return []int{1}, nil, 0 })
+	m.setIntercept(func(body []byte, _ http.ResponseWriter, r *http.Request) bool {
+		if !strings.Contains(string(body), "obs 40") {
+			return false
+		}
+		<-r.Context().Done() // the second part: never answered (the body is read, so the server sees the client go)
+		return true
+	})
+	g := New(st, m.client())
+	g.Timeout = time.Second
+	res, err := g.Gather(context.Background(), &Request{Question: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Judged || res.Kept != 1+40 || res.Stats.Unanswered != 1 || len(res.Memories) != 80 {
+		t.Fatalf("judged %v kept %d stats %+v", res.Judged, res.Kept, res.Stats)
+	}
+}
+
+// TestCancelled: a gather cancelled while parts are read returns the
+// cancellation once every call has ended.
+func TestCancelled(t *testing.T) {
+	st := &store{obs: cands("obs", "observation", 200, 0.9)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := newModel(t, func([]string) ([]int, []string, int) { return nil, nil, 0 })
+	m.setIntercept(func([]byte, http.ResponseWriter, *http.Request) bool {
+		cancel() // the first request cancels the gather
+		return false
+	})
+	_, err := New(st, m.client()).Gather(ctx, &Request{Question: "q"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the cancellation", err)
 	}
 }
