@@ -35,9 +35,10 @@ type Hit struct {
 
 // Searcher finds the seeds for a topic: memories matching it, best first,
 // at most limit. The engine's memory search, with the same filters as the
-// exploration, fits.
+// exploration, fits. (The method's name differs from gather.Searcher's so
+// one type can serve both.)
 type Searcher interface {
-	SearchMemories(ctx context.Context, topic string, limit int) ([]Hit, error)
+	SearchTopic(ctx context.Context, topic string, limit int) ([]Hit, error)
 }
 
 // Neighbour is one of a memory's nearest memories by key vector.
@@ -251,7 +252,7 @@ func (e *Explorer) seeds(ctx context.Context, w *walk, r *Request, res *Result) 
 		if e.Search == nil {
 			return nil, cairn.Invalidf("explore: a topic needs a searcher; give ids instead")
 		}
-		hits, err := e.Search.SearchMemories(ctx, r.Topic, r.Seeds)
+		hits, err := e.Search.SearchTopic(ctx, r.Topic, r.Seeds)
 		if err != nil {
 			return nil, fmt.Errorf("search seeds: %w", err)
 		}

@@ -375,7 +375,7 @@ func TestDeterminism(t *testing.T) {
 
 type fakeSearch struct{ hits []Hit }
 
-func (f fakeSearch) SearchMemories(_ context.Context, _ string, limit int) ([]Hit, error) {
+func (f fakeSearch) SearchTopic(_ context.Context, _ string, limit int) ([]Hit, error) {
 	return f.hits[:min(limit, len(f.hits))], nil
 }
 
