@@ -77,6 +77,7 @@ type model struct {
 	mu       sync.Mutex
 	parts    [][]string // each request's candidate titles, in order
 	bodies   []string   // each request's messages, decoded
+	billed   int        // prompt tokens of the answers sent
 	inFlight int
 	most     int
 	// decide answers a part (its titles); status, when not 200, fails it.
@@ -177,9 +178,13 @@ func (m *model) handle(w http.ResponseWriter, r *http.Request) {
 		searches = []string{}
 	}
 	ans, _ := json.Marshal(map[string]any{"keep": keep, "searches": searches})
+	billed := len(req.Messages[0].Content+req.Messages[1].Content) / 4
+	m.mu.Lock()
+	m.billed += billed
+	m.mu.Unlock()
 	resp, _ := json.Marshal(map[string]any{
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": string(ans)}}},
-		"usage":   map[string]int{"prompt_tokens": len(req.Messages[0].Content+req.Messages[1].Content) / 4, "completion_tokens": len(ans) / 4},
+		"usage":   map[string]int{"prompt_tokens": billed, "completion_tokens": len(ans) / 4},
 	})
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(resp)
@@ -313,6 +318,9 @@ func TestFailedPartKeepsAll(t *testing.T) {
 	}
 	if !res.Judged || res.Kept != 1+40+20 || len(res.Memories) != 100 || res.Stats.Unanswered != 2 || res.Stats.InvalidAnswers != 1 {
 		t.Fatalf("judged %v kept %d of %d, stats %+v", res.Judged, res.Kept, len(res.Memories), res.Stats)
+	}
+	if res.Stats.TokensIn != m.billed { // the answer off the schema was billed too
+		t.Fatalf("tokens in %d, the model billed %d", res.Stats.TokensIn, m.billed)
 	}
 	for _, mm := range res.Memories[:res.Kept] {
 		if mm.Read == (mm.Rank > 40) {

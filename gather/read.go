@@ -94,28 +94,39 @@ func (r *reader) part(ctx context.Context, part []*Gathered, rnd int) (*answer, 
 		MaxTokens: TokensPerCandidate*len(part) + TokensPerPart, Purpose: cairn.PurposeFast,
 		Schema: schemaFor(len(part)), SchemaName: "cairn_gather"}
 	resp, err := r.g.Model.Complete(ctx, req)
+	var a *answer
+	if err == nil {
+		a, err = decode(resp.Text, len(part))
+	}
+	in, out := spent(resp, err)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stats.Calls++
-	if resp != nil {
-		r.stats.TokensIn += resp.TokensIn
-		r.stats.TokensOut += resp.TokensOut
-	}
+	r.stats.TokensIn += in
+	r.stats.TokensOut += out
 	if err != nil {
 		var inv *cairn.InvalidOutputError
 		if errors.As(err, &inv) {
 			r.stats.InvalidAnswers++
 		}
 		r.stats.Unanswered++
-		return nil, "read part: " + err.Error()
-	}
-	a, err := decode(resp.Text, len(part))
-	if err != nil {
-		r.stats.InvalidAnswers++
-		r.stats.Unanswered++
-		return nil, "read part: " + err.Error()
+		reason, _ := redact.Redact("read part: " + err.Error()) // a violation may quote the answer
+		return nil, reason
 	}
 	return a, ""
+}
+
+// spent is what a call cost: the response's tokens, or those a failed
+// call reports it was billed for (an answer cut short or off the schema).
+func spent(resp *cairn.LLMResponse, err error) (in, out int) {
+	if resp != nil {
+		return resp.TokensIn, resp.TokensOut
+	}
+	var s interface{ Tokens() (in, out int) }
+	if errors.As(err, &s) {
+		return s.Tokens()
+	}
+	return 0, 0
 }
 
 // decode checks an answer against the part's schema in code, whatever
