@@ -3,7 +3,6 @@ package engine
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/embed/onnx"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/cairnmemory/cairn/tokenize"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/rank/stats.txt")
 
 // TestRankStats is the retrieval-quality regression suite: fixed questions
 // over a fixed corpus, each with the note that answers it. A ranking change
@@ -100,18 +98,8 @@ func rankStats(t *testing.T, emb cairn.Embedder, mode, golden string) {
 	}
 	fmt.Fprintf(&b, "\nqueries %d  recall@1 %.3f  recall@3 %.3f  recall@5 %.3f  MRR %.3f\n",
 		n, float64(at1)/float64(n), float64(at3)/float64(n), float64(at5)/float64(n), mrr/float64(n))
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("read %s (run with -update to create it): %v", golden, err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("ranking changed; if intended, rerun with -update.\ngot:\n%s\nwant:\n%s", b.String(), want)
-	}
+	goldenfile.Check(t, golden, []byte(b.String()))
+
 }
 
 func b2i(v bool) int {

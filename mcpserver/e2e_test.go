@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmemory/cairn/internal/testshared"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -270,10 +271,7 @@ func node(t *testing.T) string {
 		return path
 	}
 	msg := fmt.Sprintf("TypeScript MCP client end-to-end test: %s (install Node.js 18+ and run npm ci in mcpserver/%s)", missing, e2eDir)
-	if os.Getenv("CAIRN_REQUIRE_E2E") == "1" {
-		t.Fatal(msg + "; CAIRN_REQUIRE_E2E=1 requires it")
-	}
-	t.Skip(msg)
+	testshared.SkipOrFail(t, "E2E", msg)
 	return ""
 }
 

@@ -1,19 +1,16 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestToolSchemasGolden pins the advertised tools: names, descriptions,
 // input and output schemas, annotations.
@@ -39,22 +36,10 @@ func TestToolSchemasGolden(t *testing.T) {
 	golden(t, "tools.golden.json", append(got, '\n'))
 }
 
+// golden checks got with testdata/name (-update rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -tags sqlite_fts5 ./mcpserver/ -run Golden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; if the change is intended, run go test -tags sqlite_fts5 ./mcpserver/ -run Golden -update\ngot:\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestSearchTool(t *testing.T) {

@@ -6,25 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cairnmemory/cairn/internal/testshared"
 )
 
-// sharedDir finds the workplace's shared/ folder (models and ONNX Runtime).
+// sharedDir finds the workplace's shared/ folder with the model and ONNX
+// Runtime (testshared: skipped without it, failed under
+// CAIRN_REQUIRE_SHARED=1).
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	if d := os.Getenv("CAIRN_SHARED"); d != "" {
-		return d
-	}
-	dir, _ := os.Getwd()
-	for ; dir != "/" && dir != "."; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "shared", "models", "use-lite", "model.onnx")); err == nil {
-			return filepath.Join(dir, "shared")
-		}
-	}
-	if os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
-		t.Fatal("shared/ with models/use-lite not found and CAIRN_REQUIRE_SHARED=1")
-	}
-	t.Skip("shared/ with models/use-lite not found")
-	return ""
+	return testshared.Dir(t, testshared.Model, testshared.Library)
 }
 
 // TestCLIUSELiteParaphrase: with the real USE-lite encoder configured,
