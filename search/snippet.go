@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,15 +10,24 @@ import (
 // SnippetChars caps a snippet's length in bytes.
 const SnippetChars = 400
 
+// highlightWords lists the roots of the query's words and of the parts of
+// its identifiers, each once: Snippet counts how many of them a line holds,
+// and a root listed twice (a phrase's words are also its parts) would
+// count twice.
 func (q Query) highlightWords() []string {
 	var out []string
+	add := func(w string) {
+		if r := stemRoot(w); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
 	for _, t := range q.Terms {
 		for _, w := range t.Words {
-			out = append(out, stemRoot(w))
+			add(w)
 		}
 		if p := camelParts(t.Text); len(p) > 1 {
 			for _, w := range p {
-				out = append(out, stemRoot(w))
+				add(w)
 			}
 		}
 	}
