@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +10,13 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
 // updateGolden rewrites the golden files of the transcript parsers:
-// go test ./ingest/ -run 'Golden' -update-golden
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden files")
+// go test ./ingest/... -run 'Golden' -update
+var updateGolden = goldenfile.Update // -update
 
 const (
 	ccFixtureRoot = "testdata/transcripts/claude-code"
@@ -48,7 +48,7 @@ func ccParseFile(t testing.TB, source, path string) cairn.Session {
 
 // ccCheckGolden compares the parsed sessions of every transcript a source
 // finds under root with testdata/golden/<source>/<name>.json, where name is
-// the file name without extensions; -update-golden rewrites them.
+// the file name without extensions; -update rewrites them.
 func ccCheckGolden(t *testing.T, source, root string) {
 	t.Helper()
 	r, _ := Reader(source)
@@ -78,7 +78,7 @@ func ccCheckGolden(t *testing.T, source, root string) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run with -update-golden to create it)", err)
+				t.Fatalf("%v (run with -update to create it)", err)
 			}
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("%s differs from %s (-want +got):\n%s", path, golden, diff)

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,11 +11,12 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 )
 
 // Shared by the gemini, aider and openai-chat tests.
 
-var updateGoldenGAO = flag.Bool("update-golden-gao", false, "rewrite the gemini, aider and openai-chat golden files")
+var updateGoldenGAO = goldenfile.Update // -update
 
 // gaoOpts are fixed parse options, so golden output does not depend on the
 // host: a non-UTC zone for aider's local times.
@@ -70,13 +70,13 @@ func gaoGolden(t *testing.T, source, name string, ss []cairn.Session) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read golden (run with -update-golden-gao): %v", err)
+		t.Fatalf("read golden (run with -update): %v", err)
 	}
 	if !bytes.Equal(got, want) {
 		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
 		for i := range min(len(gl), len(wl)) {
 			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run with -update-golden-gao if intended)", path, i+1, gl[i], wl[i])
+				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run with -update if intended)", path, i+1, gl[i], wl[i])
 			}
 		}
 		t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))

@@ -3,22 +3,22 @@ package ingest
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
-var ocUpdateGolden = flag.Bool("update-golden-openclaw", false, "rewrite testdata/golden/openclaw")
+var ocUpdateGolden = goldenfile.Update // -update
 
 const ocFixtureRoot = "testdata/transcripts/openclaw"
 
 // ocGolden compares v, as indented JSON, with testdata/golden/openclaw/name,
-// rewriting it under -update-golden-openclaw.
+// rewriting it under -update.
 func ocGolden(t *testing.T, name string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
@@ -35,7 +35,7 @@ func ocGolden(t *testing.T, name string, v any) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read golden (run with -update-golden-openclaw): %v", err)
+		t.Fatalf("read golden (run with -update): %v", err)
 	}
 	if d := cmp.Diff(string(want), string(got)); d != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", name, d)

@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,11 +8,12 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn/ingest"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/cairnmemory/cairn/transcript"
 	"github.com/google/go-cmp/cmp"
 )
 
-var updateProjections = flag.Bool("update-projections", false, "rewrite testdata/projections")
+var updateProjections = goldenfile.Update // -update
 
 // TestFixtureProjections projects every transcript fixture (the file-based
 // ones; the OpenClaw SQLite seed is covered by the engine tests) and
@@ -56,7 +56,7 @@ func TestFixtureProjections(t *testing.T) {
 				}
 				want, err := os.ReadFile(golden)
 				if err != nil {
-					t.Errorf("%s: %v (run with -update-projections)", id, err)
+					t.Errorf("%s: %v (run with -update)", id, err)
 					continue
 				}
 				if diff := cmp.Diff(string(want), p.Path+"\n\n"+p.Text); diff != "" {

@@ -1,18 +1,18 @@
 package transcript
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/cairnmemory/cairn/redact/redacttest"
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = goldenfile.Update // -update
 
 func sample() *cairn.Session {
 	t0 := time.Date(2026, 5, 4, 9, 15, 6, 2e6, time.UTC)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +13,12 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/cairnmemory/cairn/transcript"
 	"github.com/google/go-cmp/cmp"
 )
 
-var updateGolden = flag.Bool("update-golden-cursor", false, "rewrite ../testdata/golden/cursor and ../../transcript/testdata/projections/cursor")
+var updateGolden = goldenfile.Update // -update
 
 const fixtures = "../testdata/transcripts/cursor"
 
@@ -106,7 +106,7 @@ func checkGolden(t *testing.T, s cairn.Session) {
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%v (run with -update-golden-cursor)", err)
+			t.Fatalf("%v (run with -update)", err)
 		}
 		if diff := cmp.Diff(string(want), got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", path, diff)

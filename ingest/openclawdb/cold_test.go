@@ -149,7 +149,7 @@ func coldProjection(t *testing.T, s cairn.Session) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -update-golden-openclaw)", err)
+		t.Fatalf("%v (run with -update)", err)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("projection (-want +got):\n%s", diff)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,12 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 )
 
-var updateGolden = flag.Bool("update-golden-openclaw", false, "rewrite ../testdata/golden/openclaw")
+var updateGolden = goldenfile.Update // -update
 
 const (
 	fixtures   = "../testdata/transcripts/openclaw/sqlite"
@@ -111,7 +111,7 @@ func golden(t *testing.T, name string, v any) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read golden (run with -update-golden-openclaw): %v", err)
+		t.Fatalf("read golden (run with -update): %v", err)
 	}
 	if d := cmp.Diff(string(want), string(got)); d != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
