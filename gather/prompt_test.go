@@ -1,15 +1,13 @@
 package gather
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/cairnmemory/cairn/internal/golden"
+)
 
 // TestGoldenPrompt pins the system prompt and a rendered part: an
 // observation with an event date, an item with a span and a matched
@@ -27,20 +25,5 @@ func TestGoldenPrompt(t *testing.T) {
 	}
 	got := "=== system\n" + systemPrompt() + "=== part\n" + partPrompt("How many museums did Maya visit in June 2023?", "2023-06", "2023-06", part, 1) +
 		"=== part, round 2\n" + partPrompt("How many museums?", "", "", part[3:], 2) + "=== schema, 4 candidates\n" + string(schemaFor(4)) + "\n"
-	path := filepath.Join("testdata", "part.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (go test ./gather -run TestGoldenPrompt -update writes it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("prompt differs from %s (rerun with -update after an intended change):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "part.golden"), []byte(got))
 }
