@@ -12,6 +12,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/embed/onnx"
 	goldenfile "github.com/cairnmemory/cairn/internal/golden"
+	"github.com/cairnmemory/cairn/internal/testshared"
 	"github.com/cairnmemory/cairn/tokenize"
 )
 
@@ -26,18 +27,7 @@ func TestRankStats(t *testing.T) {
 // TestRankStatsHybrid runs the same questions in hybrid mode with the real
 // USE-lite encoder (from the workplace's shared/ folder).
 func TestRankStatsHybrid(t *testing.T) {
-	shared := os.Getenv("CAIRN_SHARED")
-	if shared == "" {
-		if _, err := os.Stat("../../shared/models/use-lite/model.onnx"); err == nil {
-			shared = "../../shared"
-		}
-	}
-	if shared == "" {
-		if os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
-			t.Fatal("shared/ not found and CAIRN_REQUIRE_SHARED=1")
-		}
-		t.Skip("shared/ with models/use-lite not found")
-	}
+	shared := testshared.Dir(t, testshared.Model, testshared.Library)
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
