@@ -78,6 +78,11 @@ type HitSignals struct {
 	// heaviest term the chunk lacks over the query's heaviest term's (1:
 	// it lacks the query's rarest word; 0: it lacks none).
 	Terms, Cover, Miss float64
+	Held               int // how many of the query's terms the chunk holds
+	// KnownCover is Cover over the terms some chunk holds (a term in none
+	// cannot be matched); Rarest the IDF of the rarest term the chunk
+	// holds over that of a term in no chunk, the largest there is.
+	KnownCover, Rarest float64
 	// Known is the share of the query's terms found anywhere in the index
 	// (nonsense words and off-topic names are not): a property of the
 	// query, which every hit carries.

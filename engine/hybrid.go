@@ -290,7 +290,8 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 			if p.lane == "bm25" {
 				h.TextScore = &score
 				sig.BM25, sig.Match, sig.AllWords, sig.LexRank, sig.Known = p.sig.BM25, p.sig.Match, p.sig.AllWords, p.rank, p.sig.Known
-				sig.Terms, sig.Cover, sig.Miss = p.sig.Terms, p.sig.Cover, p.sig.Miss
+				sig.Terms, sig.Cover, sig.Miss, sig.Held = p.sig.Terms, p.sig.Cover, p.sig.Miss, p.sig.Held
+				sig.KnownCover, sig.Rarest = p.sig.KnownCover, p.sig.Rarest
 			} else {
 				h.VectorScore = &score
 				sig.Cosine, sig.VecRank = p.sig.Cosine, p.rank

@@ -26,7 +26,7 @@ func TestModelsMatchFeatures(t *testing.T) {
 func TestCalibrate(t *testing.T) {
 	hits := []cairn.Hit{
 		{Path: "a", Signals: &cairn.HitSignals{Match: 1.5, AllWords: true, LexRank: 1}},
-		{Path: "b", Signals: &cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2}}, // model says higher: capped
+		{Path: "b", Signals: &cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2}}, // model says higher: a is raised to it
 		{Path: "c", Signals: &cairn.HitSignals{Match: 0.05, LexRank: 3}},
 		{Path: "d"}, // no signals
 	}
@@ -40,9 +40,15 @@ func TestCalibrate(t *testing.T) {
 		}
 	}
 	first := got[0]
-	x := Features(cairn.ModeLexical, cairn.HitSignals{Match: 1.5, AllWords: true, LexRank: 1, TopMatch: 1.6})
-	if p := Models[cairn.ModeLexical].Probability(x); first.Score != p {
-		t.Errorf("first score %.6f, want the model's %.6f", first.Score, p)
+	// b's probability is above a's: a, ranked above it, is raised to it.
+	m := Models[cairn.ModeLexical]
+	pa := m.Probability(m.Inputs(*got[0].Signals))
+	pb := m.Probability(m.Inputs(*got[1].Signals))
+	if pb <= pa || first.Score != pb || got[1].Score != pb {
+		t.Errorf("scores %.6f, %.6f; want both b's probability %.6f (a's own %.6f is lower)", first.Score, got[1].Score, pb, pa)
+	}
+	if ex := first.Explain[len(first.Explain)-1]; !strings.Contains(ex, "raised from") {
+		t.Errorf("explain %q does not say the score was raised", ex)
 	}
 	if first.Signals.TopMatch != 1.6 || got[3].Signals.TopMatch != 1.6 {
 		t.Errorf("TopMatch %v, %v; want 1.6 on every hit", first.Signals.TopMatch, got[3].Signals.TopMatch)
@@ -56,5 +62,28 @@ func TestCalibrate(t *testing.T) {
 	cut := Calibrate(append([]cairn.Hit(nil), hits...), cairn.ModeLexical, (got[1].Score+got[2].Score)/2, false)
 	if len(cut) != 2 || cut[1].Path != "b" || len(cut[0].Explain) != 0 {
 		t.Errorf("cut between b and c kept %d hits %v", len(cut), cut)
+	}
+}
+
+// TestCalibrateKeepsBelievedHit: a hit the model believes, ranked below
+// weaker ones, survives the cut with the hits above it (the first version
+// took the lowest probability so far, so a weak first hit cut them all).
+func TestCalibrateKeepsBelievedHit(t *testing.T) {
+	weak := cairn.HitSignals{Match: 0.05, Known: 1} // holds no term by its text: a stem the check misses
+	strong := cairn.HitSignals{Match: 0.6, Known: 1, Held: 2, Terms: 0.5, Cover: 0.5, KnownCover: 0.5, Rarest: 0.5}
+	hits := []cairn.Hit{{Path: "a"}, {Path: "b"}, {Path: "c"}, {Path: "d"}}
+	for i, s := range []cairn.HitSignals{weak, weak, strong, weak} {
+		s.LexRank = i + 1
+		hits[i].Signals = &s
+	}
+	m := Models[cairn.ModeLexical]
+	sigs := []cairn.HitSignals{*hits[0].Signals, *hits[1].Signals, *hits[2].Signals, *hits[3].Signals}
+	QuerySignals(sigs)
+	if p0, p2, p3 := m.Probability(m.Inputs(sigs[0])), m.Probability(m.Inputs(sigs[2])), m.Probability(m.Inputs(sigs[3])); p0 >= 0.3 || p2 < 0.3 || p3 >= 0.3 {
+		t.Fatalf("fixture: probabilities %.3f, %.3f, %.3f; want weak, believed, weak", p0, p2, p3)
+	}
+	got := Calibrate(hits, cairn.ModeLexical, 0.3, false)
+	if len(got) != 3 || got[2].Path != "c" {
+		t.Fatalf("kept %d hits, want a, b and c", len(got))
 	}
 }

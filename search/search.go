@@ -157,7 +157,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 			cands = merge(cands, res.Candidates, plan, fmt.Sprintf("any-words(%d/%d terms)", len(kept), len(terms)))
 		}
 	}
-	hits := s.hits(q, cands, plan, &o, termWeights(span, terms))
+	hits := s.hits(q, cands, plan, &o, termWeights(span, terms), idf(span.Rows, 0))
 	known := 0
 	for _, t := range terms {
 		if t.n > 0 {
@@ -197,7 +197,7 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn
 		res.Candidates[i].BM25 *= w
 		plan[res.Candidates[i].ChunkID] = "all-words"
 	}
-	return s.hits(q, res.Candidates, plan, o, []float64{w}), nil
+	return s.hits(q, res.Candidates, plan, o, []float64{w}, idf(span.Rows, 0)), nil
 }
 
 // idf is the inverse document frequency of a phrase in n of rows chunks,
@@ -399,8 +399,9 @@ func Normalize(bm25 float64) float64 {
 }
 
 // hits turns candidates into hits; w are the query terms' weights
-// (termWeights), whose sum is the ideal HitSignals.Match divides by.
-func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string, o *cairn.SearchOptions, w []float64) []cairn.Hit {
+// (termWeights), whose sum is the ideal HitSignals.Match divides by, and
+// maxW the weight of a term in no chunk.
+func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string, o *cairn.SearchOptions, w []float64, maxW float64) []cairn.Hit {
 	out := make([]cairn.Hit, 0, min(len(cands), o.Limit))
 	ideal := 0.0
 	for _, v := range w {
@@ -425,7 +426,7 @@ func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string,
 			Signals: &cairn.HitSignals{BM25: -c.BM25, Match: -c.BM25 / max(ideal, 1e-9), LexRank: len(out) + 1, Known: 1,
 				AllWords: plan[c.ChunkID] == "all-words"},
 		}
-		termSignals(h.Signals, q, c.Title+"\n"+c.Text, w)
+		termSignals(h.Signals, q, c.Title+"\n"+c.Text, w, maxW)
 		if o.Explain {
 			h.Explain = []string{
 				fmt.Sprintf("bm25(%.4f):%.4f", -c.BM25, score),

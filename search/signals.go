@@ -37,19 +37,21 @@ func termWeights(span cairn.IndexSpan, terms []counted) []float64 {
 	return out
 }
 
-// termSignals sets s.Terms, s.Cover and s.Miss for a chunk of text under
-// query q whose terms weigh w (termWeights; nil: all alike). A term is held
-// when the text has, for each of its words, a word with the same root
-// (stemRoot, the approximation of the index's porter stem the snippets
-// use); for an identifier, its joined form or all its parts. This is a
-// check of the chunk's own text, so it costs a scan of one chunk per hit
-// and never a query.
-func termSignals(s *cairn.HitSignals, q Query, text string, w []float64) {
+// termSignals sets the term signals of s (Held, Terms, Cover, Miss,
+// Rarest, KnownCover) for a chunk of text under query q whose terms weigh w
+// (termWeights; nil: all alike), maxW being the weight of a term in no
+// chunk. A term is held when the text has, for each of its words, a word
+// with the same root (stemRoot, the approximation of the index's porter
+// stem the snippets use); for an identifier, its joined form or all its
+// parts. This is a check of the chunk's own text, so it costs a scan of
+// one chunk per hit and never a query.
+func termSignals(s *cairn.HitSignals, q Query, text string, w []float64, maxW float64) {
 	if len(q.Terms) == 0 {
 		return
 	}
 	low := strings.ToLower(text)
-	held, heldW, allW, topW, missW := 0, 0.0, 0.0, 0.0, 0.0
+	var held int
+	var heldW, allW, knownW, topW, missW, rarest float64
 	for i, t := range q.Terms {
 		wt := 1.0
 		if i < len(w) {
@@ -57,19 +59,30 @@ func termSignals(s *cairn.HitSignals, q Query, text string, w []float64) {
 		}
 		allW += wt
 		topW = max(topW, wt)
+		if wt < maxW {
+			knownW += wt // a term some chunk holds
+		}
 		if holdsTerm(low, t) {
 			held++
 			heldW += wt
+			rarest = max(rarest, wt)
 		} else {
 			missW = max(missW, wt)
 		}
 	}
+	s.Held = held
 	s.Terms = float64(held) / float64(len(q.Terms))
 	if allW > 0 {
 		s.Cover = heldW / allW
 	}
+	if knownW > 0 {
+		s.KnownCover = min(heldW/knownW, 1)
+	}
 	if topW > 0 {
 		s.Miss = missW / topW
+	}
+	if maxW > 0 {
+		s.Rarest = min(rarest/maxW, 1)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -17,6 +18,9 @@ import (
 // topic (the conversations share many), so they weigh crossShare of the
 // negatives; the off-topic lists weigh the rest.
 func cross(q eval.CalibrationQuery) bool { return q.Conv != q.Target }
+
+// offTopic reports whether q is one of the off-topic list's searches.
+func offTopic(q eval.CalibrationQuery) bool { return !q.OnTopic && !cross(q) }
 
 func readDump(path string) (Dump, error) {
 	var d Dump
@@ -37,8 +41,15 @@ func readDump(path string) (Dump, error) {
 // search.Calibrate sets them.
 func signals(q eval.CalibrationQuery) []cairn.HitSignals {
 	out := make([]cairn.HitSignals, len(q.Hits))
+	n := 0
+	if pq, err := search.Parse(q.Question); err == nil {
+		n = len(pq.Terms)
+	}
 	for i, h := range q.Hits {
 		out[i] = h.Signals
+		if out[i].Held == 0 && out[i].Terms > 0 { // a dump from before Held
+			out[i].Held = int(math.Round(out[i].Terms * float64(n)))
+		}
 	}
 	search.QuerySignals(out)
 	return out
@@ -72,7 +83,16 @@ func parseFeatures(spec string) (map[string][]string, error) {
 // runFit fits and reports; test, when given, is a dump of -list
 // engine/testdata/offtopic.txt, scored with the models fitted on all of
 // path, never fitted to.
-func runFit(path, test, featureSpec string, l2, minScore, crossShare, posShare float64) error {
+// fitOptions are the fit's settings (the flags of the same names).
+type fitOptions struct {
+	features                    string
+	why                         int
+	l2, minScore                float64
+	crossShare, posShare, fixed float64 // fixed: the fixture's share of the answers' weight
+}
+
+func runFit(path, test string, o fitOptions) error {
+	l2, minScore := o.l2, o.minScore
 	d, err := readDump(path)
 	if err != nil {
 		return err
@@ -81,12 +101,16 @@ func runFit(path, test, featureSpec string, l2, minScore, crossShare, posShare f
 	if err != nil {
 		return err
 	}
-	feats, err := parseFeatures(featureSpec)
+	feats, err := parseFeatures(o.features)
 	if err != nil {
 		return err
 	}
 	for _, mode := range modes {
-		qs := d[mode]
+		// Off-topic searches of queries since taken off the list are left
+		// out.
+		qs := slices.DeleteFunc(d[mode], func(q eval.CalibrationQuery) bool {
+			return offTopic(q) && !slices.Contains(trainOffTopic, q.Question)
+		})
 		names := feats[mode]
 		var convs []string
 		for _, q := range qs {
@@ -94,17 +118,30 @@ func runFit(path, test, featureSpec string, l2, minScore, crossShare, posShare f
 				convs = append(convs, q.Conv)
 			}
 		}
-		var cv foldStats
-		for _, c := range convs {
-			held := func(q eval.CalibrationQuery) bool { return q.Conv == c || q.Target == c }
-			m := fitModel(names, qs, func(q eval.CalibrationQuery) bool { return !held(q) }, l2, crossShare, posShare)
-			cv.add(score(m, qs, held, minScore))
+		// Each fold holds out one conversation (its questions, and the
+		// questions asked of it) and a share of the off-topic queries (in
+		// every conversation and the fixture): the off-topic count is of
+		// queries the fold's model never saw.
+		group := map[string]int{}
+		for _, q := range qs {
+			if offTopic(q) {
+				if _, ok := group[q.Question]; !ok {
+					group[q.Question] = len(group) % len(convs)
+				}
+			}
 		}
-		m := fitModel(names, qs, func(eval.CalibrationQuery) bool { return true }, l2, crossShare, posShare)
+		var cv foldStats
+		for i, c := range convs {
+			own := func(q eval.CalibrationQuery) bool { return q.Conv == c || q.Target == c }
+			heldOff := func(q eval.CalibrationQuery) bool { return offTopic(q) && group[q.Question] == i }
+			m := fitModel(names, qs, func(q eval.CalibrationQuery) bool { return !own(q) && !heldOff(q) }, l2, o)
+			cv.add(score(m, qs, func(q eval.CalibrationQuery) bool { return heldOff(q) || own(q) && !offTopic(q) }, minScore))
+		}
+		m := fitModel(names, qs, func(eval.CalibrationQuery) bool { return true }, l2, o)
 		all := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv != "fixture" }, minScore)
 		fx := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == "fixture" }, minScore)
 		fmt.Printf("%s (cut at %.2f)\n", mode, minScore)
-		fmt.Printf("  cross-validated by conversation: %s\n", cv)
+		fmt.Printf("  cross-validated by conversation and off-topic query: %s\n", cv)
 		fmt.Printf("  fitted on all, LoCoMo:           %s\n", all)
 		fmt.Printf("  fitted on all, fixture:          %s\n", fx)
 		if td != nil {
@@ -118,19 +155,26 @@ func runFit(path, test, featureSpec string, l2, minScore, crossShare, posShare f
 			}
 		}
 		fmt.Printf("  model: %#v\n", m)
+		if o.why > 0 {
+			explainCuts(m, qs, minScore, o.why)
+		}
 	}
 	return nil
 }
 
 // fitModel fits a model over features names to the queries use selects:
-// the relevant hits of on-topic queries (weighing posShare) against every
+// the relevant hits of on-topic queries (weighing o.posShare, of which the
+// fixture's answers o.fixed when it is not 0; else by count) against every
 // hit of off-topic ones (the rest).
-func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.CalibrationQuery) bool, l2, crossShare, posShare float64) search.Model {
+func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.CalibrationQuery) bool, l2 float64, o fitOptions) search.Model {
 	m := search.Model{Features: names}
+	type row struct {
+		y     bool
+		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic
+	}
 	var x [][]float64
-	var y []bool
-	var isCross []bool
-	var pos, neg, negCross float64
+	var rows []row
+	var n [4]float64
 	for _, q := range qs {
 		if !use(q) {
 			continue
@@ -140,29 +184,27 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 			if q.OnTopic && !h.Relevant {
 				continue
 			}
-			x = append(x, m.Inputs(sigs[i]))
-			y = append(y, q.OnTopic)
-			isCross = append(isCross, cross(q))
+			r := row{y: q.OnTopic}
 			switch {
+			case q.OnTopic && q.Conv == "fixture" && o.fixed > 0:
+				r.class = 1
 			case q.OnTopic:
-				pos++
+				r.class = 0
 			case cross(q):
-				negCross++
+				r.class = 2
 			default:
-				neg++
+				r.class = 3
 			}
+			x = append(x, m.Inputs(sigs[i]))
+			rows = append(rows, r)
+			n[r.class]++
 		}
 	}
+	share := [4]float64{o.posShare * (1 - o.fixed), o.posShare * o.fixed, (1 - o.posShare) * o.crossShare, (1 - o.posShare) * (1 - o.crossShare)}
 	w := make([]float64, len(x))
-	for i := range w {
-		switch {
-		case y[i]:
-			w[i] = posShare / pos
-		case isCross[i]:
-			w[i] = (1 - posShare) * crossShare / max(negCross, 1)
-		default:
-			w[i] = (1 - posShare) * (1 - crossShare) / max(neg, 1)
-		}
+	y := make([]bool, len(x))
+	for i, r := range rows {
+		w[i], y[i] = share[r.class]/max(n[r.class], 1), r.y
 	}
 	m.Weights = eval.FitLogistic(x, y, w, l2/float64(len(x)))
 	return m
@@ -244,4 +286,34 @@ func kept(m search.Model, q eval.CalibrationQuery, minScore float64) int {
 		}
 	}
 	return n
+}
+
+// explainCuts prints up to n relevant hits in the top 10 that m cuts, and
+// n off-topic searches that m answers, with the inputs, for choosing
+// features (never the test list's).
+func explainCuts(m search.Model, qs []eval.CalibrationQuery, minScore float64, n int) {
+	lost, leaked := 0, 0
+	for _, q := range qs {
+		sigs := signals(q)
+		ps := m.Scores(sigs)
+		for i, p := range ps {
+			h := q.Hits[i]
+			switch {
+			case q.OnTopic && h.Relevant && i < 10 && p < minScore && lost < n:
+				lost++
+				fmt.Printf("    cut %s rank %d p %.3f %q %v\n", q.Conv, i+1, p, q.Question, fmtInputs(m, sigs[i]))
+			case offTopic(q) && i == 0 && p >= minScore && leaked < n:
+				leaked++
+				fmt.Printf("    kept %s p %.3f %q %v\n", q.Target, p, q.Question, fmtInputs(m, sigs[i]))
+			}
+		}
+	}
+}
+
+func fmtInputs(m search.Model, s cairn.HitSignals) string {
+	var b strings.Builder
+	for i, x := range m.Inputs(s) {
+		fmt.Fprintf(&b, " %s=%.2f", m.Features[i], x)
+	}
+	return b.String()
 }

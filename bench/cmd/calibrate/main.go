@@ -44,12 +44,14 @@ func main() {
 	test := flag.String("test", "", "with -fit: a -list dump of engine/testdata/offtopic.txt to check the models on")
 	only := flag.String("modes", "lexical,vector,hybrid", "with -dump: the modes to ask in")
 	fit := flag.String("fit", "", "fit the models to this JSON file (from -dump)")
+	why := flag.Int("why", 0, "with -fit: print this many relevant hits cut and off-topic searches answered")
 	featureSpec := flag.String("features", "", `with -fit: the features of some modes' models ("hybrid=match,cos;lexical=match"), default search.Models'`)
 	evalRuns := flag.Bool("eval", false, "run the LoCoMo evaluation at min score 0 and at the default")
 	l2 := flag.Float64("l2", 1, "L2 penalty of the fit")
 	minScore := flag.Float64("min-score", cairn.DefaultMinScore, "minimum score cross-validation cuts at")
 	posShare := flag.Float64("pos", 0.5, "share of the weight given to the answers (the prior of the fit)")
 	crossShare := flag.Float64("cross", 0.1, "share of the negatives' weight given to questions asked of another conversation")
+	fixed := flag.Float64("fixture", 0, "share of the answers' weight given to the ranking fixture's (0: by count)")
 	flag.Parse()
 	modes = strings.Split(*only, ",")
 	var err error
@@ -57,7 +59,8 @@ func main() {
 	case *dump != "":
 		err = runDump(*shared, *dump, *list)
 	case *fit != "":
-		err = runFit(*fit, *test, *featureSpec, *l2, *minScore, *crossShare, *posShare)
+		err = runFit(*fit, *test, fitOptions{features: *featureSpec, why: *why, l2: *l2, minScore: *minScore,
+			crossShare: *crossShare, posShare: *posShare, fixed: *fixed})
 	case *evalRuns:
 		err = runEval(*shared)
 	default:
@@ -161,7 +164,8 @@ var trainOffTopic = []string{
 	// Added for the second fit: questions of general knowledge made of
 	// everyday words that personal conversations hold ("history", "work",
 	// "change"), the kind that met a conversation on one word; they share
-	// no word with engine/testdata/offtopic.txt (TestFitListApart).
+	// no word with engine/testdata/offtopic.txt (TestFitListApart). Not
+	// "the chemistry of rust": the fixture has a note on Rust, the language.
 	"history of the roman empire", "how do tides work", "boiling point of water at altitude", "stock market crash of 1929",
 	"speed of light in a vacuum", "largest desert on earth", "who invented the telephone", "chess opening theory",
 	"how do magnets attract metal", "causes of hyperinflation", "human digestive enzymes", "treaty of versailles terms",
@@ -174,7 +178,7 @@ var trainOffTopic = []string{
 	"inventor of the light bulb", "how are diamonds formed", "labor laws for overtime pay", "what is the gross domestic product",
 	"how does a reactor produce electricity", "ottoman empire sultans", "how do octopuses change color", "rules of rugby scrum",
 	"integral of a polynomial", "how do satellites stay in orbit", "the magna carta", "iron smelting in a furnace",
-	"the chemistry of rust", "grelbish vantorq", "zumfrick plexador", "quorvath nimblesk", "snargle pufftwit",
+	"grelbish vantorq", "zumfrick plexador", "quorvath nimblesk", "snargle pufftwit",
 	"frunkel dibbet", "oompaloo skree", "yarvish blenth", "kwijibo fnord",
 }
 
