@@ -24,6 +24,15 @@
 // The client also adapts to two refusals of reasoning models: max_tokens
 // ("use max_completion_tokens instead") and temperature 0.
 //
+// Log-probabilities: CompleteLogprobs sends logprobs true and top_logprobs
+// n and returns, per answer token, its log-probability and the n likeliest
+// alternatives (llama.cpp server, vLLM, Ollama and OpenAI answer them). A
+// server that answers 400 naming logprobs is asked again without them, and
+// the client remembers that for later calls; such a server, like one that
+// ignores the fields, gives an answer with no log-probabilities, and the
+// caller decides what to do without them (package judge asks for a
+// structured answer instead).
+//
 // Failures: see llm/internal/wire for what is unavailable and what is busy.
 package openai
 
@@ -87,6 +96,7 @@ type Client struct {
 	stepDown      atomic.Int32 // added to SchemaMode
 	maxCompletion atomic.Bool  // send max_completion_tokens, not max_tokens
 	noTemperature atomic.Bool  // the model allows only its default temperature
+	noLogprobs    atomic.Bool  // the server refuses logprobs
 }
 
 var _ cairn.LLM = (*Client)(nil)
@@ -110,6 +120,8 @@ type chatRequest struct {
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64        `json:"temperature,omitempty"`
 	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+	Logprobs            bool            `json:"logprobs,omitempty"`
+	TopLogprobs         *int            `json:"top_logprobs,omitempty"`
 }
 
 type responseFormat struct {
@@ -130,6 +142,9 @@ type chatResponse struct {
 			Refusal *string `json:"refusal"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
+		Logprobs     *struct {
+			Content []TokenLogprob `json:"content"`
+		} `json:"logprobs"`
 	} `json:"choices"`
 	Usage struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -137,44 +152,87 @@ type chatResponse struct {
 	} `json:"usage"`
 }
 
+// TokenLogprob is one answer token with its log-probability (natural
+// log) and, when asked for, the likeliest tokens at its place, itself
+// usually among them.
+type TokenLogprob struct {
+	Token   string       `json:"token"`
+	Logprob float64      `json:"logprob"`
+	Top     []TopLogprob `json:"top_logprobs"`
+}
+
+// TopLogprob is one alternative token at a place in the answer.
+type TopLogprob struct {
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+}
+
+// MaxTopLogprobs is the most alternatives OpenAI accepts per token.
+const MaxTopLogprobs = 20
+
 // Complete sends one chat completion (temperature 0) and returns the
 // answer; with a Schema, the validated JSON text. Busy answers are retried
 // with backoff (see Retries); errors wrap cairn.ErrUnavailable,
 // cairn.ErrBusy or cairn.ErrInvalid, or the context's error.
 func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LLMResponse, error) {
+	res, _, err := c.complete(ctx, req, 0)
+	return res, err
+}
+
+// CompleteLogprobs is Complete that also asks for the log-probability of
+// each answer token and its top likeliest alternatives (1 to
+// MaxTopLogprobs). The tokens come back in answer order; none when the
+// server ignores or refuses the request for them (see the package doc),
+// which is not an error.
+func (c *Client) CompleteLogprobs(ctx context.Context, req *cairn.LLMRequest, top int) (*cairn.LLMResponse, []TokenLogprob, error) {
+	if top < 1 || top > MaxTopLogprobs {
+		return nil, nil, cairn.Invalidf("top_logprobs %d; allowed: 1 to %d", top, MaxTopLogprobs)
+	}
+	return c.complete(ctx, req, top)
+}
+
+// complete is Complete asking for top alternatives per token when top > 0.
+func (c *Client) complete(ctx context.Context, req *cairn.LLMRequest, top int) (*cairn.LLMResponse, []TokenLogprob, error) {
 	if c.BaseURL == "" || c.Model == "" {
-		return nil, fmt.Errorf("%w: no chat endpoint or model configured (set base_url and model in an [llm.<purpose>] table)", cairn.ErrUnavailable)
+		return nil, nil, fmt.Errorf("%w: no chat endpoint or model configured (set base_url and model in an [llm.<purpose>] table)", cairn.ErrUnavailable)
 	}
 	check, name, err := wire.Schema(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key := c.APIKey
 	if c.KeySource != nil {
 		if key, err = c.KeySource(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// Each 400 the client can adapt to is met at most once: two schema
-	// step-downs, max_completion_tokens, temperature, then the answer.
-	for range 5 {
+	// step-downs, max_completion_tokens, temperature, logprobs, then the
+	// answer.
+	for range 6 {
 		mode := min(c.SchemaMode+SchemaMode(c.stepDown.Load()), SchemaInPrompt)
-		res, err := c.send(ctx, c.request(req, mode, name), key, req, check)
+		body := c.request(req, mode, name)
+		if top > 0 && !c.noLogprobs.Load() {
+			body.Logprobs, body.TopLogprobs = true, &top
+		}
+		res, lp, err := c.send(ctx, body, key, req, check)
 		if err == nil {
-			return res, nil
+			return res, lp, nil
 		}
 		var he *wire.HTTPError
-		if !errors.As(err, &he) || he.Status != http.StatusBadRequest && he.Status != http.StatusUnprocessableEntity || !c.adapt(he.Message, len(req.Schema) > 0, mode) {
-			return nil, fmt.Errorf("complete chat: %w", err)
+		if !errors.As(err, &he) || he.Status != http.StatusBadRequest && he.Status != http.StatusUnprocessableEntity || !c.adapt(he.Message, len(req.Schema) > 0, mode, body.Logprobs) {
+			return nil, nil, fmt.Errorf("complete chat: %w", err)
 		}
 	}
-	return nil, fmt.Errorf("complete chat: %w: %s refused every form of the request", cairn.ErrUnavailable, c.BaseURL)
+	return nil, nil, fmt.Errorf("complete chat: %w: %s refused every form of the request", cairn.ErrUnavailable, c.BaseURL)
 }
 
 // adapt learns from a 400 message what to change; false when nothing.
-func (c *Client) adapt(msg string, hasSchema bool, mode SchemaMode) bool {
+func (c *Client) adapt(msg string, hasSchema bool, mode SchemaMode, logprobs bool) bool {
 	m := strings.ToLower(msg)
 	switch {
+	case logprobs && strings.Contains(m, "logprobs"):
+		c.noLogprobs.Store(true)
 	case hasSchema && mode < SchemaInPrompt && (strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") || strings.Contains(m, "json_object")):
 		c.stepDown.Store(int32(mode - c.SchemaMode + 1))
 	case strings.Contains(m, "max_completion_tokens") && !c.maxCompletion.Load():
@@ -220,10 +278,10 @@ func (c *Client) request(req *cairn.LLMRequest, mode SchemaMode, name string) *c
 	return body
 }
 
-func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *cairn.LLMRequest, check *schema.Schema) (*cairn.LLMResponse, error) {
+func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *cairn.LLMRequest, check *schema.Schema) (*cairn.LLMResponse, []TokenLogprob, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return nil, fmt.Errorf("encode chat request: %w", err)
+		return nil, nil, fmt.Errorf("encode chat request: %w", err)
 	}
 	timeout := c.Timeout
 	if timeout <= 0 {
@@ -236,7 +294,7 @@ func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *c
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return read(raw, req, check, max(body.MaxTokens, body.MaxCompletionTokens))
 }
@@ -248,33 +306,38 @@ func bearer(key string) string {
 	return "Bearer " + key
 }
 
-// read turns a 200 body into the answer, checking it against schema.
-func read(raw []byte, req *cairn.LLMRequest, check *schema.Schema, limit int) (*cairn.LLMResponse, error) {
+// read turns a 200 body into the answer, checking it against schema, and
+// its token log-probabilities when it has them.
+func read(raw []byte, req *cairn.LLMRequest, check *schema.Schema, limit int) (*cairn.LLMResponse, []TokenLogprob, error) {
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil || len(cr.Choices) == 0 {
-		return nil, &cairn.InvalidOutputError{Reason: fmt.Sprintf("unreadable chat response (%d bytes)", len(raw)), Raw: string(raw)}
+		return nil, nil, &cairn.InvalidOutputError{Reason: fmt.Sprintf("unreadable chat response (%d bytes)", len(raw)), Raw: string(raw)}
 	}
 	ch := cr.Choices[0]
 	res := &cairn.LLMResponse{TokensIn: cr.Usage.PromptTokens, TokensOut: cr.Usage.CompletionTokens}
 	if ch.Message.Content != nil {
 		res.Text = *ch.Message.Content
 	}
+	var lp []TokenLogprob
+	if ch.Logprobs != nil {
+		lp = ch.Logprobs.Content
+	}
 	if len(req.Schema) == 0 {
-		return res, nil
+		return res, lp, nil
 	}
 	spent := func(err error) error { return &wire.Spent{Err: err, TokensIn: res.TokensIn, TokensOut: res.TokensOut} }
 	switch {
 	case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
-		return nil, spent(&cairn.InvalidOutputError{Reason: "model refused: " + *ch.Message.Refusal, Raw: res.Text})
+		return nil, nil, spent(&cairn.InvalidOutputError{Reason: "model refused: " + *ch.Message.Refusal, Raw: res.Text})
 	case ch.FinishReason == "length":
-		return nil, spent(wire.Truncated(res.Text, limit))
+		return nil, nil, spent(wire.Truncated(res.Text, limit))
 	case ch.FinishReason == "content_filter":
-		return nil, spent(&cairn.InvalidOutputError{Reason: "answer stopped by the content filter", Raw: res.Text})
+		return nil, nil, spent(&cairn.InvalidOutputError{Reason: "answer stopped by the content filter", Raw: res.Text})
 	}
 	text, err := schema.Answer(res.Text, check)
 	if err != nil {
-		return nil, spent(err)
+		return nil, nil, spent(err)
 	}
 	res.Text = text
-	return res, nil
+	return res, lp, nil
 }
