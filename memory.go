@@ -88,13 +88,22 @@ type Provenance struct {
 }
 
 // MemoryHit is what a search hit in the memories corpus carries: which
-// memory matched and the transcript lines it came from.
+// memory matched, when it happened and was told, and the transcript lines
+// it came from. JSON names are fixed.
 type MemoryHit struct {
-	ID      string       `json:"id"`
-	Kind    string       `json:"kind"`
-	Title   string       `json:"title"`
-	Status  string       `json:"status"`
-	Sources []Provenance `json:"sources"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+	// EventDate, StartDate and EndDate are when it happened, at the
+	// precision the memory has (YYYY, YYYY-MM or YYYY-MM-DD); ToldAt when
+	// it was said (RFC 3339, UTC).
+	EventDate string       `json:"eventDate,omitempty"`
+	StartDate string       `json:"startDate,omitempty"`
+	EndDate   string       `json:"endDate,omitempty"`
+	ToldAt    string       `json:"toldAt,omitempty"`
+	Scope     string       `json:"scope,omitempty"` // items: project, global or person
+	Sources   []Provenance `json:"sources"`
 }
 
 // MemoryFilter selects memories to list. Zero fields match anything.
@@ -103,6 +112,75 @@ type MemoryFilter struct {
 	Thread string
 	Status string
 	Limit  int // 0: no limit
+
+	// Kinds, when not empty, keeps memories of these kinds (with Kind, of
+	// both).
+	Kinds []string
+	// Scope keeps items of this scope (project, global or person).
+	Scope string
+	// Threads, when not nil, keeps memories of these threads
+	// (corpus/projection path); an empty list keeps none.
+	Threads []string
+	// ToldFrom and ToldTo bound when a memory was told, inclusive.
+	ToldFrom, ToldTo time.Time
+	// EventFrom and EventTo (YYYY, YYYY-MM or YYYY-MM-DD, either may be
+	// empty for an open end) keep memories whose event date, or start to
+	// end span, overlaps the range at the precision each side has (see
+	// DateBounds). A memory with no event date and no span does not match
+	// when either is set.
+	EventFrom, EventTo string
+}
+
+// MaxRecallLimit is the most results one search returns when it searches
+// the memories corpus alone (a gather or a count needs every instance);
+// searches that take in other corpora stop at MaxSearchLimit.
+const MaxRecallLimit = 200
+
+// MemorySearch narrows the memory hits of a search (SearchOptions.Memories);
+// hits from the other corpora searched stay eligible. Zero fields match
+// anything.
+type MemorySearch struct {
+	Kinds []string // episode, observation or an item kind
+	Scope string   // items of this scope: project, global or person
+	// Project keeps memories consolidated from sessions that ran in this
+	// working folder (the session's cwd, exact after trimming).
+	Project string
+	// Status is active (the default, also for ""). Superseded memories
+	// are out of the index; list them with cairn memories list.
+	Status string
+	// ToldFrom and ToldTo bound when the memory was told, inclusive.
+	ToldFrom, ToldTo time.Time
+	// From and To bound when it happened (YYYY, YYYY-MM or YYYY-MM-DD):
+	// the overlap rule of MemoryFilter.EventFrom.
+	From, To string
+}
+
+// IsZero reports whether the filter keeps every active memory.
+func (f *MemorySearch) IsZero() bool {
+	return f == nil || len(f.Kinds) == 0 && f.Scope == "" && f.Project == "" && (f.Status == "" || f.Status == StatusActive) &&
+		f.ToldFrom.IsZero() && f.ToldTo.IsZero() && f.From == "" && f.To == ""
+}
+
+// DateBounds returns the first and last day a date of the given precision
+// covers, as YYYY-MM-DD strings that compare in time order: "2023" is
+// 2023-01-01 to 2023-12-31, "2023-06" 2023-06-01 to 2023-06-31 (a day
+// that sorts after every day of June, which is all a bound needs), and a
+// full date is itself. ok is false for anything else.
+func DateBounds(d string) (first, last string, ok bool) {
+	layout := map[int]string{4: "2006", 7: "2006-01", 10: "2006-01-02"}[len(d)]
+	if layout == "" {
+		return "", "", false
+	}
+	if _, err := time.Parse(layout, d); err != nil {
+		return "", "", false
+	}
+	switch len(d) {
+	case 4:
+		return d + "-01-01", d + "-12-31", true
+	case 7:
+		return d + "-01", d + "-31", true
+	}
+	return d, d, true
 }
 
 // WindowCommit is what one consolidated window writes in one transaction:

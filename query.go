@@ -45,11 +45,15 @@ func (h Hit) MarshalJSON() ([]byte, error) {
 // SearchOptions tune one search. A nil *SearchOptions means defaults.
 type SearchOptions struct {
 	Corpora  []string // empty or ["all"]: every configured corpus
-	Limit    int      // 1..MaxSearchLimit, default DefaultSearchLimit
+	Limit    int      // 1..MaxSearchLimit (MaxRecallLimit for the memories corpus alone), default DefaultSearchLimit
 	MinScore float64  // 0..1 on the calibrated score; 0: no cut (surfaces default to DefaultMinScore)
 	Explain  bool     // fill Hit.Explain
 	// Sessions narrows the search to session hits matching the filter.
 	Sessions *SessionFilter
+	// Memories narrows the memory hits to memories matching the filter
+	// (and to active ones without it); hits from the other corpora stay
+	// eligible.
+	Memories *MemorySearch
 	// Mode picks the lanes: "hybrid" (BM25 and vectors fused by reciprocal
 	// rank; the default when an embedder is configured), "lexical" (the
 	// default without one) or "vector".
@@ -113,8 +117,8 @@ func (o *SearchOptions) SetDefaults() {
 
 // Validate reports the first field outside its allowed range.
 func (o *SearchOptions) Validate() error {
-	if o.Limit < 1 || o.Limit > MaxSearchLimit {
-		return Invalidf("limit %d out of range: allowed 1 to %d", o.Limit, MaxSearchLimit)
+	if o.Limit < 1 || o.Limit > MaxRecallLimit {
+		return Invalidf("limit %d out of range: allowed 1 to %d (%d when only the memories corpus is searched)", o.Limit, MaxSearchLimit, MaxRecallLimit)
 	}
 	if o.MinScore < 0 || o.MinScore > 1 {
 		return Invalidf("min-score %g out of range: allowed 0 to 1", o.MinScore)

@@ -223,6 +223,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 			return []cairn.Hit{}, nil
 		}
 	}
+	if paths, sel, err = e.memoryScope(ctx, sel, paths, o.Memories); err != nil { // recall.go
+		return nil, err
+	} else if len(sel) == 0 {
+		return []cairn.Hit{}, nil
+	}
 	// Always filter: documents of a corpus removed from the configuration
 	// stay in the index until the next full sync prunes them.
 	o.Corpora = nil
@@ -231,6 +236,9 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	}
 	o.SetDefaults()
 	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkLimit(sel, o.Limit); err != nil {
 		return nil, err
 	}
 	// With sessions, ask for more than needed: two chunks of one turn

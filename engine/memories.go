@@ -293,7 +293,7 @@ func (e *Engine) annotateMemoryHits(ctx context.Context, hits []cairn.Hit) error
 		if err != nil {
 			return err
 		}
-		h.Memory = &cairn.MemoryHit{ID: m.ID, Kind: m.Kind, Title: m.Title, Status: m.Status, Sources: m.Provenance}
+		h.Memory = memoryHit(&m) // recall.go
 	}
 	return nil
 }

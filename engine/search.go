@@ -53,18 +53,19 @@ func storedForm(f cairn.SessionFilter) cairn.SessionFilter {
 // vector mode answer: a long note whose chunks all match took several of
 // the places, and only the first of them named its best lines. The lexical
 // lane asks for laneSize candidates, as it does in hybrid mode, and for
-// four times as many (up to cairn.MaxSearchLimit) while the units it found
+// four times as many (up to laneCap) while the units it found
 // are fewer than the limit and more candidates remain.
 func (e *Engine) lexicalSearch(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, error) {
 	lo := *o
+	top := laneCap(o.Limit)
 	for n := laneSize(o.Limit); ; n *= 4 {
-		lo.Limit = min(n, cairn.MaxSearchLimit)
+		lo.Limit = min(n, top)
 		hits, err := e.searcher.SearchPaths(ctx, query, &lo, scope)
 		if err != nil {
 			return nil, err
 		}
 		kept := bestPerUnit(hits, e.docKey)
-		if len(kept) >= o.Limit || len(hits) < lo.Limit || lo.Limit == cairn.MaxSearchLimit {
+		if len(kept) >= o.Limit || len(hits) < lo.Limit || lo.Limit == top {
 			return kept[:min(len(kept), o.Limit)], nil
 		}
 	}
@@ -81,4 +82,14 @@ func bestPerUnit(hits []cairn.Hit, unit func(cairn.Hit) string) []cairn.Hit {
 		}
 	}
 	return out
+}
+
+// laneCap is the most candidates a lane is asked for: cairn.MaxSearchLimit,
+// or cairn.MaxRecallLimit for a search of the memories corpus alone that
+// wants more (engine.Search allows that limit only then).
+func laneCap(limit int) int {
+	if limit > cairn.MaxSearchLimit {
+		return cairn.MaxRecallLimit
+	}
+	return cairn.MaxSearchLimit
 }

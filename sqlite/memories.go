@@ -309,6 +309,49 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 		add("corpus = ?", corpus)
 		add("thread = ?", thread)
 	}
+	if len(f.Kinds) > 0 {
+		list, _ := json.Marshal(f.Kinds)
+		add("kind IN (SELECT value FROM json_each(?))", string(list))
+	}
+	if f.Scope != "" {
+		add("json_extract(data, '$.scope') = ?", f.Scope)
+	}
+	if f.Threads != nil {
+		if len(f.Threads) == 0 {
+			return nil, nil
+		}
+		list, _ := json.Marshal(f.Threads)
+		add("corpus || '/' || thread IN (SELECT value FROM json_each(?))", string(list))
+	}
+	if !f.ToldFrom.IsZero() {
+		add("told_at >= ?", f.ToldFrom.UnixMilli())
+	}
+	if !f.ToldTo.IsZero() {
+		add("told_at <= ?", f.ToldTo.UnixMilli())
+	}
+	if f.EventFrom != "" || f.EventTo != "" {
+		// Bounds as day strings (cairn.DateBounds): an open end is a
+		// string before or after every date.
+		lo, hi := "", "9999-99-99"
+		var ok bool
+		if f.EventFrom != "" {
+			if lo, _, ok = cairn.DateBounds(f.EventFrom); !ok {
+				return nil, cairn.Invalidf("event from %q: allowed YYYY, YYYY-MM or YYYY-MM-DD", f.EventFrom)
+			}
+		}
+		if f.EventTo != "" {
+			if _, hi, ok = cairn.DateBounds(f.EventTo); !ok {
+				return nil, cairn.Invalidf("event to %q: allowed YYYY, YYYY-MM or YYYY-MM-DD", f.EventTo)
+			}
+		}
+		// A memory's event date covers its first to last day at its
+		// precision; its span runs from its start's first day (open
+		// without a start) to its end's last day (open without an end).
+		where = append(where, `((event_date != '' AND `+firstDay("event_date")+` <= ? AND `+lastDay("event_date")+` >= ?)
+			OR ((start_date != '' OR end_date != '') AND (start_date = '' OR `+firstDay("start_date")+` <= ?)
+				AND (end_date = '' OR `+lastDay("end_date")+` >= ?)))`)
+		args = append(args, hi, lo, hi, lo)
+	}
 	q := `SELECT data FROM memories`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
@@ -318,6 +361,16 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
 	return queryMemories(ctx, s.r, q, args...)
+}
+
+// firstDay and lastDay are cairn.DateBounds in SQL, for a column holding
+// YYYY, YYYY-MM or YYYY-MM-DD.
+func firstDay(col string) string {
+	return `(CASE length(` + col + `) WHEN 4 THEN ` + col + ` || '-01-01' WHEN 7 THEN ` + col + ` || '-01' ELSE ` + col + ` END)`
+}
+
+func lastDay(col string) string {
+	return `(CASE length(` + col + `) WHEN 4 THEN ` + col + ` || '-12-31' WHEN 7 THEN ` + col + ` || '-31' ELSE ` + col + ` END)`
 }
 
 // Memory returns one memory or cairn.ErrNotFound.
