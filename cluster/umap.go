@@ -1,0 +1,240 @@
+package cluster
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+)
+
+// umapParams are one UMAP embedding's settings.
+type umapParams struct {
+	nComponents, nNeighbors int
+	minDist                 float64
+	seed                    uint64
+}
+
+const (
+	negativeRate = 5 // negative samples per positive one
+	gradClip     = 4.0
+	initScale    = 10.0 // the initial layout spans [−10, 10] per axis
+)
+
+// umapEmbed lays the points out in nComponents dimensions from the fuzzy
+// graph of their kNN lists: PCA initial layout, then UMAP's SGD with
+// negative sampling (200 epochs above 10,000 points, else 500). The SGD
+// runs on one goroutine in a fixed edge order with a seeded generator, so
+// a seed gives the same layout on every run (and every worker count).
+//
+// Simplifications against umap-learn, written down: the initial layout
+// is PCA of the input (umap-learn's default is a spectral layout of the
+// graph; it offers "pca" as an option) and no small noise is added to it.
+func umapEmbed(ctx context.Context, p points, g *knnGraph, up umapParams) (points, error) {
+	n := p.n()
+	edges := fuzzyGraph(g, n, up.nNeighbors)
+	epochs := 500
+	if n > 10_000 {
+		epochs = 200
+	}
+	var maxW float64
+	for _, e := range edges {
+		maxW = max(maxW, e.w)
+	}
+	kept := edges[:0]
+	for _, e := range edges { // as umap-learn: edges too weak to be sampled once are dropped
+		if e.w >= maxW/float64(epochs) {
+			kept = append(kept, e)
+		}
+	}
+	edges = kept
+	emb := pcaInit(p, up.nComponents, up.seed)
+	a, b := curveAB(up.minDist)
+	if err := sgd(ctx, emb, edges, a, b, epochs, up.seed); err != nil {
+		return points{}, err
+	}
+	return emb, nil
+}
+
+// sgd is UMAP's optimize_layout_euclidean: each edge is sampled every
+// maxW/w epochs, pulls its ends together, and pushes the head away from
+// negativeRate random points; the learning rate falls linearly from 1.
+func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epochs int, seed uint64) error {
+	n, dim := emb.n(), emb.dim
+	var maxW float64
+	for _, e := range edges {
+		maxW = max(maxW, e.w)
+	}
+	per := make([]float64, len(edges))
+	next := make([]float64, len(edges))
+	perNeg := make([]float64, len(edges))
+	nextNeg := make([]float64, len(edges))
+	for i, e := range edges {
+		per[i] = maxW / e.w
+		next[i] = per[i]
+		perNeg[i] = per[i] / negativeRate
+		nextNeg[i] = perNeg[i]
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x756d6170))
+	clip := func(x float64) float32 { return float32(max(-gradClip, min(gradClip, x))) }
+	for ep := range epochs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		alpha := float32(1 - float64(ep)/float64(epochs))
+		fe := float64(ep)
+		for i, e := range edges {
+			if next[i] > fe {
+				continue
+			}
+			cur, oth := emb.row(int(e.a)), emb.row(int(e.b))
+			d2 := sqDist(cur, oth)
+			var coef float64
+			if d2 > 0 {
+				coef = -2 * a * b * math.Pow(d2, b-1) / (a*math.Pow(d2, b) + 1)
+			}
+			for d := range dim {
+				g := clip(coef*float64(cur[d]-oth[d])) * alpha
+				cur[d] += g
+				oth[d] -= g
+			}
+			next[i] += per[i]
+			negs := int((fe - nextNeg[i]) / perNeg[i])
+			for range negs {
+				k := rng.IntN(n)
+				if k == int(e.a) {
+					continue
+				}
+				oth := emb.row(k)
+				d2 := sqDist(cur, oth)
+				for d := range dim {
+					g := float32(gradClip)
+					if d2 > 0 {
+						g = clip(2 * b / ((0.001 + d2) * (a*math.Pow(d2, b) + 1)) * float64(cur[d]-oth[d]))
+					}
+					cur[d] += g * alpha
+				}
+			}
+			nextNeg[i] += float64(negs) * perNeg[i]
+		}
+	}
+	return nil
+}
+
+// pcaInit projects the centred points on their top dim principal axes
+// (subspace iteration on the covariance of at most 4,000 sampled points)
+// and scales the result to span [−initScale, initScale].
+func pcaInit(p points, dim int, seed uint64) points {
+	n, d := p.n(), p.dim
+	rng := rand.New(rand.NewPCG(seed, 0x706361))
+	mean := make([]float64, d)
+	for i := range n {
+		for j, x := range p.row(i) {
+			mean[j] += float64(x)
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	sample := rng.Perm(n)[:min(n, 4000)]
+	cov := make([]float64, d*d)
+	row := make([]float64, d)
+	for _, i := range sample {
+		for j, x := range p.row(i) {
+			row[j] = float64(x) - mean[j]
+		}
+		for r := range d {
+			if row[r] == 0 {
+				continue
+			}
+			cr := cov[r*d : (r+1)*d]
+			for c := range d {
+				cr[c] += row[r] * row[c]
+			}
+		}
+	}
+	axes := topEigen(cov, d, min(dim, d), rng)
+	out := points{data: make([]float32, n*dim), dim: dim}
+	var maxAbs float64
+	proj := make([]float64, dim)
+	for i := range n {
+		for j, x := range p.row(i) {
+			row[j] = float64(x) - mean[j]
+		}
+		for c := range dim {
+			var s float64
+			if c < len(axes) {
+				for j := range d {
+					s += row[j] * axes[c][j]
+				}
+			}
+			proj[c] = s
+			maxAbs = max(maxAbs, math.Abs(s))
+		}
+		for c := range dim {
+			out.data[i*dim+c] = float32(proj[c])
+		}
+	}
+	if maxAbs == 0 {
+		maxAbs = 1
+	}
+	for i := range out.data {
+		out.data[i] = float32(float64(out.data[i]) * initScale / maxAbs)
+		if len(axes) < dim && i%dim >= len(axes) { // fewer axes than components: random
+			out.data[i] = float32(rng.Float64()*2-1) * initScale
+		}
+	}
+	return out
+}
+
+// topEigen returns the m leading eigenvectors of the symmetric d×d matrix
+// by subspace iteration with Gram–Schmidt.
+func topEigen(mat []float64, d, m int, rng *rand.Rand) [][]float64 {
+	vs := make([][]float64, m)
+	for i := range vs {
+		vs[i] = make([]float64, d)
+		for j := range vs[i] {
+			vs[i][j] = rng.NormFloat64()
+		}
+	}
+	orth(vs)
+	tmp := make([]float64, d)
+	for range 60 {
+		for _, v := range vs {
+			for r := range d {
+				var s float64
+				mr := mat[r*d : (r+1)*d]
+				for c, x := range v {
+					s += mr[c] * x
+				}
+				tmp[r] = s
+			}
+			copy(v, tmp)
+		}
+		orth(vs)
+	}
+	return vs
+}
+
+func orth(vs [][]float64) {
+	for i, v := range vs {
+		for _, u := range vs[:i] {
+			var dot float64
+			for j := range v {
+				dot += v[j] * u[j]
+			}
+			for j := range v {
+				v[j] -= dot * u[j]
+			}
+		}
+		var norm float64
+		for _, x := range v {
+			norm += x * x
+		}
+		norm = math.Sqrt(norm)
+		if norm == 0 {
+			continue
+		}
+		for j := range v {
+			v[j] /= norm
+		}
+	}
+}
