@@ -27,6 +27,11 @@ type VectorStore interface {
 	// PendingChunks returns up to limit indexed, non-noise chunks that
 	// have no vector made by identity, oldest first.
 	PendingChunks(ctx context.Context, identity string, limit int) ([]PendingChunk, error)
+	// PendingChunksOf returns the indexed, non-noise chunks of the
+	// contents with these hashes that have no vector made by identity, in
+	// chunk id order: what a caller that has just indexed a few documents
+	// embeds at once (a remembered memory) without the rest of the backlog.
+	PendingChunksOf(ctx context.Context, identity string, hashes []string) ([]PendingChunk, error)
 	// CountPending counts the chunks PendingChunks would return.
 	CountPending(ctx context.Context, identity string) (int, error)
 	// CountEmbeddable counts the indexed, non-noise chunks.

@@ -74,6 +74,10 @@ func Document(m *cairn.Memory) string {
 	if len(m.Provenance) > 0 {
 		b.WriteString("Sources:\n")
 		for _, p := range m.Provenance {
+			if p.Path == "" { // told directly (remember): "told by <agent> at <time>"
+				fmt.Fprintf(&b, "- %s\n", p.Record)
+				continue
+			}
 			fmt.Fprintf(&b, "- %s lines %d-%d", p.Path, p.StartLine, p.EndLine)
 			if p.ToldAt != "" {
 				fmt.Fprintf(&b, " (%s)", p.ToldAt)
