@@ -17,6 +17,9 @@ type Config struct {
 	Exists  bool   // false when the file is missing (no corpora)
 	Corpora []Corpus
 	LLM     map[string]LLM // by purpose: "consolidate", "fast"
+	// Judge is the judge model: [llm.judge], else the [llm.fast] endpoint
+	// (see Judge).
+	Judge Judge
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
 	// Warnings are what Load found likely wrong but not invalid (two

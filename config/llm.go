@@ -25,6 +25,9 @@ type rawLLM struct {
 	APIKeyFile      string `toml:"api_key_file"`
 	TimeoutSeconds  int    `toml:"timeout_seconds"`
 	MaxOutputTokens int    `toml:"max_output_tokens"`
+	// [llm.judge] only (see judge.go).
+	Enabled   *bool `toml:"enabled"`
+	TimeoutMs *int  `toml:"timeout_ms"`
 }
 
 // LLM is one [llm.<purpose>] table: where a model is and how to reach it.
@@ -41,34 +44,46 @@ type LLM struct {
 func validateLLM(file string, raw map[string]rawLLM) (map[string]LLM, error) {
 	var out map[string]LLM
 	for purpose, r := range raw {
-		fail := func(format string, args ...any) error {
-			return &LoadError{File: file, Line: 1, Msg: fmt.Sprintf("[llm.%s]: ", purpose) + fmt.Sprintf(format, args...)}
+		if purpose == judgePurpose {
+			continue // read by validateJudge
 		}
-		api := r.API
-		if api == "" {
-			api = "openai"
-		}
-		switch {
-		case !slices.Contains(llmAPIs, api):
-			return nil, fail("api %q; allowed: %s", r.API, strings.Join(llmAPIs, ", "))
-		case strings.TrimSpace(r.BaseURL) == "" || !strings.HasPrefix(r.BaseURL, "http://") && !strings.HasPrefix(r.BaseURL, "https://"):
-			return nil, fail("base_url %q; allowed: an http:// or https:// URL", r.BaseURL)
-		case strings.TrimSpace(r.Model) == "":
-			return nil, fail("model is missing; allowed: the model id the endpoint serves")
-		case r.APIKeyEnv != "" && r.APIKeyFile != "":
-			return nil, fail("api_key_env and api_key_file are both set; allowed: one of them")
-		case r.TimeoutSeconds < 0 || r.TimeoutSeconds > 3600:
-			return nil, fail("timeout_seconds %d; allowed: 1 to 3600", r.TimeoutSeconds)
-		case r.MaxOutputTokens < 0 || r.MaxOutputTokens > 200000:
-			return nil, fail("max_output_tokens %d; allowed: 1 to 200000", r.MaxOutputTokens)
+		l, err := checkLLM(file, purpose, r)
+		if err != nil {
+			return nil, err
 		}
 		if out == nil {
 			out = map[string]LLM{}
 		}
-		out[purpose] = LLM{API: api, BaseURL: strings.TrimRight(r.BaseURL, "/"), Model: r.Model, APIKeyEnv: r.APIKeyEnv,
-			APIKeyFile: r.APIKeyFile, TimeoutSeconds: r.TimeoutSeconds, MaxOutputTokens: r.MaxOutputTokens}
+		out[purpose] = l
 	}
 	return out, nil
+}
+
+// checkLLM validates one [llm.<purpose>] table's endpoint keys.
+func checkLLM(file, purpose string, r rawLLM) (LLM, error) {
+	fail := func(format string, args ...any) (LLM, error) {
+		return LLM{}, &LoadError{File: file, Line: 1, Msg: fmt.Sprintf("[llm.%s]: ", purpose) + fmt.Sprintf(format, args...)}
+	}
+	api := r.API
+	if api == "" {
+		api = "openai"
+	}
+	switch {
+	case !slices.Contains(llmAPIs, api):
+		return fail("api %q; allowed: %s", r.API, strings.Join(llmAPIs, ", "))
+	case strings.TrimSpace(r.BaseURL) == "" || !strings.HasPrefix(r.BaseURL, "http://") && !strings.HasPrefix(r.BaseURL, "https://"):
+		return fail("base_url %q; allowed: an http:// or https:// URL", r.BaseURL)
+	case strings.TrimSpace(r.Model) == "":
+		return fail("model is missing; allowed: the model id the endpoint serves")
+	case r.APIKeyEnv != "" && r.APIKeyFile != "":
+		return fail("api_key_env and api_key_file are both set; allowed: one of them")
+	case r.TimeoutSeconds < 0 || r.TimeoutSeconds > 3600:
+		return fail("timeout_seconds %d; allowed: 1 to 3600", r.TimeoutSeconds)
+	case r.MaxOutputTokens < 0 || r.MaxOutputTokens > 200000:
+		return fail("max_output_tokens %d; allowed: 1 to 200000", r.MaxOutputTokens)
+	}
+	return LLM{API: api, BaseURL: strings.TrimRight(r.BaseURL, "/"), Model: r.Model, APIKeyEnv: r.APIKeyEnv,
+		APIKeyFile: r.APIKeyFile, TimeoutSeconds: r.TimeoutSeconds, MaxOutputTokens: r.MaxOutputTokens}, nil
 }
 
 // ConsolidateTokensNeeded is the answer budget a consolidation window may

@@ -20,7 +20,7 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "defaultEx
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate] and [llm.fast]"
+	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"
 	allowedKinds = `allowed kinds: "files", "sessions"`
 )
 
@@ -87,6 +87,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 	}
 	cfg := &Config{Path: file, Exists: true}
 	if cfg.LLM, err = validateLLM(file, raw.LLM); err != nil {
+		return nil, err
+	}
+	if cfg.Judge, err = validateJudge(file, judgeTable(raw.LLM), cfg.LLM); err != nil {
 		return nil, err
 	}
 	if cfg.Embedder, err = validateEmbedder(file, raw.Embedder, r); err != nil {
@@ -206,7 +209,7 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 			llm = ""
 			tables = append(tables, tableLayout{line: line, keys: make(map[string]int)})
 		case unstable.Table:
-			if len(key) == 2 && key[0] == "llm" && slices.Contains(llmPurposes, key[1]) {
+			if len(key) == 2 && key[0] == "llm" && (slices.Contains(llmPurposes, key[1]) || key[1] == judgePurpose) {
 				llm = key[1]
 				continue
 			}
@@ -224,8 +227,12 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 				continue
 			}
 			if llm != "" {
-				if len(key) != 1 || !slices.Contains(llmKeys, key[0]) {
-					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [llm.%s]; allowed keys: %s", strings.Join(key, "."), llm, strings.Join(llmKeys, ", "))}
+				keys := llmKeys
+				if llm == judgePurpose {
+					keys = judgeKeys
+				}
+				if len(key) != 1 || !slices.Contains(keys, key[0]) {
+					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [llm.%s]; allowed keys: %s", strings.Join(key, "."), llm, strings.Join(keys, ", "))}
 				}
 				continue
 			}
