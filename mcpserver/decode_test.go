@@ -12,6 +12,9 @@ import (
 // each must give. maxFrom is MaxGetFrom spelled out.
 const maxFrom = "9007199254740991"
 
+// memoriesMax ends the maxResults range error of a search of every corpus.
+const memoriesMax = ` (up to 200 when corpora is ["memories"])`
+
 var numberCases = []struct {
 	tool, args, want string
 }{
@@ -29,12 +32,12 @@ var numberCases = []struct {
 	{ToolGet, `"lines":-1`, "lines -1 out of range: allowed 1 to 1000"},
 	{ToolGet, `"lines":1.5`, "lines 1.5 is not an integer: want an integer from 1 to 1000"},
 	{ToolGet, `"lines":"3"`, "lines: got a JSON string, want an integer from 1 to 1000"},
-	{ToolSearch, `"maxResults":9007199254740993`, "maxResults 9007199254740993 out of range: allowed 1 to 20"},
-	{ToolSearch, `"maxResults":9223372036854775807`, "maxResults 9223372036854775807 out of range: allowed 1 to 20"},
-	{ToolSearch, `"maxResults":1e400`, "maxResults 1e400 out of range: allowed 1 to 20"},
-	{ToolSearch, `"maxResults":-1`, "maxResults -1 out of range: allowed 1 to 20"},
-	{ToolSearch, `"maxResults":1.5`, "maxResults 1.5 is not an integer: want an integer from 1 to 20"},
-	{ToolSearch, `"maxResults":"3"`, "maxResults: got a JSON string, want an integer from 1 to 20"},
+	{ToolSearch, `"maxResults":9007199254740993`, "maxResults 9007199254740993 out of range: allowed 1 to 20" + memoriesMax},
+	{ToolSearch, `"maxResults":9223372036854775807`, "maxResults 9223372036854775807 out of range: allowed 1 to 20" + memoriesMax},
+	{ToolSearch, `"maxResults":1e400`, "maxResults 1e400 out of range: allowed 1 to 200"}, // the schema's bound, memories alone
+	{ToolSearch, `"maxResults":-1`, "maxResults -1 out of range: allowed 1 to 20" + memoriesMax},
+	{ToolSearch, `"maxResults":1.5`, "maxResults 1.5 is not an integer: want an integer from 1 to 200"},
+	{ToolSearch, `"maxResults":"3"`, "maxResults: got a JSON string, want an integer from 1 to 200"},
 	{ToolSearch, `"minScore":1e400`, "minScore 1e400 out of range: allowed 0 to 1"},
 	{ToolSearch, `"minScore":-1`, "minScore -1 out of range: allowed 0 to 1"},
 	{ToolSearch, `"minScore":"3"`, "minScore: got a JSON string, want a number from 0 to 1"},

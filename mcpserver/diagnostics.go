@@ -46,6 +46,13 @@ func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 		}
 		d.EmbeddingReady = d.NeedsEmbedding == 0
 	}
+	mc, err := a.eng.CountMemories(ctx)
+	if err != nil {
+		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
+	}
+	if mc.Total > 0 {
+		d.Memories = &Memories{Total: mc.Total, ByKind: mc.ByKind, ByStatus: mc.ByStatus}
+	}
 	d.SessionsNeedingProjection = a.transcriptsChanged(ctx)
 	if b := a.background(); b != nil && b.Watcher != nil {
 		d.WatchError = b.Watcher.LastError

@@ -65,8 +65,10 @@ func rangeOf(s *jsonschema.Schema, lo, hi float64, def any) {
 
 func searchSchema() *jsonschema.Schema {
 	return inputSchema[SearchIn](func(p map[string]*jsonschema.Schema) {
-		rangeOf(p["maxResults"], 1, MaxMaxResults, DefaultMaxResults)
+		// 20 unless corpora is ["memories"] (searchOptionsOf checks which).
+		rangeOf(p["maxResults"], 1, cairn.MaxRecallLimit, DefaultMaxResults)
 		rangeOf(p["minScore"], 0, 1, DefaultMinScore)
+		memoryFilterSchema(p["memoryFilter"]) // search.go
 		p["mode"].Enum = []any{"hybrid", "lexical", "vector"}
 		p["corpora"].Items.MinLength = jsonschema.Ptr(1)
 	})

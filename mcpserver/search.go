@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Search runs memory_search (spec C11, local mode). Bad input is an error
@@ -85,8 +88,12 @@ func (a *Agent) searchOptionsOf(in SearchIn, emb cairn.Embedder) (*cairn.SearchO
 	}
 	o := &cairn.SearchOptions{Limit: DefaultMaxResults, MinScore: DefaultMinScore}
 	if in.MaxResults != nil {
-		if *in.MaxResults < 1 || *in.MaxResults > MaxMaxResults {
-			return nil, cairn.Invalidf("maxResults %d out of range: allowed 1 to %d", *in.MaxResults, MaxMaxResults)
+		// A search of the memories corpus alone may ask for every
+		// instance (up to 200: counting and listing questions); others
+		// stay at 20.
+		if hi := maxResultsOf(in.Corpora); *in.MaxResults < 1 || *in.MaxResults > hi {
+			return nil, cairn.Invalidf("maxResults %d out of range: allowed 1 to %d (up to %d when corpora is [\"memories\"])",
+				*in.MaxResults, hi, cairn.MaxRecallLimit)
 		}
 		o.Limit = *in.MaxResults
 	}
@@ -120,17 +127,17 @@ func (a *Agent) searchOptionsOf(in SearchIn, emb cairn.Embedder) (*cairn.SearchO
 		// Spec C3: omitted or ["all"] is every corpus; an empty list is an
 		// error, not a quiet "all".
 		return nil, cairn.Invalidf("corpora: unknown corpus: [] selects none (omit corpora or pass [\"all\"] for every corpus; known: %s)",
-			strings.Join(a.searchable(), ", "))
+			strings.Join(a.searchableNames(), ", "))
 	}
 	for i, c := range in.Corpora {
 		if strings.TrimSpace(c) == "" {
-			return nil, cairn.Invalidf("corpora[%d] is blank: allowed %s", i, strings.Join(a.searchable(), ", "))
+			return nil, cairn.Invalidf("corpora[%d] is blank: allowed %s", i, strings.Join(a.searchableNames(), ", "))
 		}
 	}
 	if len(a.searchable()) == 0 {
 		return nil, fmt.Errorf("corpora: %w", a.noCorpus())
 	}
-	if _, err := cairn.SelectCorpora(a.configured(), in.Corpora); err != nil {
+	if _, err := cairn.SelectCorpora(a.searchCorpora(), in.Corpora); err != nil {
 		return nil, fmt.Errorf("corpora: %w", err)
 	}
 	o.Corpora = in.Corpora
@@ -139,7 +146,63 @@ func (a *Agent) searchOptionsOf(in SearchIn, emb cairn.Embedder) (*cairn.SearchO
 		return nil, err
 	}
 	o.Sessions = f
+	if o.Memories, err = memoryFilter(in.MemoryFilter); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// maxResultsOf is the largest maxResults for a selection of corpora.
+func maxResultsOf(corpora []string) int {
+	if len(corpora) > 0 && !slices.ContainsFunc(corpora, func(c string) bool { return c != cairn.MemoriesCorpus }) {
+		return cairn.MaxRecallLimit
+	}
+	return MaxMaxResults
+}
+
+// searchCorpora are the corpora a search can name: the configured ones
+// and the memories corpus when the engine has it (a sessions corpus is
+// configured or memories are stored).
+func (a *Agent) searchCorpora() []cairn.Corpus {
+	if a.eng == nil {
+		return a.corpora
+	}
+	return a.eng.SearchCorpora()
+}
+
+// searchableNames names the corpora a search can name, skills aside.
+func (a *Agent) searchableNames() []string {
+	var out []string
+	for _, c := range a.searchCorpora() {
+		if c.Kind != cairn.KindSkills {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// memoryFilter reads memoryFilter; the engine checks the values it holds
+// (kinds, scope, status, dates) and names the field of a bad one.
+func memoryFilter(in *MemoryFilter) (*cairn.MemorySearch, error) {
+	if in == nil {
+		return nil, nil
+	}
+	f := &cairn.MemorySearch{Scope: strings.TrimSpace(in.Scope), Project: strings.TrimSpace(in.Project),
+		Status: strings.TrimSpace(in.Status), From: strings.TrimSpace(in.From), To: strings.TrimSpace(in.To)}
+	for _, k := range in.Kinds {
+		f.Kinds = append(f.Kinds, strings.TrimSpace(k))
+	}
+	var err error
+	if f.ToldFrom, err = parseTime("memoryFilter.toldFrom", in.ToldFrom); err != nil {
+		return nil, err
+	}
+	if f.ToldTo, err = parseTime("memoryFilter.toldTo", in.ToldTo); err != nil {
+		return nil, err
+	}
+	if err := engine.CheckMemorySearch(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // sessionFilter validates the filter (spec C11 sessionFilter).
@@ -197,6 +260,14 @@ func toHit(h cairn.Hit, mode string) SearchHit {
 	if h.Messages != nil {
 		out.Snippet = h.Messages
 	}
+	if m := h.Memory; m != nil {
+		out.Memory = &HitMemory{ID: m.ID, Kind: m.Kind, Title: m.Title, Status: m.Status, EventDate: m.EventDate,
+			StartDate: m.StartDate, EndDate: m.EndDate, ToldAt: m.ToldAt, Scope: m.Scope, Sources: []MemorySource{}}
+		for _, p := range m.Sources {
+			out.Memory.Sources = append(out.Memory.Sources, MemorySource{Path: p.Path, StartLine: p.StartLine,
+				EndLine: p.EndLine, SessionID: p.SessionID, ToldAt: p.ToldAt})
+		}
+	}
 	if s := h.Session; s != nil {
 		out.Session = &HitSession{SessionID: s.SessionID, Source: s.Source, Provider: s.Provider, ChatType: s.ChatType,
 			AccountID: s.AccountID, ConversationID: s.ConversationID, StartedAt: s.StartedAt}
@@ -226,3 +297,15 @@ func toHit(h cairn.Hit, mode string) SearchHit {
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
 func ptr[T any](v T) *T { return &v }
+
+// memoryFilterSchema lists the allowed values of memoryFilter's fields in
+// the schema.
+func memoryFilterSchema(s *jsonschema.Schema) {
+	var kinds []any
+	for _, k := range append([]string{cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...) {
+		kinds = append(kinds, k)
+	}
+	s.Properties["kinds"].Items.Enum = kinds
+	s.Properties["scope"].Enum = []any{"project", "global", "person"}
+	s.Properties["status"].Enum = []any{cairn.StatusActive}
+}

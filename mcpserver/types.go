@@ -10,7 +10,8 @@ type SearchIn struct {
 	Query         string         `json:"query" jsonschema:"what to look for: words, identifiers, \"quoted phrases\" or prefix*; must not be blank"`
 	Corpora       []string       `json:"corpora,omitempty" jsonschema:"names of the corpora to search; default every configured corpus (the memories corpus included when it exists)"`
 	SessionFilter *SessionFilter `json:"sessionFilter,omitempty" jsonschema:"keeps only the session hits that match every given field; hits from the other corpora searched stay eligible"`
-	MaxResults    *int           `json:"maxResults,omitempty" jsonschema:"most results to return, 1 to 20 (default 5)"`
+	MemoryFilter  *MemoryFilter  `json:"memoryFilter,omitempty" jsonschema:"keeps only the memory hits that match every given field (active memories only, filter or not); hits from the other corpora searched stay eligible"`
+	MaxResults    *int           `json:"maxResults,omitempty" jsonschema:"most results to return, 1 to 20 (default 5); up to 200 when corpora is [\"memories\"]"`
 	MinScore      *float64       `json:"minScore,omitempty" jsonschema:"lowest score to return, 0 to 1 (default 0.3); the score is the calibrated probability that a hit answers the query, on the same scale in every mode"`
 	Mode          string         `json:"mode,omitempty" jsonschema:"which lanes answer: hybrid (default; BM25 alone when no embedder is configured), lexical or vector"`
 }
@@ -25,6 +26,18 @@ type SessionFilter struct {
 	ConversationID string `json:"conversationId,omitempty" jsonschema:"conversation id (the project folder for coding agents), exact after trimming"`
 	Source         string `json:"source,omitempty" jsonschema:"transcript source: claude-code, codex, openclaw, gemini, aider, openai-chat, cursor or loggie"`
 	Cwd            string `json:"cwd,omitempty" jsonschema:"working folder the session ran in, exact"`
+}
+
+// MemoryFilter selects memories (memory_search memoryFilter).
+type MemoryFilter struct {
+	Kinds    []string `json:"kinds,omitempty" jsonschema:"memory kinds: episode, observation, decision, procedure, snippet, template, pitfall, fact, architecture, preference or reference"`
+	Scope    string   `json:"scope,omitempty" jsonschema:"items of this scope: project, global or person"`
+	Project  string   `json:"project,omitempty" jsonschema:"memories from sessions run in this working folder (the session's cwd), exact"`
+	Status   string   `json:"status,omitempty" jsonschema:"active (the default and the only status searched: superseded memories are listed by cairn memories list)"`
+	ToldFrom string   `json:"toldFrom,omitempty" jsonschema:"memories told at or after this ISO-8601 time with an offset"`
+	ToldTo   string   `json:"toldTo,omitempty" jsonschema:"memories told at or before this ISO-8601 time with an offset"`
+	From     string   `json:"from,omitempty" jsonschema:"start of the event-time range: YYYY, YYYY-MM or YYYY-MM-DD; a memory matches when its event date or its start-to-end span overlaps the range at the precision it has (2023-06 overlaps 2023-06-10); memories without an event date do not match a range"`
+	To       string   `json:"to,omitempty" jsonschema:"end of the event-time range, inclusive: YYYY, YYYY-MM or YYYY-MM-DD"`
 }
 
 // SearchOut is the output of memory_search.
@@ -47,6 +60,30 @@ type SearchHit struct {
 	MessageTimestamp string      `json:"messageTimestamp,omitempty" jsonschema:"time of the first message of the snippet"`
 	VectorScore      *float64    `json:"vectorScore,omitempty" jsonschema:"cosine similarity of the vector lane, rounded to hundredths"`
 	TextScore        *float64    `json:"textScore,omitempty" jsonschema:"normalized BM25 score of the lexical lane, rounded to hundredths"`
+	Memory           *HitMemory  `json:"memory,omitempty" jsonschema:"the memory a hit of the memories corpus is"`
+}
+
+// HitMemory is the memory of a memories-corpus hit.
+type HitMemory struct {
+	ID        string         `json:"id" jsonschema:"the memory's id (cairn memories show ID)"`
+	Kind      string         `json:"kind" jsonschema:"episode, observation or an item kind (decision, fact, preference, ...)"`
+	Title     string         `json:"title"`
+	Status    string         `json:"status" jsonschema:"active"`
+	EventDate string         `json:"eventDate,omitempty" jsonschema:"when it happened: YYYY, YYYY-MM or YYYY-MM-DD"`
+	StartDate string         `json:"startDate,omitempty" jsonschema:"start of the span it happened over"`
+	EndDate   string         `json:"endDate,omitempty" jsonschema:"end of the span it happened over"`
+	ToldAt    string         `json:"toldAt,omitempty" jsonschema:"when it was said, ISO-8601 UTC"`
+	Scope     string         `json:"scope,omitempty" jsonschema:"items: project, global or person"`
+	Sources   []MemorySource `json:"sources" jsonschema:"the transcript lines it came from"`
+}
+
+// MemorySource is one source record of a memory.
+type MemorySource struct {
+	Path      string `json:"path" jsonschema:"the session projection, cairn://<corpus>/<path>: pass it to memory_get"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	SessionID string `json:"sessionId,omitempty"`
+	ToldAt    string `json:"toldAt,omitempty" jsonschema:"the record's timestamp as projected"`
 }
 
 // HitSession is the session metadata of a session hit.
@@ -228,7 +265,15 @@ type IndexDiag struct {
 	WatchError                string    `json:"watchError,omitempty"`
 	Warnings                  []string  `json:"warnings,omitempty" jsonschema:"what keeps search from answering fully: an empty or never-synced index, a sync in progress, vectors off and why"`
 	Retrieval                 Retrieval `json:"retrieval"`
+	Memories                  *Memories `json:"memories,omitempty" jsonschema:"stored memories by kind and status; absent while none is stored"`
 	Scope                     Scope     `json:"scope"`
+}
+
+// Memories counts the stored memories.
+type Memories struct {
+	Total    int            `json:"total"`
+	ByKind   map[string]int `json:"byKind" jsonschema:"count per kind"`
+	ByStatus map[string]int `json:"byStatus" jsonschema:"count per status: active, superseded"`
 }
 
 // Retrieval describes how memory_search answers.
