@@ -48,6 +48,7 @@ func init() {
 		{"eval locomo", "", "score retrieval (and with --qa, answers) on a LoCoMo file", cmdEvalLocomo},
 		{"eval longmemeval", "", "score retrieval on a LongMemEval file", cmdEvalLME},
 		{"consolidate", "", "turn sessions into memories with the [llm.consolidate] model", cmdConsolidate},
+		{"recall", "QUERY", "search the memories (kind, scope, project, told and event-time filters; up to 200 hits)", cmdRecall},
 		{"memories list", "", "list consolidated memories (active by default)", memoriesList},
 		{"memories show", "ID", "a memory with its links", memoriesShow},
 		{"memories sleep", "", "merge near-duplicates, mark superseded memories, link related ones ([llm.fast])", memoriesSleep},
