@@ -8,6 +8,9 @@
 //   node e2e.mjs empty CAIRN_BIN            `mcp --agent claude` over empty corpora: search and diagnostics say so
 //   node e2e.mjs damaged CAIRN_BIN DBFILE   `mcp --agent claude` with a damaged index.db: it starts, and
 //                                           diagnostics and search name DBFILE
+//   node e2e.mjs recall CAIRN_BIN           `CAIRN_BIN mcp` over sessions consolidated with a fake model:
+//                                           memory_search of the memories corpus with an event-time range
+//                                           returns only the memories in it, with their fields
 //
 // Prints one line per check and exits 1 on the first failure. Run by
 // mcpserver/e2e_test.go, which prepares the data and the server.
@@ -15,7 +18,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const TOOLS = ["memory_diagnostics", "memory_get", "memory_search", "memory_sync_sessions", "memory_sync_status"];
+const TOOLS = ["memory_diagnostics", "memory_get", "memory_remember", "memory_search", "memory_sync_sessions", "memory_sync_status"];
 
 function check(ok, what, detail) {
   if (!ok) {
@@ -35,7 +38,7 @@ async function call(client, name, args) {
 async function exercise(client, label) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the five tools`, names);
+  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the six tools`, names);
   for (const t of tools) {
     check(t.inputSchema?.type === "object" && t.description, `${label}: ${t.name} has a schema and a description`, t);
   }
@@ -65,6 +68,15 @@ async function exercise(client, label) {
     await new Promise((r) => setTimeout(r, 50));
   }
   check(!status.isError && status.out.status === "completed", `${label}: memory_sync_status reports the completed sync`, status.text);
+
+  const told = await call(client, "memory_remember", { kind: "fact", title: "Okapi review", summary: "The okapi review is on Fridays." });
+  // Over stateless HTTP no session keeps the client's name: the agent id tells.
+  const teller = label === "stdio" ? "cairn-e2e" : "default";
+  check(!told.isError && told.out.provenance.startsWith(`told by ${teller} at `), `${label}: memory_remember stores a memory told by ${teller}`, told.text);
+  const read = await call(client, "memory_get", { path: told.out.path });
+  check(!read.isError && read.out.status === "ok" && read.out.text.includes("okapi review"), `${label}: memory_get reads the remembered memory`, read.text);
+  const badTold = await call(client, "memory_remember", { kind: "fact", summary: "no title" });
+  check(badTold.isError && badTold.text.includes("title is required"), `${label}: memory_remember names a missing field`, badTold.text);
 
   const diag = await call(client, "memory_diagnostics", {});
   check(!diag.isError && diag.out.status === "ok" && diag.out.index.retrieval.documents > 0, `${label}: memory_diagnostics`, diag.text);
@@ -117,6 +129,15 @@ async function poll(fn, ms) {
 
 async function firstuse(bin, notes) {
   const client = await spawnAgent(bin);
+  const told = await call(client, "memory_remember", { kind: "fact", title: "Okapi review", summary: "The okapi review is on Fridays." });
+  // Over stateless HTTP no session keeps the client's name: the agent id tells.
+  const teller = label === "stdio" ? "cairn-e2e" : "default";
+  check(!told.isError && told.out.provenance.startsWith(`told by ${teller} at `), `${label}: memory_remember stores a memory told by ${teller}`, told.text);
+  const read = await call(client, "memory_get", { path: told.out.path });
+  check(!read.isError && read.out.status === "ok" && read.out.text.includes("okapi review"), `${label}: memory_get reads the remembered memory`, read.text);
+  const badTold = await call(client, "memory_remember", { kind: "fact", summary: "no title" });
+  check(badTold.isError && badTold.text.includes("title is required"), `${label}: memory_remember names a missing field`, badTold.text);
+
   const diag = await call(client, "memory_diagnostics", {});
   const r = diag.out?.index?.retrieval;
   check(!diag.isError && r?.mode === "lexical" && r?.vectorsOff, "firstuse: diagnostics say vectors are off and why", diag.text);
@@ -139,6 +160,15 @@ async function empty(bin) {
   const client = await spawnAgent(bin);
   const s = await call(client, "memory_search", { query: "anything" });
   check(!s.isError && s.out.results.length === 0 && s.out.notice?.includes("index is empty"), "empty: search says the index is empty", s.text);
+  const told = await call(client, "memory_remember", { kind: "fact", title: "Okapi review", summary: "The okapi review is on Fridays." });
+  // Over stateless HTTP no session keeps the client's name: the agent id tells.
+  const teller = label === "stdio" ? "cairn-e2e" : "default";
+  check(!told.isError && told.out.provenance.startsWith(`told by ${teller} at `), `${label}: memory_remember stores a memory told by ${teller}`, told.text);
+  const read = await call(client, "memory_get", { path: told.out.path });
+  check(!read.isError && read.out.status === "ok" && read.out.text.includes("okapi review"), `${label}: memory_get reads the remembered memory`, read.text);
+  const badTold = await call(client, "memory_remember", { kind: "fact", summary: "no title" });
+  check(badTold.isError && badTold.text.includes("title is required"), `${label}: memory_remember names a missing field`, badTold.text);
+
   const diag = await call(client, "memory_diagnostics", {});
   check(!diag.isError && diag.out.index.warnings?.some((w) => w.includes("index is empty")), "empty: diagnostics warn", diag.text);
   await client.close();
@@ -146,10 +176,46 @@ async function empty(bin) {
 
 async function damaged(bin, dbfile) {
   const client = await spawnAgent(bin);
+  const told = await call(client, "memory_remember", { kind: "fact", title: "Okapi review", summary: "The okapi review is on Fridays." });
+  // Over stateless HTTP no session keeps the client's name: the agent id tells.
+  const teller = label === "stdio" ? "cairn-e2e" : "default";
+  check(!told.isError && told.out.provenance.startsWith(`told by ${teller} at `), `${label}: memory_remember stores a memory told by ${teller}`, told.text);
+  const read = await call(client, "memory_get", { path: told.out.path });
+  check(!read.isError && read.out.status === "ok" && read.out.text.includes("okapi review"), `${label}: memory_get reads the remembered memory`, read.text);
+  const badTold = await call(client, "memory_remember", { kind: "fact", summary: "no title" });
+  check(badTold.isError && badTold.text.includes("title is required"), `${label}: memory_remember names a missing field`, badTold.text);
+
   const diag = await call(client, "memory_diagnostics", {});
   check(!diag.isError && diag.out.index.status === "unavailable" && diag.out.index.error.includes(dbfile), "damaged: diagnostics name the file", diag.text);
   const s = await call(client, "memory_search", { query: "anything" });
   check(!s.isError && s.out.results.length === 0 && s.out.error.includes(dbfile), "damaged: search answers with the error", s.text);
+  await client.close();
+}
+
+// recall searches the memories the fake model made of the fixture sessions
+// (observations dated 2023-06-10 and 2024-02, episodes dated the day they
+// were told) with and without an event-time range.
+async function recall(bin) {
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp"], env: process.env, stderr: "inherit" });
+  const client = new Client({ name: "cairn-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const args = { query: "lantern", corpora: ["memories"], minScore: 0, maxResults: 200 };
+  const all = await call(client, "memory_search", args);
+  check(!all.isError && all.out.results.length > 0, "recall: memory_search finds the memories", all.text);
+  const dates = new Set(all.out.results.map((h) => h.memory?.eventDate));
+  check(dates.has("2023-06-10") && dates.has("2024-02"), "recall: memories of several dates without a range", [...dates]);
+  const june = await call(client, "memory_search", { ...args, memoryFilter: { from: "2023-06", to: "2023-06" } });
+  check(!june.isError && june.out.results.length > 0, "recall: the June 2023 range finds memories", june.text);
+  check(june.out.results.length === all.out.results.filter((h) => h.memory?.eventDate === "2023-06-10").length,
+    "recall: the range keeps every memory in it", june.text);
+  for (const h of june.out.results) {
+    const m = h.memory;
+    check(h.corpus === "memories" && m && m.eventDate === "2023-06-10" && m.kind === "observation" && m.status === "active" &&
+      m.id.startsWith("m-") && m.toldAt && m.title && Array.isArray(m.sources) && m.sources.length > 0 && m.sources[0].path.startsWith("cairn://sessions/"),
+      `recall: ${m?.id} is in June 2023 with its fields`, h);
+  }
+  const bad = await call(client, "memory_search", { ...args, memoryFilter: { from: "June" } });
+  check(bad.isError && bad.text.includes("memoryFilter.from"), "recall: a bad range names the field", bad.text);
   await client.close();
 }
 
@@ -160,6 +226,7 @@ try {
   else if (mode === "firstuse") await firstuse(a, b);
   else if (mode === "empty") await empty(a);
   else if (mode === "damaged") await damaged(a, b);
+  else if (mode === "recall") await recall(a);
   else check(false, "usage", "node e2e.mjs stdio CAIRN_BIN | http URL TOKEN");
   console.log("PASS");
   process.exit(0);
