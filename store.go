@@ -1,6 +1,11 @@
 package cairn
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Chunk is an exact slice of a document's text: Pos and Len are UTF-8 byte
 // offsets, StartLine and EndLine 1-based inclusive line numbers.
@@ -52,18 +57,122 @@ type Batch struct {
 	Remove  []string   // paths that vanished
 }
 
-// LexicalQuery asks the store's full-text index for chunks matching an FTS5
-// MATCH expression, best BM25 first.
+// Match is a backend-neutral full-text query: a small tree of leaves
+// (terms, phrases, prefixes) under all-of and any-of groups, which package
+// search builds and each store compiles to its own syntax. Words are index
+// words as the query gave them (package search lowercases them); the store
+// tokenizes them as it tokenizes text, so a word the tokenizer splits
+// matches as a phrase of its parts, and a character that is syntax in the
+// store's language (a quote, a parenthesis, an asterisk) is only text.
+type Match struct {
+	Op MatchOp
+	// Words are a leaf's words: one for MatchTerm, one or more for
+	// MatchPhrase and MatchPrefix.
+	Words []string
+	// Weight is a leaf's weight in the score, its inverse document
+	// frequency; 0 weighs 1. Groups have none.
+	Weight float64
+	// Of are a group's members (MatchAll, MatchAny), at least one.
+	Of []Match
+}
+
+// MatchOp is what a Match node matches.
+type MatchOp uint8
+
+const (
+	MatchTerm   MatchOp = iota // chunks holding the word
+	MatchPhrase                // chunks holding the words in sequence
+	MatchPrefix                // the words in sequence, the last one a prefix of a word
+	MatchAll                   // chunks every member matches
+	MatchAny                   // chunks some member matches
+)
+
+// Term matches a word.
+func Term(word string) Match { return Match{Op: MatchTerm, Words: []string{word}} }
+
+// Phrase matches words in sequence.
+func Phrase(words ...string) Match { return Match{Op: MatchPhrase, Words: words} }
+
+// Prefix matches words in sequence whose last word starts with the last
+// of words.
+func Prefix(words ...string) Match { return Match{Op: MatchPrefix, Words: words} }
+
+// AllOf matches the chunks every one of ms matches.
+func AllOf(ms ...Match) Match { return Match{Op: MatchAll, Of: ms} }
+
+// AnyOf matches the chunks one of ms matches.
+func AnyOf(ms ...Match) Match { return Match{Op: MatchAny, Of: ms} }
+
+// Weighted returns the leaf m with weight w.
+func (m Match) Weighted(w float64) Match {
+	m.Weight = w
+	return m
+}
+
+// Leaf reports whether m is a term, phrase or prefix.
+func (m Match) Leaf() bool { return m.Op <= MatchPrefix }
+
+// Leaves returns m's leaves in order: the order the scores' weights and a
+// store's per-leaf factors follow.
+func (m Match) Leaves() []Match {
+	if m.Leaf() {
+		return []Match{m}
+	}
+	var out []Match
+	for _, c := range m.Of {
+		out = append(out, c.Leaves()...)
+	}
+	return out
+}
+
+// String renders m for messages and as a cache key, weights left out: a
+// leaf's words as one Go-quoted string (a prefix with a trailing *), a
+// group parenthesized with AND or OR between its members. Two matches
+// with the same rendering match the same chunks. It is no store's syntax.
+func (m Match) String() string {
+	var b strings.Builder
+	m.write(&b)
+	return b.String()
+}
+
+func (m Match) write(b *strings.Builder) {
+	switch m.Op {
+	case MatchTerm, MatchPhrase, MatchPrefix:
+		b.WriteString(strconv.Quote(strings.Join(m.Words, " ")))
+		if m.Op == MatchPrefix {
+			b.WriteByte('*')
+		}
+	case MatchAll, MatchAny:
+		op := " AND "
+		if m.Op == MatchAny {
+			op = " OR "
+		}
+		b.WriteByte('(')
+		for i, c := range m.Of {
+			if i > 0 {
+				b.WriteString(op)
+			}
+			c.write(b)
+		}
+		b.WriteByte(')')
+	default:
+		fmt.Fprintf(b, "op%d", m.Op)
+	}
+}
+
+// LexicalQuery asks the store's full-text index for the chunks that
+// Match matches, best first.
 type LexicalQuery struct {
-	Match   string   // FTS5 expression built by package search
+	// Match is the query, built by package search; each store compiles it
+	// to its own syntax (SQLite to an FTS5 MATCH expression). A chunk
+	// scores Σ w·tf over the leaves of Match, w being the leaf's Weight
+	// (the caller's inverse document frequency) and tf the store's term
+	// frequency factor for the leaf in the chunk (SQLite: BM25's, see
+	// sqlite/rank.go): callers count terms once and cache them, and the
+	// store never walks a whole doclist to score.
+	Match   Match
 	Corpora []string // empty: every corpus
 	Limit   int
-	// IDF weighs each phrase of Match, in the order the phrases appear in
-	// it: a chunk scores Σ IDF[i]·tf'(i), the BM25 sum with the term
-	// frequency factor tf' the store computes (k1 = 1.2, b = 0.75). Missing
-	// weights are 1. Callers count terms once and cache them; the store
-	// never walks a whole doclist to score.
-	IDF []float64
 	// Paths, when non-nil, restricts hits to these document paths (of the
 	// given corpora): the sessions a session filter selected.
 	Paths []string
@@ -85,8 +194,8 @@ type LexicalResult struct {
 	Low        int64       // lowest chunk id scored (0: none)
 }
 
-// MatchCount is how many chunks an expression matches, counted newest first
-// up to a cap.
+// MatchCount is how many chunks a Match matches, counted newest first up
+// to a cap.
 type MatchCount struct {
 	N   int   // matches counted, at most the cap
 	Low int64 // id of the last (oldest) match counted; 0 when none
@@ -129,9 +238,9 @@ type Store interface {
 	GC(ctx context.Context) (int, error)
 	// Lexical runs a full-text query.
 	Lexical(ctx context.Context, q LexicalQuery) (*LexicalResult, error)
-	// MatchCount counts chunks matching an FTS5 expression, newest first,
-	// stopping at max.
-	MatchCount(ctx context.Context, match string, max int) (MatchCount, error)
+	// MatchCount counts chunks that m matches, newest first, stopping at
+	// max (leaf weights play no part).
+	MatchCount(ctx context.Context, m Match, max int) (MatchCount, error)
 	// Span reports the row count and id range of the full-text index.
 	Span(ctx context.Context) (IndexSpan, error)
 	// DocumentText returns the indexed text of one document or ErrNotFound.

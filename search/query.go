@@ -9,7 +9,7 @@ import (
 )
 
 // Term is one element of a parsed query: a word, a phrase, a prefix or an
-// identifier, rendered to an FTS5 expression by Expr.
+// identifier, turned into a backend-neutral cairn.Match by Expr.
 type Term struct {
 	Text   string   // as the user wrote it
 	Words  []string // lowercased index words
@@ -17,51 +17,42 @@ type Term struct {
 	Prefix bool     // trailing *
 }
 
-// Expr renders the term as an FTS5 expression.
-func (t Term) Expr() string {
-	ph := t.Phrases()
+// Expr returns the term's match: its one phrase, or any of its phrases.
+func (t Term) Expr() cairn.Match { return anyPhrase(t.Phrases()) }
+
+// anyPhrase matches any of a term's phrases (ph has at least one).
+func anyPhrase(ph []cairn.Match) cairn.Match {
 	if len(ph) == 1 {
 		return ph[0]
 	}
-	return "(" + strings.Join(ph, " OR ") + ")"
+	return cairn.AnyOf(ph...)
 }
 
-// Phrases returns the FTS5 phrases of the term's expression, in order: one,
-// or for an identifier its joined form and its parts as a phrase. Scoring
-// weighs each phrase by its own inverse document frequency. A phrase of
-// several words (not a prefix) starts with GramMarker.
-func (t Term) Phrases() []string {
+// Phrases returns the leaves of the term's match, in order: one, or for
+// an identifier its joined form and its parts as a phrase. Scoring weighs
+// each by its own inverse document frequency.
+func (t Term) Phrases() []cairn.Match {
 	switch {
 	case t.Prefix:
-		return []string{quote(strings.Join(t.Words, " ")) + "*"}
+		return []cairn.Match{cairn.Prefix(t.Words...)}
 	case t.Phrase || len(t.Words) == 1 && !isCamel(t.Text):
-		return []string{phrase(t.Words)}
+		return []cairn.Match{phrase(t.Words)}
 	default:
 		parts := t.Words
 		if len(parts) == 1 {
 			parts = camelParts(t.Text)
 		}
-		return []string{quote(strings.Join(parts, "")), phrase(parts)}
+		return []cairn.Match{cairn.Term(strings.Join(parts, "")), phrase(parts)}
 	}
 }
 
-// GramMarker starts a quoted FTS5 string that the index's tokenizer answers
-// with common grams (pairs of adjacent words in which one is common; see
-// package sqlite, grams.go): the same matches as the plain phrase, without
-// walking every row that holds its frequent words. That holds for the
-// phrase as a term of its own, as Term.Expr writes it; the rewritten
-// phrase has fewer tokens, so it must not go inside NEAR() or after + or ^.
-const GramMarker = "\x1f"
-
-// phrase quotes words as one FTS5 phrase.
-func phrase(words []string) string {
-	if len(words) < 2 {
-		return quote(strings.Join(words, " "))
+// phrase matches words in sequence: a term for one word.
+func phrase(words []string) cairn.Match {
+	if len(words) == 1 {
+		return cairn.Term(words[0])
 	}
-	return quote(GramMarker + strings.Join(words, " "))
+	return cairn.Phrase(words...)
 }
-
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // Query is a parsed user query.
 type Query struct {

@@ -6,27 +6,30 @@ import (
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestParse(t *testing.T) {
+	term, ph, anyOf := cairn.Term, cairn.Phrase, cairn.AnyOf
 	tests := []struct {
 		in      string
-		exprs   []string
+		exprs   []cairn.Match
 		dropped []string
 		err     string
 	}{
-		{in: "busy timeout", exprs: []string{`"busy"`, `"timeout"`}},
-		{in: "the busy timeout of sqlite", exprs: []string{`"busy"`, `"timeout"`, `"sqlite"`}, dropped: []string{"the", "of"}},
-		{in: `"the busy timeout" wal`, exprs: []string{"\"\x1fthe busy timeout\"", `"wal"`}},
-		{in: `"unterminated phrase`, exprs: []string{"\"\x1funterminated phrase\""}},
-		{in: `migr* "write ahead"*`, exprs: []string{`"migr"*`, `"write ahead"*`}},
-		{in: "parse_config_file", exprs: []string{"(\"parseconfigfile\" OR \"\x1fparse config file\")"}},
-		{in: "parseConfigFile", exprs: []string{"(\"parseconfigfile\" OR \"\x1fparse config file\")"}},
-		{in: "HTTPServer", exprs: []string{"(\"httpserver\" OR \"\x1fhttp server\")"}},
-		{in: "loader.go", exprs: []string{"(\"loadergo\" OR \"\x1floader go\")"}},
-		{in: "Café", exprs: []string{`"café"`}},
-		{in: `say "hi" AND OR NOT`, exprs: []string{`"say"`, `"hi"`}, dropped: []string{"and", "or", "not"}},
-		{in: `a"b`, exprs: []string{`"b"`}, dropped: []string{"a"}},
+		{in: "busy timeout", exprs: []cairn.Match{term("busy"), term("timeout")}},
+		{in: "the busy timeout of sqlite", exprs: []cairn.Match{term("busy"), term("timeout"), term("sqlite")}, dropped: []string{"the", "of"}},
+		{in: `"the busy timeout" wal`, exprs: []cairn.Match{ph("the", "busy", "timeout"), term("wal")}},
+		{in: `"unterminated phrase`, exprs: []cairn.Match{ph("unterminated", "phrase")}},
+		{in: `"one"`, exprs: []cairn.Match{term("one")}},
+		{in: `migr* "write ahead"*`, exprs: []cairn.Match{cairn.Prefix("migr"), cairn.Prefix("write", "ahead")}},
+		{in: "parse_config_file", exprs: []cairn.Match{anyOf(term("parseconfigfile"), ph("parse", "config", "file"))}},
+		{in: "parseConfigFile", exprs: []cairn.Match{anyOf(term("parseconfigfile"), ph("parse", "config", "file"))}},
+		{in: "HTTPServer", exprs: []cairn.Match{anyOf(term("httpserver"), ph("http", "server"))}},
+		{in: "loader.go", exprs: []cairn.Match{anyOf(term("loadergo"), ph("loader", "go"))}},
+		{in: "Café", exprs: []cairn.Match{term("café")}},
+		{in: `say "hi" AND OR NOT`, exprs: []cairn.Match{term("say"), term("hi")}, dropped: []string{"and", "or", "not"}},
+		{in: `a"b`, exprs: []cairn.Match{term("b")}, dropped: []string{"a"}},
 		{in: "", err: "blank"},
 		{in: "  \t ", err: "blank"},
 		{in: "to be or not to be", err: "only common words"},
@@ -45,12 +48,12 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q): %v", tt.in, err)
 			continue
 		}
-		var got []string
+		var got []cairn.Match
 		for _, term := range q.Terms {
 			got = append(got, term.Expr())
 		}
-		if strings.Join(got, " | ") != strings.Join(tt.exprs, " | ") {
-			t.Errorf("Parse(%q) exprs = %q, want %q", tt.in, got, tt.exprs)
+		if diff := cmp.Diff(tt.exprs, got); diff != "" {
+			t.Errorf("Parse(%q) exprs (-want +got):\n%s", tt.in, diff)
 		}
 		if strings.Join(q.Dropped, ",") != strings.Join(tt.dropped, ",") {
 			t.Errorf("Parse(%q) dropped = %q, want %q", tt.in, q.Dropped, tt.dropped)

@@ -31,7 +31,7 @@ const PhraseMaxCandidates = 500
 // Index is the part of the store a Searcher reads.
 type Index interface {
 	Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error)
-	MatchCount(ctx context.Context, match string, max int) (cairn.MatchCount, error)
+	MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error)
 	Span(ctx context.Context) (cairn.IndexSpan, error)
 }
 
@@ -47,7 +47,7 @@ type Searcher struct {
 	mu     sync.Mutex
 	gen    int64 // index generation the counts belong to
 	span   *cairn.IndexSpan
-	counts map[string]int // phrase → matching chunks, estimated above the common cap
+	counts map[string]int // phrase (its Match.String) → matching chunks, estimated above the common cap
 }
 
 // maxCandidates returns the scoring cap for exprs (0: none).
@@ -106,10 +106,10 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	plan := map[int64]string{}
 	terms := make([]counted, len(q.Terms))
 	for i, t := range q.Terms {
-		terms[i].expr, terms[i].phrases = t.Expr(), t.Phrases()
+		terms[i].phrases = t.Phrases()
 	}
 	if len(terms) == 1 && len(terms[0].phrases) == 1 {
-		return s.onePhrase(ctx, q, terms[0].expr, &o, scope, budget)
+		return s.onePhrase(ctx, q, terms[0].phrases[0], &o, scope, budget)
 	}
 	for i := range terms {
 		for _, p := range terms[i].phrases {
@@ -128,12 +128,8 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	// All words: it matches at most as many chunks as its rarest term.
 	var cands []cairn.Candidate
 	if slices.MinFunc(terms, byCount).n > 0 {
-		and := make([]string, len(terms))
-		for i, t := range terms {
-			and[i] = t.expr
-		}
-		res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(and, " AND "), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
-			Limit: o.Limit, MaxCandidates: budget, IDF: idfs(span, terms)})
+		res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: weighted(cairn.MatchAll, span, terms), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
+			Limit: o.Limit, MaxCandidates: budget})
 		if err != nil {
 			return nil, err
 		}
@@ -145,12 +141,8 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	if len(terms) > 1 && len(cands) < o.Limit {
 		kept, total := s.anyWords(terms, budget)
 		if total > 0 {
-			or := make([]string, len(kept))
-			for i, t := range kept {
-				or[i] = t.expr
-			}
-			res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: strings.Join(or, " OR "), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
-				Limit: o.Limit + len(cands), MaxCandidates: budget, IDF: idfs(span, kept)})
+			res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: weighted(cairn.MatchAny, span, kept), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
+				Limit: o.Limit + len(cands), MaxCandidates: budget})
 			if err != nil {
 				return nil, err
 			}
@@ -173,9 +165,9 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 // onePhrase answers a query of one phrase. Its inverse document frequency
 // only scales the scores, so the scan runs first and, unfiltered, counts
 // the phrase itself (up to the cap; extrapolated beyond it).
-func (s *Searcher) onePhrase(ctx context.Context, q Query, expr string, o *cairn.SearchOptions, scope Scope, budget int) ([]cairn.Hit, error) {
-	res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: expr, Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
-		Limit: o.Limit, MaxCandidates: budget, IDF: []float64{1}})
+func (s *Searcher) onePhrase(ctx context.Context, q Query, expr cairn.Match, o *cairn.SearchOptions, scope Scope, budget int) ([]cairn.Hit, error) {
+	res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: expr.Weighted(1), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
+		Limit: o.Limit, MaxCandidates: budget})
 	if err != nil {
 		return nil, err
 	}
@@ -217,15 +209,18 @@ func idf(rows int64, n int) float64 {
 	return v
 }
 
-// idfs lists the weights of the terms' phrases in expression order.
-func idfs(span cairn.IndexSpan, terms []counted) []float64 {
-	var out []float64
-	for _, t := range terms {
-		for _, n := range t.counts {
-			out = append(out, idf(span.Rows, n))
+// weighted joins the terms' matches under op (cairn.MatchAll or
+// cairn.MatchAny), each phrase weighted by its inverse document frequency.
+func weighted(op cairn.MatchOp, span cairn.IndexSpan, terms []counted) cairn.Match {
+	of := make([]cairn.Match, len(terms))
+	for i, t := range terms {
+		ph := make([]cairn.Match, len(t.phrases))
+		for k, p := range t.phrases {
+			ph[k] = p.Weighted(idf(span.Rows, t.counts[k]))
 		}
+		of[i] = anyPhrase(ph)
 	}
-	return out
+	return cairn.Match{Op: op, Of: of}
 }
 
 // estimate turns a count taken newest first into a total: exact when the
@@ -241,8 +236,7 @@ func estimate(span cairn.IndexSpan, m cairn.MatchCount, capped bool) int {
 }
 
 type counted struct {
-	expr    string
-	phrases []string
+	phrases []cairn.Match
 	counts  []int // per phrase
 	n       int   // matching chunks: the sum over phrases, an upper bound
 }
@@ -290,14 +284,14 @@ func (s *Searcher) generation() int64 {
 }
 
 // cached returns a count cached for the current index generation.
-func (s *Searcher) cached(expr string) (int, bool) {
+func (s *Searcher) cached(expr cairn.Match) (int, bool) {
 	gen := s.generation()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if gen < 0 || gen != s.gen {
 		return 0, false
 	}
-	n, ok := s.counts[expr]
+	n, ok := s.counts[expr.String()]
 	return n, ok
 }
 
@@ -336,7 +330,7 @@ func (s *Searcher) reset(gen int64) {
 // count returns how many chunks match expr: exact up to the common cap,
 // extrapolated above it. Counts are cached until the index changes
 // (Index.Generation), so warm searches pay for them once per distinct term.
-func (s *Searcher) count(ctx context.Context, expr string) (int, error) {
+func (s *Searcher) count(ctx context.Context, expr cairn.Match) (int, error) {
 	if n, ok := s.cached(expr); ok {
 		return n, nil
 	}
@@ -356,7 +350,7 @@ func (s *Searcher) count(ctx context.Context, expr string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reset(gen)
-	s.counts[expr] = n
+	s.counts[expr.String()] = n
 	return n, nil
 }
 

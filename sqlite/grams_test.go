@@ -297,7 +297,7 @@ func testGramsMigration(t *testing.T, from string) {
 		{`ident : "parse config"`, 1},
 		{`title : seal`, 1},
 	} {
-		if m, err := up.MatchCount(ctx, tt.match, 10); err != nil || m.N != tt.want {
+		if m, err := up.countExpr(ctx, tt.match, 10); err != nil || m.N != tt.want {
 			t.Errorf("%q after upgrade: %+v, %v; want %d", tt.match, m, err, tt.want)
 		}
 	}

@@ -31,16 +31,27 @@ const lengthNorm = "0"
 // scoreArgs are cairn_tf's arguments after the table.
 const scoreArgs = lengthNorm + ", " + bm25Weights
 
-// Lexical runs an FTS5 query and returns the best chunks of indexed
-// documents. One pass walks the matches newest first (highest rowid: the
-// most recently indexed content), at most q.MaxCandidates of them, and
-// scores each with cairn_tf and q.IDF (see rank.go); the winners are then
+// Lexical compiles q.Match to an FTS5 query (match.go) and returns the
+// best chunks of indexed documents. One pass walks the matches newest first
+// (highest rowid: the most recently indexed content), at most
+// q.MaxCandidates of them, and scores each with cairn_tf and the leaves'
+// weights (see rank.go); the winners are then
 // joined to their documents and text. When a corpus or path filter leaves
 // too few of the winners, the query runs again with the filter inside the
 // pass, uncapped (the cap counts matches of every corpus).
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
-	res, err := s.lexicalSnapshot(ctx, q)
+	m, err := compile(q.Match)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.lexicalSnapshot(ctx, lexicalQuery{q, m})
 	return res, s.diagnose("search index", err)
+}
+
+// lexicalQuery is a query with its match compiled.
+type lexicalQuery struct {
+	cairn.LexicalQuery
+	m compiled
 }
 
 // lexicalSnapshot runs the passes and the join to documents in one read
@@ -53,7 +64,7 @@ func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.Lexic
 // connection: preparing one there waits for a free connection, and with
 // every connection held by a search inside its transaction none would
 // come.
-func (s *Store) lexicalSnapshot(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+func (s *Store) lexicalSnapshot(ctx context.Context, q lexicalQuery) (*cairn.LexicalResult, error) {
 	queries := []string{topQuery, hydrateQuery}
 	if len(q.Corpora) > 0 || q.Paths != nil {
 		filtered, _ := filteredQuery(q)
@@ -85,7 +96,7 @@ type scored struct {
 // worse orders matches: lower score first, then older.
 func worse(a, b scored) bool { return a.score < b.score || a.score == b.score && a.id < b.id }
 
-func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, filterInside bool) (*cairn.LexicalResult, error) {
+func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q lexicalQuery, filterInside bool) (*cairn.LexicalResult, error) {
 	res := &cairn.LexicalResult{}
 	if q.Limit <= 0 {
 		return res, nil
@@ -160,20 +171,20 @@ const topQuery = `WITH s AS MATERIALIZED (
 
 // scanTop runs the unfiltered pass; it fills res's scan statistics and
 // returns the best q.Limit matches, best first.
-func (s *Store) scanTop(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
+func (s *Store) scanTop(ctx context.Context, tx *sql.Tx, q lexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
 	limit, capAt := int64(-1), int64(math.MaxInt64)
 	if q.MaxCandidates > 0 {
 		limit, capAt = int64(q.MaxCandidates)+1, int64(q.MaxCandidates)
 	}
-	idf := make([]byte, 8*len(q.IDF))
-	for i, w := range q.IDF {
+	idf := make([]byte, 8*len(q.m.idf))
+	for i, w := range q.m.idf {
 		binary.NativeEndian.PutUint64(idf[8*i:], math.Float64bits(w))
 	}
 	st, err := s.txStmt(ctx, tx, topQuery)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, idf, q.Match, limit, capAt, q.Limit)
+	rows, err := st.QueryContext(ctx, idf, q.m.expr, limit, capAt, q.Limit)
 	if err != nil {
 		return nil, queryError(err)
 	}
@@ -196,7 +207,7 @@ func (s *Store) scanTop(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, r
 
 // scanFiltered runs the pass with the corpus and path filter inside,
 // uncapped, scoring in Go; it returns the best q.Limit matches.
-func (s *Store) scanFiltered(ctx context.Context, tx *sql.Tx, q cairn.LexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
+func (s *Store) scanFiltered(ctx context.Context, tx *sql.Tx, q lexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
 	query, args := filteredQuery(q)
 	st, err := s.txStmt(ctx, tx, query)
 	if err != nil {
@@ -216,7 +227,7 @@ func (s *Store) scanFiltered(ctx context.Context, tx *sql.Tx, q cairn.LexicalQue
 		}
 		res.Scanned++
 		res.Low = id
-		m := scored{id, score(tf, q.IDF)}
+		m := scored{id, score(tf, q.m.idf)}
 		if len(top) < q.Limit {
 			top = append(top, m)
 			heapUp(top, len(top)-1)
@@ -232,8 +243,8 @@ func (s *Store) scanFiltered(ctx context.Context, tx *sql.Tx, q cairn.LexicalQue
 }
 
 // filteredQuery is scanFiltered's statement and its arguments.
-func filteredQuery(q cairn.LexicalQuery) (string, []any) {
-	args := []any{q.Match}
+func filteredQuery(q lexicalQuery) (string, []any) {
+	args := []any{q.m.expr}
 	filter := ""
 	if len(q.Corpora) > 0 {
 		filter = " AND d.corpus IN (" + strings.TrimSuffix(strings.Repeat("?,", len(q.Corpora)), ",") + ")"
@@ -395,16 +406,25 @@ func queryError(err error) error {
 	return fmt.Errorf("search index: %w", err)
 }
 
-// MatchCount counts chunks matching an FTS5 expression, newest first,
-// stopping at max, and reports the id of the oldest one counted.
-func (s *Store) MatchCount(ctx context.Context, match string, max int) (cairn.MatchCount, error) {
+// MatchCount counts chunks that m matches, newest first, stopping at max,
+// and reports the id of the oldest one counted.
+func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error) {
+	c, err := compile(m)
+	if err != nil {
+		return cairn.MatchCount{}, err
+	}
+	return s.countExpr(ctx, c.expr, max)
+}
+
+// countExpr is MatchCount of an FTS5 expression.
+func (s *Store) countExpr(ctx context.Context, expr string, max int) (cairn.MatchCount, error) {
 	var m cairn.MatchCount
 	st, err := s.readStmt(ctx, `SELECT count(*), coalesce(min(rowid), 0) FROM (
 		SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`)
 	if err != nil {
 		return m, err
 	}
-	if err := st.QueryRowContext(ctx, match, max).Scan(&m.N, &m.Low); err != nil {
+	if err := st.QueryRowContext(ctx, expr, max).Scan(&m.N, &m.Low); err != nil {
 		return m, queryError(err)
 	}
 	return m, nil

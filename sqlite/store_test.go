@@ -49,11 +49,11 @@ func TestStoreWriteSearchGC(t *testing.T) {
 	if err := s.Apply(ctx, &cairn.Batch{Corpus: "work", Upserts: []cairn.Document{b}}); err != nil {
 		t.Fatal(err)
 	}
-	lex := func(match string, corpora ...string) []string {
+	lex := func(word string, corpora ...string) []string {
 		t.Helper()
-		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: match, Corpora: corpora, Limit: 10})
+		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: cairn.Term(word), Corpora: corpora, Limit: 10})
 		if err != nil {
-			t.Fatalf("Lexical(%s): %v", match, err)
+			t.Fatalf("Lexical(%s): %v", word, err)
 		}
 		var out []string
 		for _, x := range res.Candidates {
@@ -61,19 +61,22 @@ func TestStoreWriteSearchGC(t *testing.T) {
 		}
 		return out
 	}
-	if got := lex(`"walrus"`); len(got) != 2 {
+	if got := lex("walrus"); len(got) != 2 {
 		t.Errorf("walrus = %v, want two hits", got)
 	}
-	if got := lex(`"walrus"`, "work"); strings.Join(got, ";") != "work/b.md:1:walrus gamma" {
+	if got := lex("walrus", "work"); strings.Join(got, ";") != "work/b.md:1:walrus gamma" {
 		t.Errorf("walrus in work = %v", got)
 	}
-	if got := lex(`"beta"`); strings.Join(got, ";") != "notes/a.md:2:beta" {
+	if got := lex("beta"); strings.Join(got, ";") != "notes/a.md:2:beta" {
 		t.Errorf("beta = %v: chunk text and line must come from offsets", got)
 	}
-	if m, err := s.MatchCount(ctx, `"walrus"`, 1); err != nil || m.N != 1 || m.Low == 0 {
+	if m, err := s.MatchCount(ctx, cairn.Term("walrus"), 1); err != nil || m.N != 1 || m.Low == 0 {
 		t.Errorf("MatchCount capped at 1 = %+v, %v", m, err)
 	}
-	if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"unbalanced`, Limit: 1}); !errors.Is(err, cairn.ErrInvalid) {
+	if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: cairn.AllOf(), Limit: 1}); !errors.Is(err, cairn.ErrInvalid) {
+		t.Errorf("a group without members = %v, want ErrInvalid", err)
+	}
+	if _, err := s.countExpr(ctx, `"unbalanced`, 1); !errors.Is(err, cairn.ErrInvalid) {
 		t.Errorf("bad FTS syntax error = %v, want ErrInvalid", err)
 	}
 
@@ -83,7 +86,7 @@ func TestStoreWriteSearchGC(t *testing.T) {
 	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{renamed}, Remove: []string{"a.md"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := lex(`"beta"`); strings.Join(got, ";") != "notes/renamed.md:2:beta" {
+	if got := lex("beta"); strings.Join(got, ";") != "notes/renamed.md:2:beta" {
 		t.Errorf("after rename beta = %v", got)
 	}
 	// Unknown content without chunks is refused.
@@ -94,13 +97,13 @@ func TestStoreWriteSearchGC(t *testing.T) {
 	if err := s.Apply(ctx, &cairn.Batch{Corpus: "work", Remove: []string{"b.md"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := lex(`"gamma"`); len(got) != 0 {
+	if got := lex("gamma"); len(got) != 0 {
 		t.Errorf("removed document still found: %v", got)
 	}
 	if n, err := s.GC(ctx); err != nil || n != 1 {
 		t.Errorf("GC = %d, %v; want 1 orphan", n, err)
 	}
-	if m, err := s.MatchCount(ctx, `"gamma"`, 10); err != nil || m.N != 0 {
+	if m, err := s.MatchCount(ctx, cairn.Term("gamma"), 10); err != nil || m.N != 0 {
 		t.Errorf("postings of collected content: %+v, %v", m, err)
 	}
 	if n, err := s.PruneCorpora(ctx, []string{"work"}); err != nil || n != 1 {
@@ -162,7 +165,7 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"common"`, Limit: 5}); err != nil {
+				if _, err := s.Lexical(ctx, cairn.LexicalQuery{Match: cairn.Term("common"), Limit: 5}); err != nil {
 					errs <- err
 					return
 				}
@@ -195,7 +198,7 @@ func TestLexicalCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := func(capN int, corpora ...string) (out []string, capped bool) {
-		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: `"common"`, Limit: 10, MaxCandidates: capN, Corpora: corpora})
+		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: cairn.Term("common"), Limit: 10, MaxCandidates: capN, Corpora: corpora})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +278,7 @@ func TestScanTopMatchesGoScoring(t *testing.T) {
 	for _, match := range []string{`"walrus"`, `"alpha" OR "beta" OR "ice"`, `"busy" AND "timeout"`, "\"\x1fof the\" OR \"gamma\"", `"nothing"`} {
 		for _, capN := range []int{0, 1, 40, 1000} {
 			idf := []float64{1.7, 0.3, 2.9}
-			q := cairn.LexicalQuery{Match: match, Limit: 7, MaxCandidates: capN, IDF: idf}
+			q := lexicalQuery{cairn.LexicalQuery{Limit: 7, MaxCandidates: capN}, compiled{match, idf}}
 			got := &cairn.LexicalResult{}
 			tx, err := s.r.BeginTx(ctx, nil)
 			if err != nil {

@@ -101,7 +101,7 @@ func testReadersDuringAdds(t *testing.T, s cairn.Storage) {
 		if err := whole("Lexical", len(res.Candidates)); err != nil {
 			return err
 		}
-		mc, err := s.MatchCount(ctx, string(term("common")), batches*batchDocs+1)
+		mc, err := s.MatchCount(ctx, term("common"), batches*batchDocs+1)
 		if err != nil {
 			return err
 		}

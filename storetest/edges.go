@@ -46,7 +46,7 @@ func testEmptyStore(t *testing.T, s cairn.Storage) {
 	check("HasContent", err2)
 	res, err3 := s.Lexical(ctx, q(term("anything")))
 	check("Lexical", err3)
-	mc, err4 := s.MatchCount(ctx, string(term("anything")), 10)
+	mc, err4 := s.MatchCount(ctx, term("anything"), 10)
 	check("MatchCount", err4)
 	sp, err5 := s.Span(ctx)
 	check("Span", err5)

@@ -12,35 +12,26 @@ import (
 )
 
 // This file holds every lexical case and the only code that writes a
-// query: match, term, anyOf, allOf and q. Today a match is an FTS5
-// expression (cairn.LexicalQuery.Match); a backend-neutral query changes
-// these helpers and nothing else in the suite.
+// query: match, term, phrase, anyOf, allOf, q and idf, over the
+// backend-neutral cairn.Match that each backend compiles.
 
-// match is one lexical match expression.
-type match string
+// match is one lexical match.
+type match = cairn.Match
 
-// term matches a word (a phrase of one word).
-func term(w string) match { return match(`"` + strings.ReplaceAll(w, `"`, `""`) + `"`) }
+// term matches a word.
+func term(w string) match { return cairn.Term(w) }
 
 // phrase matches words in sequence.
-func phrase(words ...string) match { return term(strings.Join(words, " ")) }
+func phrase(words ...string) match { return cairn.Phrase(words...) }
 
 // anyOf matches chunks that match any of ms; allOf those that match all.
-func anyOf(ms ...match) match { return join(" OR ", ms) }
-func allOf(ms ...match) match { return join(" AND ", ms) }
+func anyOf(ms ...match) match { return cairn.AnyOf(ms...) }
+func allOf(ms ...match) match { return cairn.AllOf(ms...) }
 
-func join(op string, ms []match) match {
-	s := make([]string, len(ms))
-	for i, m := range ms {
-		s[i] = string(m)
-	}
-	return match("(" + strings.Join(s, op) + ")")
-}
-
-// q is a query for m over every corpus, limit 100, no cap, each phrase
-// weighted 1; opts change it.
+// q is a query for m over every corpus, limit 100, no cap, each leaf
+// weighted as m says (1 when unweighted); opts change it.
 func q(m match, opts ...func(*cairn.LexicalQuery)) cairn.LexicalQuery {
-	lq := cairn.LexicalQuery{Match: string(m), Limit: 100}
+	lq := cairn.LexicalQuery{Match: m, Limit: 100}
 	for _, o := range opts {
 		o(&lq)
 	}
@@ -54,7 +45,31 @@ func limit(n int) func(*cairn.LexicalQuery) { return func(q *cairn.LexicalQuery)
 func capAt(n int) func(*cairn.LexicalQuery) {
 	return func(q *cairn.LexicalQuery) { q.MaxCandidates = n }
 }
-func idf(w ...float64) func(*cairn.LexicalQuery) { return func(q *cairn.LexicalQuery) { q.IDF = w } }
+
+// idf weighs the leaves of the query's match in order (terms, phrases and
+// prefixes as they appear in it); leaves past the last weight keep theirs.
+func idf(w ...float64) func(*cairn.LexicalQuery) {
+	return func(q *cairn.LexicalQuery) {
+		i := 0
+		q.Match = weigh(q.Match, w, &i)
+	}
+}
+
+func weigh(m match, w []float64, i *int) match {
+	if m.Leaf() {
+		if *i < len(w) {
+			m = m.Weighted(w[*i])
+		}
+		*i++
+		return m
+	}
+	of := make([]match, len(m.Of))
+	for k, c := range m.Of {
+		of[k] = weigh(c, w, i)
+	}
+	m.Of = of
+	return m
+}
 func onlyPaths(pathCorpora []string, ps ...string) func(*cairn.LexicalQuery) {
 	return func(q *cairn.LexicalQuery) {
 		q.Paths, q.PathCorpora = ps, pathCorpora
@@ -101,7 +116,7 @@ func equal(got []string, want ...string) bool { return slices.Equal(got, want) }
 
 func matchCount(t *testing.T, s cairn.Storage, m match, max int) cairn.MatchCount {
 	t.Helper()
-	n, err := s.MatchCount(context.Background(), string(m), max)
+	n, err := s.MatchCount(context.Background(), m, max)
 	if err != nil {
 		t.Fatalf("match count %s: %v", m, err)
 	}
@@ -419,9 +434,30 @@ func testNoiseAndIdent(t *testing.T, s cairn.Storage) {
 	}
 }
 
+// testLexicalSyntax: a match no backend can run (a group without members,
+// a leaf without words) is ErrInvalid, from Lexical and MatchCount alike;
+// characters that are syntax in a backend's own query language (quotes,
+// parentheses, an asterisk, operator words) are only text in a word.
 func testLexicalSyntax(t *testing.T, s cairn.Storage) {
-	apply(t, s, "notes", []cairn.Document{doc("notes", "a.md", "walrus\n")})
-	if _, err := s.Lexical(context.Background(), cairn.LexicalQuery{Match: `"unbalanced`, Limit: 1}); !errors.Is(err, cairn.ErrInvalid) {
-		t.Errorf("an unparsable query: %v, want ErrInvalid", err)
+	ctx := context.Background()
+	apply(t, s, "notes", []cairn.Document{doc("notes", "a.md", "the walrus (seal) said \"star\" AND NOT\n")})
+	for _, m := range []match{allOf(), anyOf(term("walrus"), allOf()), phrase(), {Op: cairn.MatchTerm}, term("")} {
+		if _, err := s.Lexical(ctx, q(m, limit(1))); !errors.Is(err, cairn.ErrInvalid) {
+			t.Errorf("lexical %s: %v, want ErrInvalid", m, err)
+		}
+		if _, err := s.MatchCount(ctx, m, 1); !errors.Is(err, cairn.ErrInvalid) {
+			t.Errorf("match count %s: %v, want ErrInvalid", m, err)
+		}
+	}
+	for _, m := range []match{term(`"walrus`), term(`walrus"`), term(`(seal`), term(`seal)`), term(`star*`), term(`"star"`),
+		phrase(`"walrus`, `(seal)`), anyOf(term(`)`), term(`walrus`))} {
+		if got := paths(t, s, q(m)); !equal(got, "notes/a.md") {
+			t.Errorf("%s = %v, want notes/a.md (punctuation is not syntax)", m, got)
+		}
+	}
+	for _, w := range []string{"AND", "OR", "NOT", "NEAR", "and", "*", `""`, "^walrus", "+walrus", ":", "-"} {
+		if _, err := s.Lexical(ctx, q(term(w))); err != nil {
+			t.Errorf("term %q: %v, want no error (a word is text)", w, err)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func (s *snapshot) search(ctx context.Context, dir string, corpora []cairn.Corpu
 	defer st.Close()
 	s.Matches = map[string]int{}
 	for _, t := range terms {
-		m, err := st.MatchCount(ctx, `"`+t+`"`, 1<<30)
+		m, err := st.MatchCount(ctx, cairn.Term(t), 1<<30)
 		if err != nil {
 			return err
 		}

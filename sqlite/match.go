@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// gramMarker starts a quoted FTS5 string that the cairn tokenizer answers
+// with common grams (grams.go): the same matches as the plain phrase,
+// without walking every row that holds its frequent words. That holds for
+// the phrase as a term of its own, as compile writes it; the rewritten
+// phrase has fewer tokens, so it must not go inside NEAR() or after + or ^
+// (compile writes none of those).
+const gramMarker = "\x1f"
+
+// compiled is a cairn.Match as FTS5 takes it: the MATCH expression and the
+// weight of each of its phrases, in the order they appear in it (the order
+// cairn_tf returns their factors).
+type compiled struct {
+	expr string
+	idf  []float64
+}
+
+// compile turns a backend-neutral match into an FTS5 MATCH expression and
+// the weights of its phrases. Every leaf is one quoted string: a term is
+// its word, a phrase of several words starts with gramMarker, a prefix is
+// followed by *; a group's members are joined by AND or OR, and a group
+// inside a group is parenthesized. Double quotes in words are doubled, so
+// no word can end its string, and control characters (the marker among
+// them; the tokenizer separates words at all of them) become spaces, so no
+// word can ask for grams or forge a pair token. A match that cannot be
+// compiled (a leaf without words or with an empty one, a group without
+// members, a weight that is not a finite number or sits on a group) is an
+// ErrInvalid error. A word of punctuation alone is no error: FTS5 finds
+// no token in it, and its phrase matches nothing (it still takes its
+// place in the phrase order, so the weights stay aligned).
+func compile(m cairn.Match) (compiled, error) {
+	var c compiled
+	var b strings.Builder
+	if err := c.write(&b, m, false); err != nil {
+		return compiled{}, err
+	}
+	c.expr = b.String()
+	return c, nil
+}
+
+func (c *compiled) write(b *strings.Builder, m cairn.Match, nested bool) error {
+	if m.Leaf() {
+		return c.leaf(b, m)
+	}
+	if m.Op != cairn.MatchAll && m.Op != cairn.MatchAny {
+		return cairn.Invalidf("lexical query %s: unknown match op %d: want term, phrase, prefix, all or any", m, m.Op)
+	}
+	if len(m.Of) == 0 {
+		return cairn.Invalidf("lexical query %s: a group needs at least one member", m)
+	}
+	if m.Weight != 0 {
+		return cairn.Invalidf("lexical query %s: a group has no weight (weigh its terms)", m)
+	}
+	op := " AND "
+	if m.Op == cairn.MatchAny {
+		op = " OR "
+	}
+	if nested {
+		b.WriteByte('(')
+	}
+	for i, member := range m.Of {
+		if i > 0 {
+			b.WriteString(op)
+		}
+		if err := c.write(b, member, true); err != nil {
+			return err
+		}
+	}
+	if nested {
+		b.WriteByte(')')
+	}
+	return nil
+}
+
+// leaf writes one term, phrase or prefix as a quoted FTS5 string and
+// records its weight.
+func (c *compiled) leaf(b *strings.Builder, m cairn.Match) error {
+	switch {
+	case len(m.Words) == 0 || slices.Contains(m.Words, ""):
+		return cairn.Invalidf("lexical query %s: a term, phrase or prefix needs words, none of them empty", m)
+	case m.Op == cairn.MatchTerm && len(m.Words) > 1:
+		return cairn.Invalidf("lexical query %s: a term is one word (use a phrase for several)", m)
+	case math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0):
+		return cairn.Invalidf("lexical query %s: weight %v: want a finite number", m, m.Weight)
+	}
+	text := strings.Join(m.Words, " ")
+	if m.Op == cairn.MatchPhrase && len(m.Words) > 1 {
+		text = gramMarker + plainText(text)
+	} else {
+		text = plainText(text)
+	}
+	b.WriteString(`"` + strings.ReplaceAll(text, `"`, `""`) + `"`)
+	if m.Op == cairn.MatchPrefix {
+		b.WriteByte('*')
+	}
+	w := m.Weight
+	if w == 0 {
+		w = 1
+	}
+	c.idf = append(c.idf, w)
+	return nil
+}
+
+// plainText replaces control characters with spaces: the tokenizer reads
+// them as separators anyway, and one of them is gramMarker.
+func plainText(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
