@@ -39,10 +39,10 @@ func allKinds() []string {
 // Memory scopes an item can have.
 var memoryScopes = []string{"project", "global", "person"}
 
-// checkMemorySearch refuses a filter value no memory can match, naming the
+// CheckMemorySearch refuses a filter value no memory can match, naming the
 // field (as the MCP memoryFilter and the CLI flags spell it) and what is
 // allowed.
-func checkMemorySearch(f *cairn.MemorySearch) error {
+func CheckMemorySearch(f *cairn.MemorySearch) error {
 	for i, k := range f.Kinds {
 		if !slices.Contains(allKinds(), k) {
 			return cairn.Invalidf("memoryFilter.kinds[%d] %q: allowed %s", i, k, strings.Join(allKinds(), ", "))
@@ -87,7 +87,7 @@ func (e *Engine) memoryScope(ctx context.Context, sel []cairn.Corpus, scope sear
 	if f == nil {
 		return scope, sel, nil
 	}
-	if err := checkMemorySearch(f); err != nil {
+	if err := CheckMemorySearch(f); err != nil {
 		return scope, nil, err
 	}
 	if f.IsZero() || !slices.ContainsFunc(sel, func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) {
