@@ -97,7 +97,8 @@ func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int) (*
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if changed := descend(p, g, workers); float64(changed) < knnStop*float64(n*k) {
+		changed := descend(p, g, workers)
+		if float64(changed) < knnStop*float64(n*k) {
 			break
 		}
 	}

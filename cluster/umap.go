@@ -89,7 +89,8 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 			d2 := sqDist(cur, oth)
 			var coef float64
 			if d2 > 0 {
-				coef = -2 * a * b * math.Pow(d2, b-1) / (a*math.Pow(d2, b) + 1)
+				pb := powPos(d2, b)
+				coef = -2 * a * b * (pb / d2) / (a*pb + 1)
 			}
 			for d := range dim {
 				g := clip(coef*float64(cur[d]-oth[d])) * alpha
@@ -105,10 +106,14 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 				}
 				oth := emb.row(k)
 				d2 := sqDist(cur, oth)
+				var coef float64
+				if d2 > 0 {
+					coef = 2 * b / ((0.001 + d2) * (a*powPos(d2, b) + 1))
+				}
 				for d := range dim {
 					g := float32(gradClip)
 					if d2 > 0 {
-						g = clip(2 * b / ((0.001 + d2) * (a*math.Pow(d2, b) + 1)) * float64(cur[d]-oth[d]))
+						g = clip(coef * float64(cur[d]-oth[d]))
 					}
 					cur[d] += g * alpha
 				}
