@@ -215,7 +215,7 @@ func refuse(kind string, fields map[string]string) error {
 			if kind == cairn.MemoryObservation {
 				family = "items"
 			}
-			return cairn.Invalidf("remember: %s is for %s, not a %s: leave it out", name, family, kind)
+			return cairn.Invalidf("remember: %s is for %s, not kind %s: leave it out", name, family, kind)
 		}
 	}
 	return nil

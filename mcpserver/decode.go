@@ -185,6 +185,8 @@ func (a *Agent) check(name string, raw json.RawMessage) error {
 		}
 	case ToolSyncSessions:
 		_, err = decode[SyncSessionsIn](raw)
+	case ToolRemember:
+		err = checkRemember(raw)
 	case ToolSyncStatus, ToolDiagnostics:
 		_, err = decode[Empty](raw)
 	}

@@ -23,6 +23,7 @@ const (
 const instructions = `Cairn is this agent's long-term memory: Markdown notes and past agent sessions, indexed for search.
 Use memory_search before answering questions about earlier work, decisions, preferences or people; then memory_get to read more lines around a hit (pass its path and from = startLine).
 The server keeps the index current by itself (a sync at the start, changed notes within a second, sessions every syncIntervalMinutes); memory_sync_sessions indexes new agent sessions now, in the background; memory_sync_status reports on it.
+memory_remember stores what you were told to keep (a fact, decision, preference, procedure or a dated observation); memory_search finds it at once.
 A search result's notice or warning says when the index is empty, still being built, or answering without vectors; memory_diagnostics says why.`
 
 // NewMCPServer returns an MCP server with the tools of agent a. logger
@@ -59,6 +60,7 @@ func NewMCPServer(a *Agent, logger *slog.Logger) *mcp.Server {
 		Description: "Report the state of memory: index counts, embedding readiness, transcripts waiting for a sync, " +
 			"enabled features, per-operation telemetry and background work. Never calls a model.",
 	}, handler(a.Diagnostics))
+	addRemember(s, a) // remember.go
 	return s
 }
 

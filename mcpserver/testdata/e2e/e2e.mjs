@@ -18,7 +18,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const TOOLS = ["memory_diagnostics", "memory_get", "memory_search", "memory_sync_sessions", "memory_sync_status"];
+const TOOLS = ["memory_diagnostics", "memory_get", "memory_remember", "memory_search", "memory_sync_sessions", "memory_sync_status"];
 
 function check(ok, what, detail) {
   if (!ok) {
@@ -38,7 +38,7 @@ async function call(client, name, args) {
 async function exercise(client, label) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the five tools`, names);
+  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the six tools`, names);
   for (const t of tools) {
     check(t.inputSchema?.type === "object" && t.description, `${label}: ${t.name} has a schema and a description`, t);
   }
@@ -68,6 +68,15 @@ async function exercise(client, label) {
     await new Promise((r) => setTimeout(r, 50));
   }
   check(!status.isError && status.out.status === "completed", `${label}: memory_sync_status reports the completed sync`, status.text);
+
+  const told = await call(client, "memory_remember", { kind: "fact", title: "Okapi review", summary: "The okapi review is on Fridays." });
+  // Over stateless HTTP no session keeps the client's name: the agent id tells.
+  const teller = label === "stdio" ? "cairn-e2e" : "default";
+  check(!told.isError && told.out.provenance.startsWith(`told by ${teller} at `), `${label}: memory_remember stores a memory told by ${teller}`, told.text);
+  const read = await call(client, "memory_get", { path: told.out.path });
+  check(!read.isError && read.out.status === "ok" && read.out.text.includes("okapi review"), `${label}: memory_get reads the remembered memory`, read.text);
+  const badTold = await call(client, "memory_remember", { kind: "fact", summary: "no title" });
+  check(badTold.isError && badTold.text.includes("title is required"), `${label}: memory_remember names a missing field`, badTold.text);
 
   const diag = await call(client, "memory_diagnostics", {});
   check(!diag.isError && diag.out.status === "ok" && diag.out.index.retrieval.documents > 0, `${label}: memory_diagnostics`, diag.text);

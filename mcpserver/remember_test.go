@@ -1,0 +1,98 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact/redacttest"
+)
+
+// memoryFound reports whether a search of the memories corpus finds id.
+func memoryFound(t *testing.T, f *fixture, query, id string) bool {
+	t.Helper()
+	hits, err := f.eng.Search(context.Background(), query, &cairn.SearchOptions{Corpora: []string{cairn.MemoriesCorpus}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Memory != nil && h.Memory.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRememberTool: memory_remember stores a redacted memory told by the
+// MCP client (its clientInfo name), found by search at once; a bad field
+// is a tool error naming it.
+func TestRememberTool(t *testing.T) {
+	f := newFixture(t, fixtureOpts{sessions: true})
+	cs := connect(t, f.agent)
+	secret := redacttest.Samples()[5] // a GitHub token
+	var out RememberOut
+	callOK(t, cs, ToolRemember, map[string]any{"kind": "preference", "title": "Short design notes",
+		"summary": "Marguerite wants design notes under a page; token " + secret.Secret, "importance": 4,
+		"cues": []string{"how long should design notes be?"}, "concepts": []string{"design notes"}}, &out)
+	if !out.Created || !strings.HasPrefix(out.Provenance, "told by test at ") || out.Kind != "preference" ||
+		out.Path != "cairn://memories/preference/"+out.ID+".md" || out.Embedded != 0 {
+		t.Fatalf("out %+v", out)
+	}
+	m, err := f.eng.Memory(context.Background(), out.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(m); len(redacttest.Leaked(string(b))) > 0 || m.Importance != 4 {
+		t.Fatalf("stored %s", b)
+	}
+	if !memoryFound(t, f, "how long design notes", out.ID) {
+		t.Fatal("search does not find the remembered memory")
+	}
+	var got GetOut
+	callOK(t, cs, ToolGet, map[string]any{"path": out.Path}, &got)
+	if got.Status != cairn.StatusOK || got.Text == nil || !strings.Contains(*got.Text, out.Provenance) {
+		t.Fatalf("memory_get %s: %+v", out.Path, got)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"kind": "episode", "summary": "x"}, "kind"},
+		{map[string]any{"kind": "fact", "summary": "x"}, "title is required for a fact"},
+		{map[string]any{"kind": "observation", "summary": "x", "eventDate": "June"}, `eventDate`},
+		{map[string]any{"kind": "fact", "title": "t", "summary": "x", "importance": 1}, "importance"},
+		{map[string]any{"kind": "fact", "title": "t", "summary": "x", "told": "me"}, `unknown field "told"`},
+	} {
+		text, isErr := call(t, cs, ToolRemember, c.args)
+		if !isErr || !strings.Contains(text, c.want) {
+			t.Errorf("%v: error %v, %s; want one with %q", c.args, isErr, text, c.want)
+		}
+	}
+}
+
+// TestRememberHTTP: POST /v1/memories is memory_remember's input, told by
+// the agent the request selects.
+func TestRememberHTTP(t *testing.T) {
+	f := newFixture(t, fixtureOpts{sessions: true, name: "work"})
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}})
+	status, body := do(t, srv, request{"POST", "/v1/memories", `{"kind":"observation","about":"Marguerite","summary":"Marguerite took over the billing service in March.","startDate":"2026-03"}`, nil})
+	var out RememberOut
+	if status != 200 || json.Unmarshal([]byte(body), &out) != nil || !strings.HasPrefix(out.Provenance, "told by work at ") {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	if !memoryFound(t, f, "billing service Marguerite", out.ID) {
+		t.Fatal("search does not find the remembered memory")
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{"kind":"observation","summary":"x","startDate":"2026-04","endDate":"2026-03"}`, "startDate 2026-04 is after endDate 2026-03"},
+		{`{"kind":"fact","summary":"x"}`, "title is required"},
+		{`{"summary":"x"}`, "kind is required"},
+		{`{"kind":"fact","title":"t","summary":"x","agent":"mallory"}`, `unknown field \"agent\"`},
+	} {
+		if status, body := do(t, srv, request{"POST", "/v1/memories", c.body, nil}); status != 400 || !strings.Contains(body, c.want) {
+			t.Errorf("%s: status %d %s, want 400 with %s", c.body, status, body, c.want)
+		}
+	}
+}
