@@ -52,6 +52,7 @@ func init() {
 		{"memories list", "", "list consolidated memories (active by default)", memoriesList},
 		{"memories show", "ID", "a memory with its links", memoriesShow},
 		{"memories sleep", "", "merge near-duplicates, mark superseded memories, link related ones ([llm.fast])", memoriesSleep},
+		{"remember", "SUMMARY", "write a memory directly: a fact, decision, preference, ... or a dated observation (told by cli or --agent)", cmdRemember},
 		{"version", "", "the module version and commit, Go, index and memory schema versions, the embedder", cmdVersion},
 		{"help", "[COMMAND]", "this list, or one command's usage and flags", cmdHelp},
 	}
