@@ -74,7 +74,6 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 		nextNeg[i] = perNeg[i]
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x756d6170))
-	clip := func(x float64) float32 { return float32(max(-gradClip, min(gradClip, x))) }
 	for ep := range epochs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -86,16 +85,9 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 				continue
 			}
 			cur, oth := emb.row(int(e.a)), emb.row(int(e.b))
-			d2 := sqDist(cur, oth)
-			var coef float64
-			if d2 > 0 {
+			if d2 := sqDist(cur, oth); d2 > 0 {
 				pb := powPos(d2, b)
-				coef = -2 * a * b * (pb / d2) / (a*pb + 1)
-			}
-			for d := range dim {
-				g := clip(coef*float64(cur[d]-oth[d])) * alpha
-				cur[d] += g
-				oth[d] -= g
+				attract(cur, oth, float32(-2*a*b*(pb/d2)/(a*pb+1)), alpha)
 			}
 			next[i] += per[i]
 			negs := int((fe - nextNeg[i]) / perNeg[i])
@@ -106,16 +98,12 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 				}
 				oth := emb.row(k)
 				d2 := sqDist(cur, oth)
-				var coef float64
 				if d2 > 0 {
-					coef = 2 * b / ((0.001 + d2) * (a*powPos(d2, b) + 1))
-				}
-				for d := range dim {
-					g := float32(gradClip)
-					if d2 > 0 {
-						g = clip(coef * float64(cur[d]-oth[d]))
+					repel(cur, oth, float32(2*b/((0.001+d2)*(a*powPos(d2, b)+1))), alpha)
+				} else {
+					for d := range dim { // on top of each other: push by the clip
+						cur[d] += gradClip * alpha
 					}
-					cur[d] += g * alpha
 				}
 			}
 			nextNeg[i] += float64(negs) * perNeg[i]
@@ -242,4 +230,32 @@ func orth(vs [][]float64) {
 			v[j] /= norm
 		}
 	}
+}
+
+// attract moves both ends of an edge by the clipped gradient coef·(cur−oth).
+func attract(cur, oth []float32, coef, alpha float32) {
+	oth = oth[:len(cur)]
+	for d, c := range cur {
+		g := clip(coef*(c-oth[d])) * alpha
+		cur[d] = c + g
+		oth[d] -= g
+	}
+}
+
+// repel moves the head of an edge away from a negative sample.
+func repel(cur, oth []float32, coef, alpha float32) {
+	oth = oth[:len(cur)]
+	for d, c := range cur {
+		cur[d] = c + clip(coef*(c-oth[d]))*alpha
+	}
+}
+
+func clip(x float32) float32 {
+	if x > gradClip {
+		return gradClip
+	}
+	if x < -gradClip {
+		return -gradClip
+	}
+	return x
 }
