@@ -213,4 +213,3 @@ func TestGatherUnjudged(t *testing.T) {
 		t.Fatalf("dated: from %q to %q, first %+v", dated.From, dated.To, dated.Memories)
 	}
 }
-
