@@ -68,7 +68,7 @@ func (e *Engine) Consolidate(ctx context.Context, model cairn.LLM, opts *cairn.C
 	}
 	w := consolidate.New(model, e.store, e.store, c.Name)
 	w.Location = e.opts.Location
-	w.Index = e.indexMemories
+	w.Index = e.indexAndEmbed
 	if tune != nil && tune.Tune != nil {
 		tune.Tune(w)
 	}
@@ -142,6 +142,9 @@ func (e *Engine) Sleep(ctx context.Context, model cairn.LLM, opts *cairn.SleepOp
 	}
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
+	if e.opts.Embedder != nil {
+		defer e.afterSync(-1, true) // memory chunks came and went
+	}
 	if _, err := e.syncMemories(ctx, nil); err != nil {
 		return res, err
 	}
@@ -170,7 +173,7 @@ func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory, other cai
 		defer e.afterSync(-1, true)
 	}
 	if len(other.Removed)+len(other.Touched) > 0 {
-		_, err := e.syncMemories(ctx, nil)
+		_, err := e.syncMemories(ctx, nil) // embeds what it indexed
 		return err
 	}
 	b := &cairn.Batch{Corpus: cairn.MemoriesCorpus}
@@ -190,7 +193,7 @@ func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory, other cai
 	for i := range b.Upserts {
 		if d := &b.Upserts[i]; !stored[d.Hash] {
 			d.Title = chunk.Title(d.Text)
-			d.Chunks = e.opts.Chunker.Chunk(d.Text)
+			d.Chunks = e.chunkerFor(cairn.MemoriesCorpus).Chunk(d.Text)
 			if d.Chunks == nil {
 				d.Chunks = []cairn.Chunk{}
 			}
@@ -202,6 +205,24 @@ func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory, other cai
 		}
 	}
 	return e.store.Apply(ctx, b)
+}
+
+// indexAndEmbed is the consolidation worker's Index: indexMemories, then
+// the new keys' vectors, in the run that wrote the memories, not at the
+// next sync (recall_keys.go). (Remember embeds its memory itself, to
+// report what it embedded.)
+func (e *Engine) indexAndEmbed(ctx context.Context, ms []cairn.Memory, other cairn.Committed) error {
+	if err := e.indexMemories(ctx, ms, other); err != nil {
+		return err
+	}
+	hashes := make([]string, 0, len(ms))
+	for i := range ms {
+		hashes = append(hashes, sha256Hex(consolidate.Document(&ms[i])))
+	}
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	e.embedMemories(ctx, hashes)
+	return nil
 }
 
 // writeMemory renders a memory's document and writes it atomically, with
@@ -271,7 +292,21 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 	if err != nil {
 		return r, fmt.Errorf("prune memories folder: %w", err)
 	}
-	return e.syncCorpus(ctx, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob}, progress)
+	r, err = e.syncCorpus(ctx, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob}, progress)
+	if err != nil || e.opts.Embedder == nil {
+		return r, err
+	}
+	// The keys of what was indexed get vectors in this run (recall_keys.go).
+	states, err = e.store.DocStates(ctx, cairn.MemoriesCorpus)
+	if err != nil {
+		return r, err
+	}
+	hashes := make([]string, 0, len(states))
+	for _, st := range states {
+		hashes = append(hashes, st.Hash)
+	}
+	e.embedMemories(ctx, hashes)
+	return r, nil
 }
 
 // annotateMemoryHits links each hit in the memories corpus to its memory

@@ -164,7 +164,7 @@ func (e *Engine) buildBatch(ctx context.Context, corpus string, items []loaded, 
 	e.parallel(len(items), func(i int) {
 		if d := items[i].doc; d != nil && first[d.Hash] == i && !stored[d.Hash] {
 			d.Title = chunk.Title(d.Text)
-			d.Chunks = e.opts.Chunker.Chunk(d.Text)
+			d.Chunks = e.chunkerFor(corpus).Chunk(d.Text) // memories: their retrieval keys (recall_keys.go)
 			if d.Chunks == nil {
 				d.Chunks = []cairn.Chunk{}
 			}
