@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -258,5 +259,46 @@ func TestRecallHitFields(t *testing.T) {
 	c, err := f.eng.CountMemories(context.Background())
 	if err != nil || c.Total != 5 || c.ByStatus[cairn.StatusActive] != 5 || c.ByKind["fact"] != 1 || c.ByKind[cairn.MemoryObservation] != 1 {
 		t.Errorf("counts %+v %v", c, err)
+	}
+}
+
+// TestRecallBeyondHundred: a search of the memories corpus alone returns
+// up to 200 memories (lexical lane asked for up to 200 candidates).
+func TestRecallBeyondHundred(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{"a.md": "# Notes\n\nNothing here.\n"}, Options{})
+	f.sync()
+	var ms []cairn.Memory
+	var recs []string
+	for i := range 150 {
+		id := fmt.Sprintf("m-%04d", i)
+		ms = append(ms, cairn.Memory{ID: id, Kind: "fact", Title: "Lantern fact " + id, Summary: "The lantern holds fact " + id + ".",
+			Thread: "sessions/t.md", Cues: []string{}, Concepts: []string{}, Status: cairn.StatusActive,
+			Provenance: []cairn.Provenance{{Record: "r" + id, Corpus: "sessions", Path: "cairn://sessions/t.md"}}})
+		recs = append(recs, "r"+id)
+	}
+	res, err := f.eng.store.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main",
+		Records: recs, Hashes: make([]string, len(recs)), Memories: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := f.eng.opts
+	f.eng.Close(ctx)
+	eng, err := Open(ctx, opts) // the memories corpus is added now that memories are stored
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(ctx) })
+	if err := eng.indexMemories(ctx, ms, res); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := eng.Search(ctx, "lantern", &cairn.SearchOptions{Corpora: []string{cairn.MemoriesCorpus}, Limit: cairn.MaxRecallLimit})
+	if err != nil || len(hits) != 150 {
+		t.Fatalf("%d hits (%v), want all 150 memories", len(hits), err)
+	}
+	hits, err = eng.Search(ctx, "lantern", &cairn.SearchOptions{Corpora: []string{cairn.MemoriesCorpus}, Limit: 120,
+		Memories: &cairn.MemorySearch{Kinds: []string{"fact"}}})
+	if err != nil || len(hits) != 120 {
+		t.Fatalf("%d hits with a filter (%v), want 120", len(hits), err)
 	}
 }
