@@ -317,10 +317,7 @@ func TestKNNRecall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact := &knnGraph{k: k, idx: make([]int32, p.n()*k), dist: make([]float32, p.n()*k)}
-	for i := range exact.idx {
-		exact.idx[i], exact.dist[i] = int32(p.n()), 3
-	}
+	exact := newGraph(p.n(), k)
 	all := make([]int, p.n())
 	for i := range all {
 		all[i] = i

@@ -9,9 +9,10 @@ import (
 // knnGraph holds each point's k nearest other points by cosine distance
 // (1 − dot product of unit vectors), nearest first; ties by index.
 type knnGraph struct {
-	k    int
-	idx  []int32   // n·k
-	dist []float32 // n·k
+	k     int
+	idx   []int32   // n·k
+	dist  []float32 // n·k
+	fresh []bool    // n·k: the entry came in since the last descent round
 }
 
 func (g *knnGraph) row(i int) ([]int32, []float32) {
@@ -34,19 +35,38 @@ func (g *knnGraph) offer(i int, j int32, d float32) bool {
 	for at > 0 && (dist[at-1] > d || (dist[at-1] == d && idx[at-1] > j)) {
 		at--
 	}
+	fresh := g.fresh[i*g.k : (i+1)*g.k]
 	copy(idx[at+1:], idx[at:last])
 	copy(dist[at+1:], dist[at:last])
-	idx[at], dist[at] = j, d
+	copy(fresh[at+1:], fresh[at:last])
+	idx[at], dist[at], fresh[at] = j, d, true
 	return true
 }
 
-func cosDist(a, b []float32) float32 {
-	var s float32
-	b = b[:len(a)]
-	for k, x := range a {
-		s += x * b[k]
+func newGraph(n, k int) *knnGraph {
+	g := &knnGraph{k: k, idx: make([]int32, n*k), dist: make([]float32, n*k), fresh: make([]bool, n*k)}
+	for i := range g.idx {
+		g.idx[i], g.dist[i] = int32(n), 3 // empty slots: farther than any cosine distance
 	}
-	return max(0, 1-s)
+	return g
+}
+
+// cosDist is 1 − a·b, with four partial sums (the compiler does not
+// vectorize; this halves the time of the plain loop).
+func cosDist(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	b = b[:len(a)]
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return max(0, 1-(s0+s1+s2+s3))
 }
 
 // Approximate search: UMAP's own kNN is nearest-neighbour descent seeded
@@ -69,10 +89,7 @@ const (
 
 func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int) (*knnGraph, error) {
 	n := p.n()
-	g := &knnGraph{k: k, idx: make([]int32, n*k), dist: make([]float32, n*k)}
-	for i := range g.idx {
-		g.idx[i], g.dist[i] = int32(n), 3 // empty slots: farther than any cosine distance
-	}
+	g := newGraph(n, k)
 	rng := rand.New(rand.NewPCG(seed, 0x6b6e6e))
 	if n <= 4*knnLeafSize { // small: exact
 		leaf := make([]int, n)
@@ -160,16 +177,20 @@ func rpTree(p points, rng *rand.Rand) [][]int {
 }
 
 // descend runs one node-centred join round and returns how many entries
-// changed.
+// changed. As in NN-descent, a candidate reached through two entries that
+// were both there in the previous round was already tried, so only paths
+// with a fresh entry are joined.
 func descend(p points, g *knnGraph, workers int) int {
 	n, k := p.n(), g.k
 	old := slices.Clone(g.idx)
+	oldFresh := slices.Clone(g.fresh)
+	clear(g.fresh)
 	// reverse lists: up to k points that list i, in index order
-	rev := make([][]int32, n)
+	rev := make([][]revEntry, n)
 	for i := range n {
-		for _, j := range old[i*k : (i+1)*k] {
+		for m, j := range old[i*k : (i+1)*k] {
 			if int(j) < n && len(rev[j]) < k {
-				rev[j] = append(rev[j], int32(i))
+				rev[j] = append(rev[j], revEntry{int32(i), oldFresh[i*k+m]})
 			}
 		}
 	}
@@ -183,7 +204,7 @@ func descend(p points, g *knnGraph, workers int) int {
 				seen[i] = -1
 			}
 			for i := part * step; i < min(n, (part+1)*step); i++ {
-				counts[part] += joinNode(p, g, old, rev, i, seen)
+				counts[part] += joinNode(p, g, old, oldFresh, rev, i, seen)
 			}
 		}
 	})
@@ -194,7 +215,12 @@ func descend(p points, g *knnGraph, workers int) int {
 	return total
 }
 
-func joinNode(p points, g *knnGraph, old []int32, rev [][]int32, i int, seen []int32) int {
+type revEntry struct {
+	i     int32
+	fresh bool
+}
+
+func joinNode(p points, g *knnGraph, old []int32, oldFresh []bool, rev [][]revEntry, i int, seen []int32) int {
 	n, k := p.n(), g.k
 	changed := 0
 	seen[i] = int32(i)
@@ -203,12 +229,13 @@ func joinNode(p points, g *knnGraph, old []int32, rev [][]int32, i int, seen []i
 			seen[j] = int32(i)
 		}
 	}
-	visit := func(v int32) {
+	visit := func(v int32, vFresh bool) {
 		if int(v) >= n {
 			return
 		}
-		for _, c := range old[int(v)*k : int(v)*k+min(k, knnJoinWidth)] {
-			if int(c) >= n || seen[c] == int32(i) {
+		w := min(k, knnJoinWidth)
+		for m, c := range old[int(v)*k : int(v)*k+w] {
+			if int(c) >= n || seen[c] == int32(i) || !(vFresh || oldFresh[int(v)*k+m]) {
 				continue
 			}
 			seen[c] = int32(i)
@@ -217,11 +244,11 @@ func joinNode(p points, g *knnGraph, old []int32, rev [][]int32, i int, seen []i
 			}
 		}
 	}
-	for _, j := range old[i*k : (i+1)*k] {
-		visit(j)
+	for m, j := range old[i*k : (i+1)*k] {
+		visit(j, oldFresh[i*k+m])
 	}
-	for _, j := range rev[i] {
-		visit(j)
+	for _, r := range rev[i] {
+		visit(r.i, r.fresh)
 	}
 	return changed
 }

@@ -17,13 +17,21 @@ func (p points) n() int              { return len(p.data) / p.dim }
 func (p points) row(i int) []float32 { return p.data[i*p.dim : (i+1)*p.dim] }
 func (p points) sq(i, j int) float64 { return sqDist(p.row(i), p.row(j)) }
 func sqDist(a, b []float32) float64 {
-	var s float32
+	var s0, s1, s2, s3 float32
 	b = b[:len(a)]
-	for k, x := range a {
-		d := x - b[k]
-		s += d * d
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
 	}
-	return float64(s)
+	for ; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += d * d
+	}
+	return float64(s0 + s1 + s2 + s3)
 }
 
 // edge is one minimum spanning tree edge in mutual reachability distance.

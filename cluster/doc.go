@@ -1,0 +1,47 @@
+// Package cluster groups embedded chunks by topic, in process and in pure
+// Go (C17 of the tools spec): exact duplicates set aside by fingerprint,
+// a seeded UMAP reduction (or the vectors as they are), HDBSCAN with
+// excess-of-mass or leaf selection, clusters numbered by their smallest
+// "<hash>\0<seq>", representatives nearest each centroid, and a 2-D
+// layout. It is a library over vectors, keys and fingerprints: reading the
+// index, storing runs and staleness belong to its callers.
+//
+// Quick start:
+//
+//	res, err := cluster.Run(ctx, items, nil) // nil: every default
+//	if err != nil { ... }                    // cairn.ErrInvalid names the option or item
+//	for _, m := range res.Members {
+//		fmt.Println(m.Hash, m.Seq, m.Cluster, m.Probability, m.RepresentativeRank)
+//	}
+//
+// The pipeline, and where it simplifies the Python reference (umap-learn
+// and hdbscan):
+//
+//   - Duplicates: items ordered by (hash, seq); the first of each
+//     fingerprint is canonical, later ones are returned as Duplicates and
+//     not clustered. At least MinUnique unique chunks are needed.
+//   - Nearest neighbours (cosine): a forest of random projection trees,
+//     then nearest-neighbour descent rounds, as umap-learn's pynndescent,
+//     but each point refines only its own list from its neighbours' and
+//     reverse neighbours' nearest entries (so the goroutines never share a
+//     list and the graph does not depend on their number). One graph of
+//     max(nNeighbors, 30) serves the space and the layout.
+//   - UMAP: umap-learn's fuzzy simplicial set (ρ, σ by bisection, fuzzy
+//     union), its a/b curve fit for minDist, and its SGD with negative
+//     sampling (5 per edge sample, gradient clip 4, linear learning rate;
+//     500 epochs up to 10,000 points, 200 above), run on one goroutine in a
+//     fixed order so that a seed gives one answer. The initial layout is
+//     PCA of the vectors (umap-learn's default is spectral); powers use a
+//     polynomial 2^(y·log2 x) with about 1e-6 relative error.
+//   - HDBSCAN (euclidean): exact core distances (minSamples counts the
+//     point itself, as scikit-learn's HDBSCAN), the minimum spanning tree
+//     of mutual reachability by Prim's algorithm on the dense graph
+//     (O(n²) distances and O(n) memory, no spatial index), the single
+//     linkage dendrogram, the condensed tree, then excess of mass or the
+//     leaves, clusterSelectionEpsilon and allowSingleCluster as the
+//     hdbscan library does them. Probabilities are λ over the cluster's
+//     largest λ; outlier scores are GLOSH.
+//
+// Every random choice comes from Options.Seed; Options.Workers changes the
+// speed, never the result.
+package cluster
