@@ -149,6 +149,10 @@ type Storage interface {
 	SleepStore
 	Maintainer
 	CurationStore
+	// LinksOfKind lists every memory link of one kind (LinkRelated, ...),
+	// in no particular order: what the concept graph of explore is built
+	// from.
+	LinksOfKind(ctx context.Context, kind string) ([]MemoryLink, error)
 	// HasMemories reports whether any memory is stored.
 	HasMemories(ctx context.Context) (bool, error)
 	// ProjectionKey returns the projection settings recorded for a
