@@ -2,7 +2,10 @@ package judge
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
+
+	"github.com/cairnmemory/cairn/llm"
 )
 
 // TestCache: an identical judgment makes no request; another state,
@@ -61,5 +64,24 @@ func TestCacheIsBounded(t *testing.T) {
 	_, has3 := c.Get(k(3))
 	if c.Len() != 2 || !has1 || has2 || !has3 {
 		t.Errorf("len %d, has 1 %v 2 %v 3 %v", c.Len(), has1, has2, has3)
+	}
+}
+
+// TestUsage: each answer's tokens are counted under the judge purpose,
+// an unusable one as invalid; a cached judgment costs nothing.
+func TestUsage(t *testing.T) {
+	usage, err := llm.OpenUsage(filepath.Join(t.TempDir(), llm.UsageFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := answers(t, plainAnswer("memory_0: yes"), plainAnswer(`{"memory_0": 0.8}`), plainAnswer(`{"memory_0": 7}`))
+	j := openaiJudge(t, f.URL, 5000)
+	j.Usage = usage
+	for _, excerpt := range []string{"one", "one", "two"} {
+		j.Ask(context.Background(), &Request{Rubric: MemoryUsefulness, State: usefulState("q", excerpt)})
+	}
+	got := usage.Totals()[Purpose]
+	if want := (llm.Totals{Calls: 3, Invalid: 1, TokensIn: 150, TokensOut: 27}); got != want {
+		t.Errorf("usage %+v, want %+v", got, want)
 	}
 }

@@ -2,11 +2,13 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/llm"
 	"github.com/cairnmemory/cairn/llm/openai"
 )
 
@@ -88,6 +90,11 @@ type Judge struct {
 	// MaxOutputTokens caps each request's answer tokens; 0: none.
 	MaxOutputTokens int
 	Cache           Cache // nil: judgments are not kept
+	// Usage, when set, counts each answer's tokens under Purpose (unusable
+	// answers included, as llm.Counting does). The judge only adds: the
+	// owner calls Usage.Flush, since a file write per judgment would sit
+	// on the whisperers' deadline.
+	Usage *llm.Usage
 
 	structuredOnly atomic.Bool // learned: the model gives no log-probabilities
 }
@@ -160,24 +167,29 @@ func (j *Judge) ask(ctx context.Context, r *Rubric, qs []Question, state []byte,
 		if top < 1 || top > openai.MaxTopLogprobs {
 			top = DefaultTopLogprobs
 		}
-		_, tokens, err := lm.CompleteLogprobs(jctx, j.request(r, qs, state, true), top)
+		res, tokens, err := lm.CompleteLogprobs(jctx, j.request(r, qs, state, true), top)
 		if err != nil {
+			j.count(res, err, false)
 			return nil, fail(err)
 		}
 		if len(tokens) > 0 {
 			answers, err := fromLogprobs(qs, tokens)
+			j.count(res, nil, err != nil)
 			if err != nil {
 				return nil, &Error{Code: CodeInvalid, Policy: policy, Reason: err.Error(), err: cairn.ErrInvalid}
 			}
 			return &Judgment{Policy: policy, Method: Logprobs, Answers: answers}, nil
 		}
+		j.count(res, nil, false)
 		j.structuredOnly.Store(true) // the endpoint gives none: ask for structure now and from now on
 	}
 	res, err := j.Model.Complete(jctx, j.request(r, qs, state, false))
 	if err != nil {
+		j.count(res, err, false)
 		return nil, fail(err)
 	}
 	answers, err := fromStructured(qs, res.Text)
+	j.count(res, nil, err != nil)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalid, Policy: policy, Reason: err.Error(), err: cairn.ErrInvalid}
 	}
@@ -201,4 +213,27 @@ func (j *Judge) capped(req *cairn.LLMRequest) *cairn.LLMRequest {
 		req.MaxTokens = min(req.MaxTokens, j.MaxOutputTokens)
 	}
 	return req
+}
+
+// count adds what one model call cost to Usage: an answer (invalid when
+// it could not be read as the questions' answers), or a failure the
+// client says was billed.
+func (j *Judge) count(res *cairn.LLMResponse, err error, invalid bool) {
+	if j.Usage == nil {
+		return
+	}
+	var spent interface{ Tokens() (in, out int) }
+	switch {
+	case err == nil && res != nil:
+		t := llm.Totals{Calls: 1, TokensIn: int64(res.TokensIn), TokensOut: int64(res.TokensOut)}
+		if invalid {
+			t.Invalid = 1
+		}
+		j.Usage.Add(Purpose, t)
+	case errors.As(err, &spent):
+		in, out := spent.Tokens()
+		j.Usage.Add(Purpose, llm.Totals{Calls: 1, Invalid: 1, TokensIn: int64(in), TokensOut: int64(out)})
+	case errors.As(err, new(*cairn.InvalidOutputError)):
+		j.Usage.Add(Purpose, llm.Totals{Calls: 1, Invalid: 1})
+	}
 }
