@@ -124,11 +124,11 @@ func (j *Judge) Ask(ctx context.Context, req *Request) (*Judgment, error) {
 	if err := checkQuestions(qs); err != nil {
 		return nil, err
 	}
-	max := j.MaxStateBytes
-	if max <= 0 {
-		max = DefaultMaxStateBytes
+	limit := j.MaxStateBytes
+	if limit <= 0 {
+		limit = DefaultMaxStateBytes
 	}
-	state, err := cleanState(req.State, max)
+	state, err := cleanState(req.State, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -40,15 +40,16 @@ func fromLogprobs(qs []Question, tokens []openai.TokenLogprob) (map[string]Answe
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		m := answerLine.FindStringSubmatchIndex(line)
-		if m == nil && len(qs) == 1 && len(answers) == 0 {
-			m = []int{0, 0, 0, len(qs[0].Key)} // a lone answer with no key
-			line = qs[0].Key
-		}
-		if m == nil {
+		var key string
+		at := lineStart
+		switch m := answerLine.FindStringSubmatchIndex(line); {
+		case m != nil:
+			key, at = line[m[2]:m[3]], lineStart+m[1]
+		case len(qs) == 1 && len(answers) == 0:
+			key = qs[0].Key // a lone answer with no key, as small models give
+		default:
 			return nil, fmt.Errorf("an answer line is not <key>: <answer>")
 		}
-		key := line[m[2]:m[3]]
 		q, ok := byKey[key]
 		switch {
 		case !ok:
@@ -56,7 +57,7 @@ func fromLogprobs(qs []Question, tokens []openai.TokenLogprob) (map[string]Answe
 		case answers[key].Kind != "":
 			return nil, fmt.Errorf("question %s is answered twice", key)
 		}
-		a, err := answerAt(q, tokens, starts, lineStart+m[1])
+		a, err := answerAt(q, tokens, starts, at)
 		if err != nil {
 			return nil, err
 		}

@@ -32,8 +32,8 @@ const letters = "ABCDEFGH"
 // cleanState encodes the state as JSON with every string in it (keys
 // included) passed through redact.Redact, keys sorted, and < > &
 // escaped; an error matching cairn.ErrInvalid when it is not a JSON value
-// or is over max bytes.
-func cleanState(state any, max int) ([]byte, error) {
+// or is over limit bytes.
+func cleanState(state any, limit int) ([]byte, error) {
 	raw, ok := state.(json.RawMessage)
 	if !ok {
 		var err error
@@ -51,8 +51,8 @@ func cleanState(state any, max int) ([]byte, error) {
 	if err != nil {
 		return nil, cairn.Invalidf("judge state: %v", err)
 	}
-	if len(out) > max {
-		return nil, cairn.Invalidf("judge state is %d bytes; allowed: up to %d", len(out), max)
+	if len(out) > limit {
+		return nil, cairn.Invalidf("judge state is %d bytes; allowed: up to %d", len(out), limit)
 	}
 	return out, nil
 }
