@@ -189,3 +189,48 @@ func TestQuerySignals(t *testing.T) {
 		}
 	}
 }
+
+// TestParaphraseKept: at the default minimum score, a paraphrase that
+// shares no word with a note still finds it, in an index so small that
+// none of the query's words is in it: all three in vector mode, two in
+// hybrid mode ("a meetup for queer people" is cut there, as it was by the
+// first model too: a hybrid hit from the vector lane alone needs a cosine
+// the off-topic queries rarely reach). Models with the query's share of
+// known words (known 0 here) returned nothing in either mode: this is
+// what the vector lane is for.
+func TestParaphraseKept(t *testing.T) {
+	emb := sharedEmbedder(t)
+	if emb == nil {
+		t.Skip("needs USE-lite")
+	}
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the LGBTQ support group on Tuesday evening.\n",
+		"b.md": "# Garden\n\nThe tomatoes need more compost and water.\n",
+		"c.md": "# Money\n\nQuarterly budget review with the finance team.\n",
+	}, Options{Embedder: emb})
+	ctx := context.Background()
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for mode, keep := range map[string]int{cairn.ModeVector: 3, cairn.ModeHybrid: 2} {
+		kept := 0
+		for query, want := range map[string]string{
+			"a meetup for queer people": "a.md",
+			"vegetables in my backyard": "b.md",
+			"how much money we spend":   "c.md",
+		} {
+			hits, err := f.eng.Search(ctx, query, &cairn.SearchOptions{Mode: mode, MinScore: cairn.DefaultMinScore})
+			if err != nil {
+				t.Fatalf("%s %q: %v", mode, query, err)
+			}
+			if len(hits) > 0 && hits[0].Path == "cairn://notes/"+want {
+				kept++
+			} else {
+				t.Logf("%s %q: %d hits, not %s first", mode, query, len(hits), want)
+			}
+		}
+		if kept < keep {
+			t.Errorf("%s: %d of 3 paraphrases find their note at the default minimum score, want %d", mode, kept, keep)
+		}
+	}
+}
