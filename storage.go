@@ -49,7 +49,7 @@ type VectorStore interface {
 	// ChunkDocs calls fn with every indexed chunk's id and document.
 	ChunkDocs(ctx context.Context, fn func(chunkID int64, corpus, path string)) error
 	// Chunks returns the indexed chunks with these ids (with their
-	// documents and text; BM25 zero), in no particular order; ids no
+	// documents and text; Score zero, no Lane), in no particular order; ids no
 	// longer indexed are left out.
 	Chunks(ctx context.Context, ids []int64) ([]Candidate, error)
 	// ChunkTexts returns the text of the chunks with these ids.

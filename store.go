@@ -209,7 +209,7 @@ type IndexSpan struct {
 	MaxID int64
 }
 
-// Candidate is one chunk the lexical index matched, with its document.
+// Candidate is one chunk a search lane matched, with its document.
 type Candidate struct {
 	ChunkID   int64
 	Corpus    string
@@ -218,10 +218,22 @@ type Candidate struct {
 	Seq       int
 	StartLine int
 	EndLine   int
-	Text      string  // the chunk's exact text
-	BM25      float64 // SQLite FTS5 bm25(): lower (more negative) is better
-	Capped    bool    // scored within a capped candidate set
+	Text      string // the chunk's exact text
+	// Score is the lane's own measure, higher is better: for LaneLexical
+	// the weighted sum LexicalQuery.Match describes (0 or more), for
+	// LaneVector the cosine similarity to the query (-1 to 1).
+	Score  float64
+	Lane   Lane // the lane that scored it; empty from VectorStore.Chunks
+	Capped bool // scored within a capped candidate set
 }
+
+// Lane names the search lane that scored a candidate.
+type Lane string
+
+const (
+	LaneLexical Lane = "lexical" // the full-text index (Store.Lexical)
+	LaneVector  Lane = "vector"  // the vector index, by cosine
+)
 
 // Store is the index: documents, their text snapshots, chunks and the
 // full-text index. Implementations serialize writes and allow concurrent

@@ -102,7 +102,7 @@ func (e *Engine) querySignals(ctx context.Context, query string, hits []cairn.Hi
 	}
 	gap := 0.0
 	if len(cands) > 0 {
-		gap = cands[min(9, len(cands)-1)].BM25 - cands[0].BM25 // BM25 holds -cosine
+		gap = cands[0].Score - cands[min(9, len(cands)-1)].Score
 	}
 	for i := range hits {
 		if hits[i].Signals != nil {
@@ -141,7 +141,7 @@ func (e *Engine) vectorHits(cands []cairn.Candidate, o *cairn.SearchOptions) ([]
 	ids := make(map[chunkKey]int64, min(len(cands), o.Limit))
 	units := make(map[string]bool, len(cands)) // one best chunk per docKey unit, as in every mode
 	for i, c := range cands {
-		cos := -c.BM25
+		cos := c.Score
 		if len(out) == o.Limit {
 			continue
 		}

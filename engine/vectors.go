@@ -305,7 +305,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 	out := cands[:0]
 	for _, c := range cands {
 		if ok(docRef{c.Corpus, c.Path}) {
-			c.BM25 = -float64(score[c.ChunkID]) // carried for ordering; see fuse
+			c.Score, c.Lane = float64(score[c.ChunkID]), cairn.LaneVector
 			out = append(out, c)
 		}
 	}

@@ -1,4 +1,5 @@
-// Package search plans lexical queries over the store's FTS5 index and turns
+// Package search plans lexical queries over the store's full-text index (as
+// a cairn.Match, which each store compiles to its own syntax) and turns
 // raw matches into ranked, explained hits.
 //
 // Query language: bare words, "quoted phrases" and prefix* terms. Words are
@@ -15,7 +16,7 @@
 // posting lists are huge are left out of it when rarer terms are present.
 // See docs/design.md for the measurements behind this.
 //
-// Scores: FTS5 bm25() (negated, higher is better) is mapped to 0..1 with
-// s/(1+s). The mapping is monotonic and independent of the result set, so a
+// Scores: the store's lexical score (cairn.Candidate.Score, BM25 with the
+// IDFs computed here; higher is better) is mapped to 0..1 with s/(1+s). The mapping is monotonic and independent of the result set, so a
 // min-score threshold means the same thing for every query.
 package search

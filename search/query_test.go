@@ -81,10 +81,10 @@ func TestIdentText(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
-	tests := []struct{ bm25, want float64 }{{0, 0}, {1, 0}, {-1, 0.5}, {-3, 0.75}, {-9, 0.9}}
+	tests := []struct{ score, want float64 }{{0, 0}, {-1, 0}, {1, 0.5}, {3, 0.75}, {9, 0.9}}
 	for _, tt := range tests {
-		if got := Normalize(tt.bm25); got != tt.want {
-			t.Errorf("Normalize(%v) = %v, want %v", tt.bm25, got, tt.want)
+		if got := Normalize(tt.score); got != tt.want {
+			t.Errorf("Normalize(%v) = %v, want %v", tt.score, got, tt.want)
 		}
 	}
 }

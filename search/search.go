@@ -186,7 +186,7 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr cairn.Match, o *
 	w := idf(span.Rows, n)
 	plan := map[int64]string{}
 	for i := range res.Candidates {
-		res.Candidates[i].BM25 *= w
+		res.Candidates[i].Score *= w
 		plan[res.Candidates[i].ChunkID] = "all-words"
 	}
 	return s.hits(q, res.Candidates, plan, o, []float64{w}, idf(span.Rows, 0)), nil
@@ -379,13 +379,13 @@ func merge(first, more []cairn.Candidate, plan map[int64]string, label string) [
 		}
 		out = append(out, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out
 }
 
-// Normalize maps an FTS5 bm25() value (negative, lower is better) to 0..1.
-func Normalize(bm25 float64) float64 {
-	s := -bm25
+// Normalize maps a lexical score (cairn.Candidate.Score: BM25, 0 or more,
+// higher is better) to 0..1.
+func Normalize(s float64) float64 {
 	if s <= 0 {
 		return 0
 	}
@@ -406,7 +406,7 @@ func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string,
 		if len(out) == o.Limit {
 			break
 		}
-		score := Normalize(c.BM25)
+		score := Normalize(c.Score)
 		if score < o.MinScore {
 			continue
 		}
@@ -417,13 +417,13 @@ func (s *Searcher) hits(q Query, cands []cairn.Candidate, plan map[int64]string,
 			Snippet:   Snippet(c.Text, words),
 			Corpus:    c.Corpus,
 			Score:     score,
-			Signals: &cairn.HitSignals{BM25: -c.BM25, Match: -c.BM25 / max(ideal, 1e-9), LexRank: len(out) + 1, Known: 1,
+			Signals: &cairn.HitSignals{BM25: c.Score, Match: c.Score / max(ideal, 1e-9), LexRank: len(out) + 1, Known: 1,
 				AllWords: plan[c.ChunkID] == "all-words"},
 		}
 		termSignals(h.Signals, q, c.Title+"\n"+c.Text, w, maxW)
 		if o.Explain {
 			h.Explain = []string{
-				fmt.Sprintf("bm25(%.4f):%.4f", -c.BM25, score),
+				fmt.Sprintf("bm25(%.4f):%.4f", c.Score, score),
 				"plan:" + plan[c.ChunkID],
 				"chunk:" + fmt.Sprint(c.Seq),
 			}

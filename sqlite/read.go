@@ -139,8 +139,8 @@ func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q lexicalQuery, filterI
 	}
 	sort.SliceStable(res.Candidates, func(i, j int) bool {
 		a, b := res.Candidates[i], res.Candidates[j]
-		if a.BM25 != b.BM25 {
-			return a.BM25 < b.BM25
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
 		if a.Corpus != b.Corpus {
 			return a.Corpus < b.Corpus
@@ -340,7 +340,7 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, top []scored) ([]cairn.
 		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &c.Text); err != nil {
 			return nil, queryError(err)
 		}
-		c.BM25 = -byID[c.ChunkID]
+		c.Score, c.Lane = byID[c.ChunkID], cairn.LaneLexical
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {

@@ -85,10 +85,17 @@ func lexical(t *testing.T, s cairn.Storage, lq cairn.LexicalQuery) *cairn.Lexica
 	if err != nil {
 		t.Fatalf("lexical %s: %v", lq.Match, err)
 	}
-	for i := 1; i < len(res.Candidates); i++ {
-		if a, b := res.Candidates[i-1], res.Candidates[i]; b.BM25 < a.BM25 {
-			t.Errorf("lexical %s: candidate %d (%s, %g) scores better than %d (%s, %g): want best first",
-				lq.Match, i, b.Path, b.BM25, i-1, a.Path, a.BM25)
+	for i, c := range res.Candidates {
+		if c.Lane != cairn.LaneLexical || !(c.Score >= 0) {
+			t.Errorf("lexical %s: candidate %d (%s) scored %g by lane %q, want a score of 0 or more by %q",
+				lq.Match, i, c.Path, c.Score, c.Lane, cairn.LaneLexical)
+		}
+		if i == 0 {
+			continue
+		}
+		if a := res.Candidates[i-1]; c.Score > a.Score {
+			t.Errorf("lexical %s: candidate %d (%s, %g) scores better than %d (%s, %g): want best (highest) first",
+				lq.Match, i, c.Path, c.Score, i-1, a.Path, a.Score)
 		}
 	}
 	return res
@@ -298,7 +305,7 @@ func testLexicalLimits(t *testing.T, s cairn.Storage) {
 		}
 		// The best n, whatever ties do to their order.
 		for _, c := range res.Candidates {
-			if c.BM25 > best[n-1].BM25 {
+			if c.Score < best[n-1].Score {
 				t.Errorf("limit %d returned %s, which is not among the best %d", n, c.Path, n)
 			}
 		}
