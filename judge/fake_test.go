@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/llm/openai"
 )
 
 // fake is a model endpoint that answers with reply and keeps every
@@ -20,7 +21,7 @@ type fake struct {
 	reply  func(n int, w http.ResponseWriter, r *http.Request) // n: the request's index
 }
 
-func newFake(t *testing.T, reply func(n int, w http.ResponseWriter, r *http.Request)) *fake {
+func newFake(t testing.TB, reply func(n int, w http.ResponseWriter, r *http.Request)) *fake {
 	f := &fake{reply: reply}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, _ := io.ReadAll(r.Body)
@@ -36,7 +37,7 @@ func newFake(t *testing.T, reply func(n int, w http.ResponseWriter, r *http.Requ
 }
 
 // answers is a fake that answers the bodies in turn, the last repeating.
-func answers(t *testing.T, bodies ...string) *fake {
+func answers(t testing.TB, bodies ...string) *fake {
 	return newFake(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, bodies[min(n, len(bodies)-1)])
 	})
@@ -63,7 +64,7 @@ func (f *fake) request(t *testing.T, i int) map[string]any {
 }
 
 // openaiJudge is a judge built as FromConfig builds it, against url.
-func openaiJudge(t *testing.T, url string, timeoutMs int) *Judge {
+func openaiJudge(t testing.TB, url string, timeoutMs int) *Judge {
 	t.Helper()
 	j, err := FromConfig(config.Judge{LLM: config.LLM{API: "openai", BaseURL: url, Model: "judge-m"}, From: "llm.judge", TimeoutMs: timeoutMs}, nil)
 	if err != nil {
@@ -139,4 +140,19 @@ func lines(ls ...[]tok) []tok {
 // configJudge is a judge's configuration at url whose key is in env.
 func configJudge(api, url, env string) config.Judge {
 	return config.Judge{LLM: config.LLM{API: api, BaseURL: url, Model: "claude-j", APIKeyEnv: env}, From: "llm.judge", TimeoutMs: 5000}
+}
+
+// readTokens decodes the token log-probabilities of a chat completion.
+func readTokens(t testing.TB, body string) []openai.TokenLogprob {
+	var r struct {
+		Choices []struct {
+			Logprobs struct {
+				Content []openai.TokenLogprob `json:"content"`
+			} `json:"logprobs"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Choices[0].Logprobs.Content
 }
