@@ -25,6 +25,10 @@ type Agent struct {
 	// loaded: the agent serves lexical search and says so in search
 	// results and diagnostics. Set before serving.
 	EmbedderError string
+	// FastModel, when set, is the fast model ([llm.fast]) memory_gather
+	// reads candidates with; nil: gathers come back unjudged. Set before
+	// serving.
+	FastModel cairn.LLM
 
 	openErr error          // why the index is unavailable
 	corpora []cairn.Corpus // the configured corpora when eng is nil

@@ -187,6 +187,16 @@ func (a *Agent) check(name string, raw json.RawMessage) error {
 		_, err = decode[SyncSessionsIn](raw)
 	case ToolRemember:
 		err = checkRemember(raw)
+	case ToolGather:
+		var in GatherIn
+		if in, err = decode[GatherIn](raw); err == nil {
+			_, err = gatherOptions(in)
+		}
+	case ToolExplore:
+		var in ExploreIn
+		if in, err = decode[ExploreIn](raw); err == nil {
+			_, _, err = exploreOptions(in)
+		}
 	case ToolSyncStatus, ToolDiagnostics:
 		_, err = decode[Empty](raw)
 	}

@@ -50,7 +50,7 @@ type HTTPOptions struct {
 //
 //	/mcp, /agents/{agent}/mcp                  MCP over streamable HTTP (stateless)
 //	POST /v1/search, /v1/get, /v1/sync         the tools' inputs as JSON bodies
-//	POST /v1/memories                          memory_remember's input
+//	POST /v1/memories, /v1/gather, /v1/explore memory_remember's, memory_gather's, memory_explore's inputs
 //	GET  /v1/sync/status, /v1/diagnostics
 //	GET  /healthz                              no authentication
 //
@@ -96,9 +96,11 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		mux.Handle("GET "+prefix+"/v1/sync/status", h.withAgent(api((*Agent).SyncStatus)))
 		mux.Handle("GET "+prefix+"/v1/diagnostics", h.withAgent(api((*Agent).Diagnostics)))
 		mux.Handle("POST "+prefix+"/v1/memories", h.withAgent(api((*Agent).Remember)))
+		mux.Handle("POST "+prefix+"/v1/gather", h.withAgent(api((*Agent).Gather)))
+		mux.Handle("POST "+prefix+"/v1/explore", h.withAgent(api((*Agent).Explore)))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
 	})
 	return h.guard(mux), nil
 }

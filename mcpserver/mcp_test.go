@@ -25,7 +25,7 @@ func TestToolSchemasGolden(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{ToolDiagnostics, ToolGet, ToolRemember, ToolSearch, ToolSyncSessions, ToolSyncStatus}
+	want := []string{ToolDiagnostics, ToolExplore, ToolGather, ToolGet, ToolRemember, ToolSearch, ToolSyncSessions, ToolSyncStatus}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools %v, want %v", names, want)
 	}

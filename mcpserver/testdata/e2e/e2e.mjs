@@ -18,7 +18,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const TOOLS = ["memory_diagnostics", "memory_get", "memory_remember", "memory_search", "memory_sync_sessions", "memory_sync_status"];
+const TOOLS = ["memory_diagnostics", "memory_explore", "memory_gather", "memory_get", "memory_remember", "memory_search", "memory_sync_sessions", "memory_sync_status"];
 
 function check(ok, what, detail) {
   if (!ok) {
@@ -38,7 +38,7 @@ async function call(client, name, args) {
 async function exercise(client, label) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the six tools`, names);
+  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the eight tools`, names);
   for (const t of tools) {
     check(t.inputSchema?.type === "object" && t.description, `${label}: ${t.name} has a schema and a description`, t);
   }
@@ -75,6 +75,10 @@ async function exercise(client, label) {
   check(!told.isError && told.out.provenance.startsWith(`told by ${teller} at `), `${label}: memory_remember stores a memory told by ${teller}`, told.text);
   const read = await call(client, "memory_get", { path: told.out.path });
   check(!read.isError && read.out.status === "ok" && read.out.text.includes("okapi review"), `${label}: memory_get reads the remembered memory`, read.text);
+  const gathered = await call(client, "memory_gather", { question: "When is the okapi review?" });
+  check(!gathered.isError && gathered.out.memories.some((m) => m.id === told.out.id), `${label}: memory_gather answers with the remembered memory`, gathered.text);
+  const explored = await call(client, "memory_explore", { ids: [told.out.id] });
+  check(!explored.isError && explored.out.found.length === 1 && explored.out.found[0].id === told.out.id, `${label}: memory_explore starts from the memory`, explored.text);
   const badTold = await call(client, "memory_remember", { kind: "fact", summary: "no title" });
   check(badTold.isError && badTold.text.includes("title is required"), `${label}: memory_remember names a missing field`, badTold.text);
 
