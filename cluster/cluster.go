@@ -103,7 +103,7 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	}
 	space := vecs
 	if eff.Method == MethodUMAP {
-		space, err = umapEmbed(ctx, vecs, g, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, seed})
+		space, err = umapEmbed(ctx, vecs, g, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, seed, 0})
 		if err != nil {
 			return nil, fmt.Errorf("cluster umap: %w", err)
 		}
@@ -114,7 +114,7 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	layout, err := umapEmbed(ctx, vecs, g, umapParams{2, layoutK, LayoutMinDist, seed})
+	layout, err := umapEmbed(ctx, vecs, g, umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs})
 	if err != nil {
 		return nil, fmt.Errorf("cluster layout: %w", err)
 	}

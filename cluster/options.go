@@ -33,6 +33,10 @@ const (
 	// options).
 	LayoutNeighbors = 30
 	LayoutMinDist   = 0.1
+	// LayoutEpochs: the layout is a picture, not the clustering space, so
+	// it gets umap-learn's large-data epoch count at every size (its
+	// graph has twice the edges of the default space's).
+	LayoutEpochs = 200
 
 	// MinUnique is the fewest unique (non-duplicate) chunks Run clusters.
 	MinUnique = 5

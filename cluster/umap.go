@@ -11,6 +11,7 @@ type umapParams struct {
 	nComponents, nNeighbors int
 	minDist                 float64
 	seed                    uint64
+	epochs                  int // 0: umap-learn's rule (500 up to 10,000 points, else 200)
 }
 
 const (
@@ -21,7 +22,8 @@ const (
 
 // umapEmbed lays the points out in nComponents dimensions from the fuzzy
 // graph of their kNN lists: PCA initial layout, then UMAP's SGD with
-// negative sampling (200 epochs above 10,000 points, else 500). The SGD
+// negative sampling (200 epochs above 10,000 points, else 500, unless
+// set). The SGD
 // runs on one goroutine in a fixed edge order with a seeded generator, so
 // a seed gives the same layout on every run (and every worker count).
 //
@@ -31,9 +33,12 @@ const (
 func umapEmbed(ctx context.Context, p points, g *knnGraph, up umapParams) (points, error) {
 	n := p.n()
 	edges := fuzzyGraph(g, n, up.nNeighbors)
-	epochs := 500
-	if n > 10_000 {
-		epochs = 200
+	epochs := up.epochs
+	if epochs == 0 {
+		epochs = 500
+		if n > 10_000 {
+			epochs = 200
+		}
 	}
 	var maxW float64
 	for _, e := range edges {
