@@ -52,6 +52,8 @@ func init() {
 		{"memories list", "", "list consolidated memories (active by default)", memoriesList},
 		{"memories show", "ID", "a memory with its links", memoriesShow},
 		{"memories sleep", "", "merge near-duplicates, mark superseded memories, link related ones ([llm.fast])", memoriesSleep},
+		{"gather", "QUESTION", "every memory a question that counts, lists or compares needs: wide search, the [llm.fast] model keeps what matters", cmdGather},
+		{"explore", "[TOPIC]", "what else memory holds about a topic (or --id memories): the concept graph walked, no model", cmdExplore},
 		{"remember", "SUMMARY", "write a memory directly: a fact, decision, preference, ... or a dated observation (told by cli or --agent)", cmdRemember},
 		{"version", "", "the module version and commit, Go, index and memory schema versions, the embedder", cmdVersion},
 		{"help", "[COMMAND]", "this list, or one command's usage and flags", cmdHelp},

@@ -88,6 +88,7 @@ func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, 
 	}
 	a := mcpserver.NewAgent(agent, eng)
 	a.ConfigPath = cfg.Path
+	a.FastModel = e.serverFastModel(cfg, agent) // gather.go
 	if embErr != nil {
 		a.EmbedderError = embErr.Error()
 	}
