@@ -72,6 +72,20 @@ func TestRememberTool(t *testing.T) {
 	}
 }
 
+// TestRememberNoMemoriesCorpus: a server opened without memories or a
+// sessions corpus stores the memory and says when search will see it.
+func TestRememberNoMemoriesCorpus(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	var out RememberOut
+	callOK(t, connect(t, f.agent), ToolRemember, map[string]any{"kind": "fact", "title": "Okapi", "summary": "The okapi review is on Fridays."}, &out)
+	if !strings.Contains(out.Warning, "after the server restarts") {
+		t.Fatalf("no warning: %+v", out)
+	}
+	if _, err := f.eng.Memory(context.Background(), out.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRememberHTTP: POST /v1/memories is memory_remember's input, told by
 // the agent the request selects.
 func TestRememberHTTP(t *testing.T) {
