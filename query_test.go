@@ -19,7 +19,12 @@ func TestSearchOptionsValidate(t *testing.T) {
 		{cairn.SearchOptions{Limit: 10, Mode: cairn.ModeHybrid}, ""},
 		{cairn.SearchOptions{Limit: 10, Mode: cairn.ModeLexical}, ""},
 		{cairn.SearchOptions{Limit: 0}, "limit 0 out of range: allowed 1 to 100"},
-		{cairn.SearchOptions{Limit: cairn.MaxSearchLimit + 1}, "limit 101"},
+		// Up to MaxRecallLimit validates: engine.Search holds a search
+		// that takes in other corpora than memories to MaxSearchLimit
+		// (engine TestRecallBadFilters).
+		{cairn.SearchOptions{Limit: cairn.MaxSearchLimit + 1}, ""},
+		{cairn.SearchOptions{Limit: cairn.MaxRecallLimit}, ""},
+		{cairn.SearchOptions{Limit: cairn.MaxRecallLimit + 1}, "limit 201 out of range: allowed 1 to 100 (200 when only the memories corpus is searched)"},
 		{cairn.SearchOptions{Limit: 5, MinScore: -0.1}, "min-score -0.1 out of range: allowed 0 to 1"},
 		{cairn.SearchOptions{Limit: 5, MinScore: 1.5}, "min-score 1.5"},
 		{cairn.SearchOptions{Limit: 5, Mode: "semantic"}, `mode "semantic": allowed hybrid, lexical or vector`},
