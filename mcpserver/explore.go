@@ -2,10 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/consolidate"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/explore"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -24,9 +27,30 @@ type ExploreIn struct {
 	MaxResults   *int          `json:"maxResults,omitempty" jsonschema:"related memories to return, 1 to 200 (default 20)"`
 }
 
+// ExploreOut is the output of memory_explore.
+type ExploreOut struct {
+	Found    []ExploredMemory  `json:"found" jsonschema:"the memories the walk started from: the topic's search hits and the ids given"`
+	Related  []ExploredMemory  `json:"related" jsonschema:"memories reached only through the graph, best first"`
+	Concepts []explore.Concept `json:"concepts" jsonschema:"the concepts the walk spent most time on: where to look next"`
+	Missing  []string          `json:"missing,omitempty" jsonschema:"ids given that no active memory has"`
+	Excluded []string          `json:"excluded,omitempty" jsonschema:"ids given that memoryFilter keeps out"`
+}
+
+// ExploredMemory is one memory an exploration found or reached.
+type ExploredMemory struct {
+	ID     string         `json:"id"`
+	Kind   string         `json:"kind"`
+	Title  string         `json:"title"`
+	Path   string         `json:"path" jsonschema:"cairn://memories/<kind>/<id>.md: pass it to memory_get"`
+	Score  float64        `json:"score" jsonschema:"its share of the walk (Personalized PageRank)"`
+	Origin string         `json:"origin,omitempty" jsonschema:"found: search (a hit of the topic) or id (given)"`
+	Via    []explore.Step `json:"via,omitempty" jsonschema:"related: how a walker most likely came to it from a starting memory, step by step (via a concept, a related link)"`
+}
+
 // Explore runs memory_explore: the concept graph walked from the topic's
-// hits and the given ids. No model is called.
-func (a *Agent) Explore(ctx context.Context, in ExploreIn) (*explore.Result, error) {
+// hits and the given ids, each memory with its kind and title. No model
+// is called.
+func (a *Agent) Explore(ctx context.Context, in ExploreIn) (*ExploreOut, error) {
 	topic, opts, err := exploreOptions(in)
 	if err != nil {
 		return nil, err
@@ -38,7 +62,40 @@ func (a *Agent) Explore(ctx context.Context, in ExploreIn) (*explore.Result, err
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	return res, nil
+	out := &ExploreOut{Found: []ExploredMemory{}, Related: []ExploredMemory{}, Concepts: res.Concepts, Missing: res.Missing, Excluded: res.Excluded}
+	if out.Concepts == nil {
+		out.Concepts = []explore.Concept{}
+	}
+	for _, f := range res.Found {
+		m, err := a.explored(ctx, f.ID, f.Score)
+		if err != nil {
+			return nil, err
+		}
+		m.Origin = f.Origin
+		out.Found = append(out.Found, m)
+	}
+	for _, r := range res.Related {
+		m, err := a.explored(ctx, r.ID, r.Score)
+		if err != nil {
+			return nil, err
+		}
+		m.Via = r.Path
+		out.Related = append(out.Related, m)
+	}
+	return out, nil
+}
+
+// explored reads what memory_explore shows of a memory.
+func (a *Agent) explored(ctx context.Context, id string, score float64) (ExploredMemory, error) {
+	m, err := a.eng.Memory(ctx, id)
+	if errors.Is(err, cairn.ErrNotFound) {
+		return ExploredMemory{ID: id, Score: score}, nil // removed since the graph was built
+	}
+	if err != nil {
+		return ExploredMemory{}, err
+	}
+	return ExploredMemory{ID: id, Kind: m.Kind, Title: m.Title, Path: "cairn://" + cairn.MemoriesCorpus + "/" + consolidate.DocumentPath(&m),
+		Score: math.Round(score*1e4) / 1e4}, nil
 }
 
 // exploreOptions validates in.

@@ -101,15 +101,19 @@ func TestGatherTool(t *testing.T) {
 func TestExploreTool(t *testing.T) {
 	f, ids := recallFixture(t)
 	cs := connect(t, f.agent)
-	var res explore.Result
+	var res ExploreOut
 	callOK(t, cs, ToolExplore, map[string]any{"topic": "release signing"}, &res)
-	if len(res.Found) != 1 || res.Found[0].ID != ids["Release signing"] || len(res.Related) == 0 || res.Related[0].ID != ids["Rotate the cosign key"] {
+	if len(res.Found) != 1 || res.Found[0].ID != ids["Release signing"] || res.Found[0].Origin != "search" || len(res.Related) == 0 {
 		t.Fatalf("explore: %+v", res)
 	}
-	if p := res.Related[0].Path; len(p) != 1 || p[0].Via != explore.ViaConcept || p[0].Concept != "cosign" {
-		t.Fatalf("path %+v", p)
+	r := res.Related[0]
+	if r.ID != ids["Rotate the cosign key"] || r.Title != "Rotate the cosign key" || r.Kind != "procedure" || r.Path != "cairn://memories/procedure/"+r.ID+".md" {
+		t.Fatalf("related %+v", r)
 	}
-	var byID explore.Result
+	if p := r.Via; len(p) != 1 || p[0].Via != explore.ViaConcept || p[0].Concept != "cosign" {
+		t.Fatalf("via %+v", p)
+	}
+	var byID ExploreOut
 	callOK(t, cs, ToolExplore, map[string]any{"ids": []string{ids["Garden compost"]}, "maxResults": 5}, &byID)
 	if len(byID.Found) != 1 || len(byID.Related) != 0 {
 		t.Fatalf("by id: %+v", byID)
