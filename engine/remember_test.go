@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,10 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/consolidate"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/internal/testshared"
 	"github.com/cairnmemory/cairn/redact/redacttest"
+	"github.com/cairnmemory/cairn/tokenize"
 )
 
 // rememberFixture is an engine with a notes corpus and a sessions corpus
@@ -177,5 +181,40 @@ func TestRememberHybridShared(t *testing.T) {
 		if ids := memoryIDs(t, f.eng, "which theme does Dana like in editors", mode); len(ids) == 0 || ids[0] != res.Memory.ID {
 			t.Fatalf("%s search found %v, want %s first", mode, ids, res.Memory.ID)
 		}
+	}
+}
+
+// BenchmarkRemember: one told memory stored, indexed and (with the shared
+// encoder, -tags and shared/ present) embedded, into an index that already
+// holds b.N earlier ones.
+func BenchmarkRemember(b *testing.B) {
+	for _, name := range []string{"lexical", "shared"} {
+		b.Run(name, func(b *testing.B) {
+			var emb cairn.Embedder
+			if name == "shared" {
+				dir, ok := testshared.Find(testshared.Model, testshared.Library)
+				if !ok {
+					b.Skip("no shared model")
+				}
+				var err error
+				emb, err = onnx.New(onnx.Options{ModelDir: filepath.Join(dir, testshared.ModelDir), Library: filepath.Join(dir, testshared.Library),
+					LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			e, err := Open(context.Background(), Options{Dir: b.TempDir(), Embedder: emb, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			b.ResetTimer()
+			for i := range b.N {
+				if _, err := e.Remember(context.Background(), &cairn.RememberRequest{Kind: "fact", Title: fmt.Sprintf("Fact %d", i),
+					Summary: fmt.Sprintf("Service %d listens on port %d behind the proxy.", i, 8000+i), Agent: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
