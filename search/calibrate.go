@@ -67,7 +67,7 @@ var features = map[string]func(s cairn.HitSignals) float64{
 	// fewknown: under 40% of the query's terms are in the index. Of the
 	// LoCoMo development questions with an answer among their hybrid hits,
 	// 1 of 745 is; of the off-topic fit searches with hybrid hits, 452 of
-	// 679.
+	// 679. Unused for now, with known, in vector and hybrid (see Models).
 	"fewknown": func(s cairn.HitSignals) float64 { return b2f(s.Known < 0.4) },
 	"cosgap":   func(s cairn.HitSignals) float64 { return s.CosGap },
 	"topmatch": func(s cairn.HitSignals) float64 { return s.TopMatch },
