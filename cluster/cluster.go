@@ -101,26 +101,47 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster nearest neighbours: %w", err)
 	}
-	space := vecs
-	if eff.Method == MethodUMAP {
-		space, err = umapEmbed(ctx, vecs, g, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, seed, 0})
-		if err != nil {
-			return nil, fmt.Errorf("cluster umap: %w", err)
-		}
+	pca := newPCA(vecs, max(2, eff.NComponents), seed)
+	// The layout is independent of the clustering: it runs beside it, on
+	// its own goroutine, which Run always waits for.
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var layout points
+	var layoutErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		layout, layoutErr = umapEmbed(lctx, vecs, g, pca, umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs})
+	}()
+	fl, err := clusterSpace(ctx, vecs, g, pca, eff, workers)
+	if err != nil {
+		cancel()
 	}
-	fl, err := hdbscan(ctx, space, hdbscanParams{minClusterSize: eff.MinClusterSize, minSamples: eff.MinSamples,
-		method: eff.ClusterSelectionMethod, epsilon: eff.ClusterSelectionEpsilon,
-		allowSingle: eff.AllowSingleCluster, workers: workers})
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	layout, err := umapEmbed(ctx, vecs, g, umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs})
-	if err != nil {
-		return nil, fmt.Errorf("cluster layout: %w", err)
+	if layoutErr != nil {
+		return nil, fmt.Errorf("cluster layout: %w", layoutErr)
 	}
 	out := &Result{Duplicates: dups, Resolved: res, Effective: eff}
 	out.Members, out.Clusters, out.Noise = members(uniq, vecs, fl, layout)
 	return out, nil
+}
+
+// clusterSpace builds the space (UMAP or the vectors) and runs HDBSCAN.
+func clusterSpace(ctx context.Context, vecs points, g *knnGraph, pca *pcaBasis, eff Settings, workers int) (flat, error) {
+	space := vecs
+	if eff.Method == MethodUMAP {
+		var err error
+		space, err = umapEmbed(ctx, vecs, g, pca, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, uint64(eff.Seed), 0})
+		if err != nil {
+			return flat{}, fmt.Errorf("cluster umap: %w", err)
+		}
+	}
+	return hdbscan(ctx, space, hdbscanParams{minClusterSize: eff.MinClusterSize, minSamples: eff.MinSamples,
+		method: eff.ClusterSelectionMethod, epsilon: eff.ClusterSelectionEpsilon,
+		allowSingle: eff.AllowSingleCluster, workers: workers})
 }
 
 // checkItems: one dimension; vectors finite, non-zero and of unit length

@@ -28,11 +28,14 @@
 //     max(nNeighbors, 30) serves the space and the layout.
 //   - UMAP: umap-learn's fuzzy simplicial set (ρ, σ by bisection, fuzzy
 //     union), its a/b curve fit for minDist, and its SGD with negative
-//     sampling (5 per edge sample, gradient clip 4, linear learning rate;
-//     500 epochs up to 10,000 points, 200 above), run on one goroutine in a
-//     fixed order so that a seed gives one answer. The initial layout is
-//     PCA of the vectors (umap-learn's default is spectral); powers use a
-//     polynomial 2^(y·log2 x) with about 1e-6 relative error.
+//     sampling (5 per edge sample, gradient clip 4, linear learning rate),
+//     run on one goroutine in a fixed order so that a seed gives one
+//     answer. Simplified: 500 epochs up to 5,000 points and 200 above
+//     (umap-learn switches at 10,000), 200 for the 2-D layout at any size;
+//     the initial layout is PCA of the vectors (umap-learn's default is
+//     spectral); powers use a polynomial 2^(y·log2 x) with about 1e-6
+//     relative error. The layout runs on its own goroutine beside the
+//     clustering.
 //   - HDBSCAN (euclidean): exact core distances (minSamples counts the
 //     point itself, as scikit-learn's HDBSCAN), the minimum spanning tree
 //     of mutual reachability by Prim's algorithm on the dense graph

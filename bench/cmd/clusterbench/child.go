@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,6 +56,17 @@ func runChild(ctx context.Context, n int) error {
 	c.vecs = nil
 	o := &cluster.Options{Space: cluster.Space{Method: *method, NComponents: *ncomp},
 		HDBSCAN: cluster.HDBSCAN{MinClusterSize: *minSize, MinSamples: *minSample, ClusterSelectionMethod: *selection}}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return fmt.Errorf("create profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("start profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cpu0 := cpuSeconds()
 	t0 := time.Now()
 	res, err := cluster.Run(ctx, items, o)

@@ -44,6 +44,7 @@ var (
 	minSize   = flag.Int("min-cluster-size", 0, "hdbscan.minClusterSize (0: automatic)")
 	minSample = flag.Int("min-samples", 0, "hdbscan.minSamples (0: automatic)")
 	selection = flag.String("selection", "", "hdbscan.clusterSelectionMethod (eom or leaf)")
+	profile   = flag.String("cpuprofile", "", "write a CPU profile of the clustering (each size's child overwrites it)")
 )
 
 func main() {
