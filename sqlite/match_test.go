@@ -150,3 +150,15 @@ func TestCompileParsedQueries(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCompile: the cost compiling adds to a search, for a query of
+// an identifier, a phrase and two words.
+func BenchmarkCompile(b *testing.B) {
+	m := cairn.AllOf(cairn.AnyOf(cairn.Term("parseconfigfile").Weighted(3), cairn.Phrase("parse", "config", "file").Weighted(4)),
+		cairn.Phrase("of", "the", "server").Weighted(2), cairn.Term("busy").Weighted(1.5), cairn.Term("timeout").Weighted(2.5))
+	for b.Loop() {
+		if _, err := compile(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
