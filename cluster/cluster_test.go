@@ -342,3 +342,12 @@ func TestKNNRecall(t *testing.T) {
 		t.Logf("kNN recall %.3f", recall)
 	}
 }
+
+func TestRunCancelled(t *testing.T) {
+	items, _ := topics(3, 100, 16, 0.1, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, items, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v, want context.Canceled", err)
+	}
+}
