@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -350,4 +351,24 @@ func TestRunCancelled(t *testing.T) {
 	if _, err := Run(ctx, items, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v, want context.Canceled", err)
 	}
+	// Cancelled in the middle of the space's SGD, while the layout runs on
+	// its goroutine: Run stops that one too and returns after it.
+	mid := &laterCtx{Context: context.Background(), after: 40}
+	if _, err := Run(mid, items, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("run cancelled midway: %v, want context.Canceled", err)
+	}
+}
+
+// laterCtx reports cancellation from its after-th Err call on.
+type laterCtx struct {
+	context.Context
+	calls atomic.Int64
+	after int64
+}
+
+func (c *laterCtx) Err() error {
+	if c.calls.Add(1) > c.after {
+		return context.Canceled
+	}
+	return nil
 }
