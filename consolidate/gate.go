@@ -157,7 +157,11 @@ func (g *gate) episodes(answers []*answer) ([]cairn.Memory, map[int]string) {
 		r, _ := g.record(n)
 		m := g.memory(cairn.MemoryEpisode, []*Record{r}, "episode", r.UID)
 		m.Title, m.Summary, m.Outcome = e.title, e.summary, e.outcome
-		m.EventDate = r.Time.Format(time.DateOnly)
+		if !r.Time.IsZero() {
+			// A record without a timestamp (a source that records none)
+			// leaves the episode undated: never 0001-01-01.
+			m.EventDate = r.Time.Format(time.DateOnly)
+		}
 		m.Cues = cleanCues(e.cues, e.title, 0)
 		m.Concepts = cleanConcepts(e.concepts, 0)
 		out = append(out, m)

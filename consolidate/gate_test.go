@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/llm/schema"
@@ -203,5 +204,17 @@ func TestGateEpisodeKeptByAnyPart(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]int{DropEpisodeNotKept: 1}, g.dropped); d != "" {
 		t.Errorf("dropped (-want +got):\n%s", d)
+	}
+}
+
+// TestGateEpisodeUndated: a record without a timestamp (the OpenAI chat
+// export keeps none) gives an episode without an event date, not
+// 0001-01-01.
+func TestGateEpisodeUndated(t *testing.T) {
+	g, _ := gateFixture()
+	g.win.records[0].Time = time.Time{}
+	eps, _ := g.episodes([]*answer{{Episodes: []json.RawMessage{json.RawMessage(`{"request":1,"outcome":"success","keep":true,"title":"Fix the login flake","summary":"Raised the timeout.","cues":[],"concepts":[]}`)}}})
+	if len(eps) != 1 || eps[0].EventDate != "" {
+		t.Fatalf("episodes %+v: want one without an event date", eps)
 	}
 }
