@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/internal/testshared"
 	"github.com/cairnmemory/cairn/tokenize"
 )
 
@@ -40,14 +41,9 @@ func offTopicQueries(t *testing.T) []string {
 // folder, nil without it (a failure with CAIRN_REQUIRE_SHARED=1).
 func sharedEmbedder(t *testing.T) cairn.Embedder {
 	t.Helper()
-	shared := os.Getenv("CAIRN_SHARED")
-	if shared == "" {
-		if _, err := os.Stat("../../shared/models/use-lite/model.onnx"); err == nil {
-			shared = "../../shared"
-		}
-	}
-	if shared == "" {
-		if os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
+	shared, ok := testshared.Find(testshared.Model, testshared.Library)
+	if !ok {
+		if testshared.Required("SHARED") {
 			t.Fatal("shared/ not found and CAIRN_REQUIRE_SHARED=1")
 		}
 		t.Log("shared/ with models/use-lite not found: lexical mode only")

@@ -12,23 +12,16 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/internal/testshared"
 	"github.com/cairnmemory/cairn/tokenize"
 )
 
-// sharedDir is the workplace's shared/ folder ("" when absent; a failure
-// with CAIRN_REQUIRE_SHARED=1).
+// sharedDir is the workplace's shared/ folder with the model, the runtime
+// and the LoCoMo development split (testshared: skipped without it, failed
+// under CAIRN_REQUIRE_SHARED=1).
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	shared := os.Getenv("CAIRN_SHARED")
-	if shared == "" {
-		if _, err := os.Stat("../../shared/models/use-lite/model.onnx"); err == nil {
-			shared = "../../shared"
-		}
-	}
-	if shared == "" && os.Getenv("CAIRN_REQUIRE_SHARED") == "1" {
-		t.Fatal("shared/ not found and CAIRN_REQUIRE_SHARED=1")
-	}
-	return shared
+	return testshared.Dir(t, testshared.Model, testshared.Library, testshared.LocomoDev)
 }
 
 // TestOffTopicLocomo asks the 30 nonsense and off-topic queries of
@@ -47,9 +40,6 @@ func TestOffTopicLocomo(t *testing.T) {
 		t.Skip("imports and embeds six conversations")
 	}
 	shared := sharedDir(t)
-	if shared == "" {
-		t.Skip("shared/ with models/use-lite and data/locomo not found")
-	}
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
