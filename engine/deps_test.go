@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/cairnmemory/cairn/internal/seamtest"
 )
 
 // TestNoStorageDeps keeps the seam real: the engine reaches storage through
@@ -11,25 +11,7 @@ import (
 // SQLite driver (nor the OpenClaw store reader, which links one) may be
 // among its dependencies. cmd/cairn and the tests pass them in.
 func TestNoStorageDeps(t *testing.T) {
-	if bad := storageDeps(t, "."); len(bad) > 0 {
+	if bad := seamtest.StorageDeps(t, "."); len(bad) > 0 {
 		t.Fatalf("engine depends on %v: pass storage in Options.Backend and cgo readers in Options.SessionReaders instead", bad)
 	}
-}
-
-// storageDeps lists the dependencies of pkg (not of its tests) that name a
-// storage implementation or a SQLite driver.
-func storageDeps(t *testing.T, pkg string) []string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-deps", pkg).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-	}
-	var bad []string
-	for _, p := range strings.Fields(string(out)) {
-		if strings.HasSuffix(p, "/sqlite") || strings.HasSuffix(p, "/openclawdb") ||
-			strings.Contains(p, "mattn/go-sqlite3") || strings.Contains(p, "ncruces/go-sqlite3") || strings.Contains(p, "modernc.org/sqlite") {
-			bad = append(bad, p)
-		}
-	}
-	return bad
 }

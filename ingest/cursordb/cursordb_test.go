@@ -18,7 +18,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var updateGolden = goldenfile.Update // -update
 
 const fixtures = "../testdata/transcripts/cursor"
 
@@ -98,19 +97,7 @@ func checkGolden(t *testing.T, s cairn.Session) {
 		filepath.Join("..", "..", "transcript", "testdata", "projections", "cursor", name+".md"): proj,
 	}
 	for path, got := range files {
-		if *updateGolden {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update)", err)
-		}
-		if diff := cmp.Diff(string(want), got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", path, diff)
-		}
+		goldenfile.Check(t, path, []byte(got))
 	}
 	if spans := transcript.Messages(p.Text); !cmp.Equal(spans, p.Spans) {
 		t.Errorf("spans do not round-trip")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
+	goldenfile "github.com/cairnmemory/cairn/internal/golden"
 	"github.com/cairnmemory/cairn/transcript"
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
@@ -141,19 +142,7 @@ func coldProjection(t *testing.T, s cairn.Session) {
 	name := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(p.Path), ".md"), ":", "-") + ".md"
 	path := filepath.Join("..", "..", "transcript", "testdata", "projections", "openclaw", name)
 	got := p.Path + "\n\n" + p.Text
-	if *updateGolden {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("projection (-want +got):\n%s", diff)
-	}
+	goldenfile.Check(t, path, []byte(got))
 }
 
 // TestOpenClawDBColdRefused: an archive whose hash does not match, or whose
