@@ -18,7 +18,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-
 const fixtures = "../testdata/transcripts/cursor"
 
 // buildRoot lays out a Cursor root in a temporary folder: the global store
