@@ -20,6 +20,10 @@ type Config struct {
 	// Judge is the judge model: [llm.judge], else the [llm.fast] endpoint
 	// (see Judge).
 	Judge Judge
+	// MemorySearch and MemoryWhisperer are the enhanced-mode tables of
+	// C11 and C29 (enhanced.go), defaults filled.
+	MemorySearch    MemorySearch
+	MemoryWhisperer MemoryWhisperer
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
 	// Warnings are what Load found likely wrong but not invalid (two

@@ -60,13 +60,14 @@ var (
 
 // MemorySearch is the [memorySearch] table.
 type MemorySearch struct {
-	Mode string // SearchLocal (the default) or SearchJudged
+	Mode string // SearchLocal or SearchJudged; "" (no table): local
 }
 
 // Judged reports whether memory_search runs in enhanced mode.
 func (m MemorySearch) Judged() bool { return m.Mode == SearchJudged }
 
-// MemoryWhisperer is the [memoryWhisperer] table with defaults filled.
+// MemoryWhisperer is the [memoryWhisperer] table with defaults filled;
+// the zero value is a file without the table (Filled gives its defaults).
 type MemoryWhisperer struct {
 	Enabled            bool
 	Corpora            []string
@@ -88,6 +89,14 @@ type QueryModel struct {
 // LLM is the query model as an [llm.<purpose>] table, for llm.New.
 func (q QueryModel) LLM() LLM {
 	return LLM{API: q.API, BaseURL: q.Endpoint, Model: q.Model, APIKeyFile: q.APIKeyFile}
+}
+
+// Filled returns w, or the defaults when w is the zero value (no table).
+func (w MemoryWhisperer) Filled() MemoryWhisperer {
+	if w.MaxHints == 0 {
+		return DefaultMemoryWhisperer()
+	}
+	return w
 }
 
 // DefaultMemoryWhisperer is the table a file without one gets.
@@ -151,7 +160,6 @@ func validateEnhanced(file string, data []byte, raw rawFile, cfg *Config) error 
 		}
 		return &LoadError{File: file, Line: max(lines[key], lines[table], 1), Msg: fmt.Sprintf("["+table+"] "+format, args...)}
 	}
-	cfg.MemorySearch = MemorySearch{Mode: SearchLocal}
 	if r := raw.MemorySearch; r != nil && r.Mode != nil {
 		if *r.Mode != SearchLocal && *r.Mode != SearchJudged {
 			return fail("memorySearch.mode", "mode %q; allowed: %q, %q", *r.Mode, SearchLocal, SearchJudged)
@@ -159,7 +167,6 @@ func validateEnhanced(file string, data []byte, raw rawFile, cfg *Config) error 
 		cfg.MemorySearch.Mode = *r.Mode
 	}
 	w := DefaultMemoryWhisperer()
-	cfg.MemoryWhisperer = w
 	r := raw.MemoryWhisperer
 	if r == nil {
 		return nil

@@ -19,10 +19,10 @@ func TestEnhancedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.MemorySearch.Judged() || cfg.MemorySearch.Mode != SearchLocal {
+	if cfg.MemorySearch.Judged() {
 		t.Errorf("default memorySearch %+v", cfg.MemorySearch)
 	}
-	if d := cmp.Diff(DefaultMemoryWhisperer(), cfg.MemoryWhisperer); d != "" {
+	if d := cmp.Diff(DefaultMemoryWhisperer(), cfg.MemoryWhisperer.Filled()); d != "" {
 		t.Errorf("default memoryWhisperer (-want +got):\n%s", d)
 	}
 	cfg, err = loadText(t, notesTable+`

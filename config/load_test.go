@@ -136,17 +136,17 @@ func TestLoadErrors(t *testing.T) {
 		{"dotted key", "[[corpus]]\nname = \"a\"\n" + good + "glob.x = \"y\"\n", 5,
 			[]string{`unknown key "glob.x" in [[corpus]] "a"`, "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"}},
 		{"unknown top-level key", "# c\nfoo = 1\n", 2,
-			[]string{`unknown key "foo"`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"}},
+			[]string{`unknown key "foo"`, allowedTop}},
 		{"unknown table", "[server]\nport = 1\n", 1,
-			[]string{`[server]`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"}},
+			[]string{`[server]`, allowedTop}},
 		{"unknown array table", "[[corpora]]\nname = \"a\"\n", 1,
-			[]string{`unknown table [[corpora]]`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"}},
+			[]string{`unknown table [[corpora]]`, allowedTop}},
 		{"table case", "[[Corpus]]\nname = \"a\"\n" + good, 1,
-			[]string{`unknown table [[Corpus]]`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"}},
+			[]string{`unknown table [[Corpus]]`, allowedTop}},
 		{"single table", "\n[corpus]\nname = \"a\"\n" + good, 2,
-			[]string{`unknown table [corpus]`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"}},
+			[]string{`unknown table [corpus]`, allowedTop}},
 		{"sub table", "[[corpus]]\nname = \"a\"\n" + good + "[corpus.sub]\nx = 1\n", 5,
-			[]string{`unknown table [corpus.sub]`, "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"}},
+			[]string{`unknown table [corpus.sub]`, allowedTop}},
 		{"inline corpus array", "corpus = [{name = \"a\", kind = \"files\", paths = [\"p\"]}]\n", 1,
 			[]string{"corpus must be written as [[corpus]] tables"}},
 		{"corpus not array", "corpus = 1\n", 1,
@@ -283,7 +283,7 @@ func TestDecodeErrorStrict(t *testing.T) {
 		want string
 	}{
 		{"[[corpus]]\nname = \"a\"\nglobs = 1\n", 3, `config f:3: unknown key "globs" in [[corpus]] "a"; allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)`},
-		{"x = 1\n", 1, `config f:1: unknown key "x"; allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]`},
+		{"x = 1\n", 1, `config f:1: unknown key "x"; ` + allowedTop},
 	}
 	for _, tt := range tests {
 		var raw rawFile

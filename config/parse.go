@@ -20,7 +20,7 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "defaultEx
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast] and [llm.judge]"
+	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch] and [memoryWhisperer]"
 	allowedKinds = `allowed kinds: "files", "sessions"`
 )
 
@@ -47,6 +47,9 @@ type rawFile struct {
 	Corpus   []rawCorpus       `toml:"corpus"`
 	LLM      map[string]rawLLM `toml:"llm"`
 	Embedder *rawEmbedder      `toml:"embedder"`
+
+	MemorySearch    *rawMemorySearch    `toml:"memorySearch"`    // enhanced.go
+	MemoryWhisperer *rawMemoryWhisperer `toml:"memoryWhisperer"` // enhanced.go
 }
 
 type rawCorpus struct {
@@ -102,6 +105,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 			return nil, err
 		}
 		cfg.Corpora = append(cfg.Corpora, c)
+	}
+	if err := validateEnhanced(file, data, raw, cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -217,12 +223,22 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 				llm = "embedder"
 				continue
 			}
+			if enhancedTable(key) { // enhanced.go
+				llm = "enhanced:" + strings.Join(key, ".")
+				continue
+			}
 			return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown table [%s]; %s", strings.Join(key, "."), allowedTop)}
 		case unstable.KeyValue:
 			line = keyLine(&p, expr)
 			if llm == "embedder" {
 				if len(key) != 1 || !slices.Contains(embedderKeys, key[0]) {
 					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [embedder]; allowed keys: %s", strings.Join(key, "."), strings.Join(embedderKeys, ", "))}
+				}
+				continue
+			}
+			if table, ok := strings.CutPrefix(llm, "enhanced:"); ok {
+				if err := enhancedKey(file, line, table, key); err != nil {
+					return tables, err
 				}
 				continue
 			}
