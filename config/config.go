@@ -24,6 +24,9 @@ type Config struct {
 	// C11 and C29 (enhanced.go), defaults filled.
 	MemorySearch    MemorySearch
 	MemoryWhisperer MemoryWhisperer
+	// SkillWhisperer is the [skillWhisperer] table (skills.go), defaults
+	// filled; zero (disabled) when the file is missing.
+	SkillWhisperer SkillWhisperer
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
 	// Warnings are what Load found likely wrong but not invalid (two

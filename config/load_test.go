@@ -89,7 +89,7 @@ defaultExcludes = false
 		{Name: "Work.log-2", Kind: "files", Line: 7, Paths: []string{filepath.Join(dir, "MEMORY.md")},
 			Glob: "**/*.txt", Exclude: []string{"drafts/**", "*.tmp"}, NoRedact: true},
 		{Name: "kept", Kind: "files", Line: 15, Paths: []string{filepath.Join(dir, "kept")}, NoDefaultExcludes: true},
-	}}
+	}, SkillWhisperer: DefaultSkillWhisperer()}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Fatalf("Load mismatch (-want +got):\n%s", diff)
 	}
@@ -227,8 +227,8 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"blank entry 2 in exclude", "non-blank glob patterns"}},
 		{"home path without home", "[[corpus]]\nname = \"a\"\nkind = \"files\"\npaths = [\"~/notes\"]\n", 4,
 			[]string{`cannot expand "~/notes"`, "use an absolute path"}},
-		{"error in second table", "[[corpus]]\nname = \"a\"\n" + good + "\n[[corpus]]\nname = \"b\"\nkind = \"skills\"\npaths = [\"p\"]\n", 8,
-			[]string{`unknown kind "skills" in [[corpus]] "b"`}},
+		{"error in second table", "[[corpus]]\nname = \"a\"\n" + good + "\n[[corpus]]\nname = \"b\"\nkind = \"notes\"\npaths = [\"p\"]\n", 8,
+			[]string{`unknown kind "notes" in [[corpus]] "b"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,8 +20,8 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "defaultEx
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch] and [memoryWhisperer]"
-	allowedKinds = `allowed kinds: "files", "sessions"`
+	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch], [memoryWhisperer] and [skillWhisperer]"
+	allowedKinds = `allowed kinds: "files", "sessions", "skills"`
 )
 
 // keyTypes says what each key holds, for type errors.
@@ -47,6 +47,8 @@ type rawFile struct {
 	Corpus   []rawCorpus       `toml:"corpus"`
 	LLM      map[string]rawLLM `toml:"llm"`
 	Embedder *rawEmbedder      `toml:"embedder"`
+
+	SkillWhisperer map[string]any `toml:"skillWhisperer"` // skills.go
 
 	MemorySearch    *rawMemorySearch    `toml:"memorySearch"`    // enhanced.go
 	MemoryWhisperer *rawMemoryWhisperer `toml:"memoryWhisperer"` // enhanced.go
@@ -105,6 +107,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 			return nil, err
 		}
 		cfg.Corpora = append(cfg.Corpora, c)
+	}
+	if cfg.SkillWhisperer, err = validateSkillWhisperer(file, data, raw.SkillWhisperer, cfg); err != nil { // skills.go
+		return nil, err
 	}
 	if err := validateEnhanced(file, data, raw, cfg); err != nil {
 		return nil, err
@@ -223,6 +228,10 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 				llm = "embedder"
 				continue
 			}
+			if isSkillWhispererTable(key) { // skills.go
+				llm = skillWhispererTable
+				continue
+			}
 			if enhancedTable(key) { // enhanced.go
 				llm = "enhanced:" + strings.Join(key, ".")
 				continue
@@ -230,6 +239,12 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 			return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown table [%s]; %s", strings.Join(key, "."), allowedTop)}
 		case unstable.KeyValue:
 			line = keyLine(&p, expr)
+			if llm == skillWhispererTable {
+				if err := checkSkillWhispererKey(file, line, key); err != nil {
+					return tables, err
+				}
+				continue
+			}
 			if llm == "embedder" {
 				if len(key) != 1 || !slices.Contains(embedderKeys, key[0]) {
 					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [embedder]; allowed keys: %s", strings.Join(key, "."), strings.Join(embedderKeys, ", "))}
@@ -319,10 +334,14 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 		return fail("kind", "missing kind in %s; %s", label, allowedKinds)
 	case rc.Kind == cairn.KindSessions:
 		return validateSessions(rc, t, fail, r)
+	case rc.Kind == cairn.KindSkills:
+		return validateSkills(rc, t, fail, r) // skills.go
 	case rc.Kind != cairn.KindFiles:
 		return fail("kind", "unknown kind %q in %s; %s", rc.Kind, label, allowedKinds)
 	case strings.EqualFold(rc.Name, cairn.KindSessions):
 		return fail("kind", `the corpus named "sessions" in %s must have kind = "sessions"; name a files corpus otherwise`, label)
+	case strings.EqualFold(rc.Name, cairn.KindSkills):
+		return fail("kind", `the corpus named "skills" in %s must have kind = "skills"; name a files corpus otherwise`, label)
 	}
 	for _, k := range []string{"sources", "chatTypes", "maxExpandedTokens", "syncIntervalMinutes", "keepRemoved"} {
 		if _, ok := t.keys[k]; ok {
