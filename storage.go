@@ -149,6 +149,7 @@ type Storage interface {
 	SleepStore
 	Maintainer
 	CurationStore
+	RecallStore // recall.go
 	// LinksOfKind lists every memory link of one kind (LinkRelated, ...),
 	// in no particular order: what the concept graph of explore is built
 	// from.

@@ -114,6 +114,7 @@ var durableMigrations = []string{
 	);
 	CREATE INDEX durable.sleep_pairs_b ON sleep_pairs(b);
 	` + failuresSchema,
+	memoriesStamp, // recall_links.go: a counter of memory and link changes
 }
 
 // DurableVersion is the newest durable store schema this package migrates

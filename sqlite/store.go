@@ -404,5 +404,6 @@ var migrations = []string{
 	// tokens prefix queries could reach; it never left development, and
 	// version 9 rebuilds the table in the final form.
 	`SELECT 1`,
-	gramsTable, // grams.go, with rebuildFTS after it
+	gramsTable,       // grams.go, with rebuildFTS after it
+	neighboursSchema, // recall_links.go: explore's nearest-neighbour lists
 }

@@ -15,7 +15,8 @@ import (
 
 // TestMemories checks cairn.MemoryStore: memories in and out whole,
 // windows committed and replaced with their checkpoint (DoneRecords),
-// listing with filters, KnownNames, and failed windows.
+// listing with filters, KnownNames, and failed windows; and
+// cairn.RecallStore: nearest-neighbour lists and the memories stamp.
 func TestMemories(t *testing.T, f Factory) {
 	cases(t, f, []tcase{
 		{"RoundTrip", testMemoryRoundTrip},
@@ -26,6 +27,9 @@ func TestMemories(t *testing.T, f Factory) {
 		{"KnownNames", testKnownNames},
 		{"NestedThreadPaths", testNestedThreads},
 		{"Failures", testFailures},
+		{"Neighbours", testNeighbours},
+		{"NeighboursReplaceAndDelete", testNeighboursReplace},
+		{"MemoriesStamp", testMemoriesStamp},
 	})
 }
 
@@ -387,4 +391,131 @@ func testNestedThreads(t *testing.T, s cairn.Storage) {
 	if ms := listMemories(t, s, cairn.MemoryFilter{Thread: "sessions/claude-code/p"}); len(ms) != 0 {
 		t.Errorf("a folder of threads as a thread filter = %v, want nothing", ids(ms))
 	}
+}
+
+func neighbours(t *testing.T, s cairn.Storage, identity string, ids ...string) map[string]cairn.NeighbourList {
+	t.Helper()
+	got, err := s.Neighbours(context.Background(), identity, ids)
+	if err != nil {
+		t.Fatalf("neighbours of %v: %v", ids, err)
+	}
+	return got
+}
+
+// testNeighbours: lists come back as put (hash, order, similarities to
+// float64 precision), by identity; a list with no neighbours is stored
+// (computed, nothing near) and told apart from no list.
+func testNeighbours(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	a := cairn.NeighbourList{ID: "m-a", Hash: "ha", Near: []cairn.MemoryNeighbour{{ID: "m-c", Similarity: 0.9375}, {ID: "m-b", Similarity: 0.5}, {ID: "m-ü", Similarity: 0.125}}}
+	b := cairn.NeighbourList{ID: "m-b", Hash: "hb", Near: []cairn.MemoryNeighbour{}}
+	other := cairn.NeighbourList{ID: "m-a", Hash: "ha2", Near: []cairn.MemoryNeighbour{{ID: "m-b", Similarity: 0.25}}}
+	if err := s.PutNeighbours(ctx, "model-1", []cairn.NeighbourList{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutNeighbours(ctx, "model-2", []cairn.NeighbourList{other}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]cairn.NeighbourList{"m-a": a, "m-b": b}
+	if d := cmp.Diff(want, neighbours(t, s, "model-1", "m-a", "m-b", "m-none"), cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("lists of model-1 (-want +got):\n%s", d)
+	}
+	if got := neighbours(t, s, "model-1", "m-b"); len(got) != 1 || got["m-b"].ID != "m-b" || got["m-b"].Hash != "hb" {
+		t.Errorf("an empty list = %+v, want it stored with its hash", got)
+	}
+	if d := cmp.Diff(map[string]cairn.NeighbourList{"m-a": other}, neighbours(t, s, "model-2", "m-a", "m-b")); d != "" {
+		t.Errorf("lists of model-2 (-want +got):\n%s", d)
+	}
+	if got := neighbours(t, s, "model-3", "m-a"); len(got) != 0 {
+		t.Errorf("lists of an identity with none = %+v", got)
+	}
+	if got := neighbours(t, s, "model-1"); len(got) != 0 {
+		t.Errorf("lists of no ids = %+v", got)
+	}
+	for id, n := range map[string]int{"model-1": 2, "model-2": 1, "model-3": 0} {
+		if got, err := s.CountNeighbours(ctx, id); err != nil || got != n {
+			t.Errorf("CountNeighbours(%s) = %d, %v; want %d", id, got, err, n)
+		}
+	}
+}
+
+// testNeighboursReplace: a put replaces the memory's list of that identity
+// only; DeleteNeighbours removes a memory's lists of every identity and
+// leaves lists naming it alone.
+func testNeighboursReplace(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	put := func(identity string, ls ...cairn.NeighbourList) {
+		t.Helper()
+		if err := s.PutNeighbours(ctx, identity, ls); err != nil {
+			t.Fatal(err)
+		}
+	}
+	near := func(id string, sim float64) []cairn.MemoryNeighbour {
+		return []cairn.MemoryNeighbour{{ID: id, Similarity: sim}}
+	}
+	put("model-1", cairn.NeighbourList{ID: "m-a", Hash: "h1", Near: near("m-b", 0.5)}, cairn.NeighbourList{ID: "m-b", Hash: "hb", Near: near("m-a", 0.5)})
+	put("model-2", cairn.NeighbourList{ID: "m-a", Hash: "h1", Near: near("m-c", 0.75)})
+	put("model-1", cairn.NeighbourList{ID: "m-a", Hash: "h2", Near: near("m-c", 0.625)})
+	got := neighbours(t, s, "model-1", "m-a", "m-b")
+	if d := cmp.Diff(cairn.NeighbourList{ID: "m-a", Hash: "h2", Near: near("m-c", 0.625)}, got["m-a"]); d != "" {
+		t.Errorf("replaced list (-want +got):\n%s", d)
+	}
+	if got := neighbours(t, s, "model-2", "m-a")["m-a"]; got.Hash != "h1" {
+		t.Errorf("a put of model-1 changed model-2's list: %+v", got)
+	}
+	if err := s.DeleteNeighbours(ctx, []string{"m-a", "m-none"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteNeighbours(ctx, nil); err != nil {
+		t.Fatalf("deleting no lists: %v", err)
+	}
+	if got := neighbours(t, s, "model-1", "m-a", "m-b"); len(got) != 1 || len(got["m-b"].Near) != 1 || got["m-b"].Near[0].ID != "m-a" {
+		t.Errorf("after deleting m-a's lists, model-1 holds %+v; want m-b's list, naming m-a, alone", got)
+	}
+	if got := neighbours(t, s, "model-2", "m-a"); len(got) != 0 {
+		t.Errorf("after deleting m-a's lists, model-2 holds %+v", got)
+	}
+}
+
+// testMemoriesStamp: the stamp changes with every write of memories and
+// links (a commit, a commit that removes, a sleep decision), not with
+// reads or neighbour lists, and it survives a reopen.
+func testMemoriesStamp(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	stamp := func() int64 {
+		t.Helper()
+		v, err := s.MemoriesStamp(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	last := stamp()
+	changed := func(what string) {
+		t.Helper()
+		if v := stamp(); v == last {
+			t.Errorf("the stamp stayed %d after %s", v, what)
+		} else {
+			last = v
+		}
+	}
+	commit(t, s, cairn.WindowCommit{Records: []string{"a"}, Memories: []cairn.Memory{memory("m-a", "fact", "a")}})
+	changed("a commit")
+	commit(t, s, cairn.WindowCommit{Records: []string{"b"}, Memories: []cairn.Memory{memory("m-b", "fact", "b")}})
+	changed("a second commit")
+	listMemories(t, s, cairn.MemoryFilter{})
+	if err := s.PutNeighbours(ctx, "model-1", []cairn.NeighbourList{{ID: "m-a", Hash: "h", Near: []cairn.MemoryNeighbour{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if v := stamp(); v != last {
+		t.Errorf("reads and neighbour lists moved the stamp from %d to %d", last, v)
+	}
+	if err := s.ApplySleep(ctx, cairn.SleepChange{Members: []string{"m-a", "m-b"},
+		Links: []cairn.MemoryLink{{From: "m-a", To: "m-b", Kind: cairn.LinkRelated, Reason: "same topic"}}}); err != nil {
+		t.Fatal(err)
+	}
+	changed("a related link")
+	// b read again writes nothing: m-b goes.
+	commit(t, s, cairn.WindowCommit{Records: []string{"b"}, Hashes: []string{"hb2"}})
+	changed("a commit that removed a memory")
 }
