@@ -16,10 +16,13 @@ const (
 )
 
 // Memory kinds: an episode (one record worth finding again), a dated
-// observation, or an item of one of the nine ItemKinds.
+// observation, an item of one of the nine ItemKinds, or a profile (what
+// the observations about one person or entity say, written by the sleep
+// pass: consolidate/profile.go).
 const (
 	MemoryEpisode     = "episode"
 	MemoryObservation = "observation"
+	MemoryProfile     = "profile"
 )
 
 // ItemKinds are the nine kinds of durable, reusable knowledge an item can

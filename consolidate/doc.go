@@ -8,7 +8,9 @@
 // with the episode written so far carried from part to part. Each window
 // starts with a header: the source, the thread title, the working folder,
 // a calendar of its days (weeks start on Monday, so "last Friday" resolves
-// to a date) and names known from other threads. Observations are read
+// to a date) and names known from other threads: each a name paired with
+// what another thread's observation or profile said about it, chosen for
+// the words this window shares with it (names.go). Observations are read
 // apart by default, in windows of 12,000 characters with up to 6,000
 // characters of the text before them as context.
 //

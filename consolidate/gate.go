@@ -25,6 +25,17 @@ const (
 	DropLowImportance = "low_importance"
 	DropUnproven      = "unproven" // a "this works" kind whose every source record with an outcome failed or is uncertain
 	DropMalformedItem = "malformed_item"
+	// DropItemNoSource counts items that name no record of their window
+	// in requests (none, or only numbers the window does not have): an
+	// item is credited only to the records it names, never to every
+	// record of the window.
+	DropItemNoSource = "item_no_source"
+	// DropRepeated counts an item or observation given again, with the
+	// same id (same kind, title or text, and sources), by another part of
+	// a long record or twice in one answer: the richer version is kept
+	// (see richer) with the cues and concepts of both, the other counted
+	// here.
+	DropRepeated = "repeated"
 
 	DropObservationNoText    = "observation_empty_text"
 	DropObservationNoSource  = "observation_no_source"
@@ -81,16 +92,24 @@ func (g *gate) record(num int) (*Record, bool) {
 }
 
 // run applies every rule and returns the memories in a stable order:
-// episodes, items, observations, each in answer order.
+// episodes, items, observations, each in answer order. A memory given
+// again with the same id (a later part of a long record restating an
+// item, usually with more detail) takes the place of the earlier one
+// when it is richer; either way the cues and concepts of both are kept
+// and the repeat is counted as DropRepeated.
 func (g *gate) run(answers []*answer) []cairn.Memory {
 	eps, outcome := g.episodes(answers)
 	var out []cairn.Memory
-	seen := map[string]bool{}
+	at := map[string]int{}
 	add := func(m cairn.Memory) {
-		if !seen[m.ID] {
-			seen[m.ID] = true
+		i, ok := at[m.ID]
+		if !ok {
+			at[m.ID] = len(out)
 			out = append(out, m)
+			return
 		}
+		g.drop(DropRepeated)
+		out[i] = mergeRepeat(out[i], m)
 	}
 	for _, m := range eps {
 		add(m)
@@ -110,6 +129,31 @@ func (g *gate) run(answers []*answer) []cairn.Memory {
 		}
 	}
 	return out
+}
+
+// mergeRepeat keeps the richer of two versions of one memory (the later
+// on a tie: a later part has read more of the record), with the cues and
+// concepts of both.
+func mergeRepeat(earlier, later cairn.Memory) cairn.Memory {
+	keep, other := later, earlier
+	if richer(earlier, later) {
+		keep, other = earlier, later
+	}
+	keep.Cues = cleanCues(append(slices.Clone(keep.Cues), other.Cues...), keep.Title, 0)
+	max := 0
+	if keep.Kind == cairn.MemoryObservation {
+		keep.Cues = keep.Cues[:min(len(keep.Cues), maxObservationCues)]
+		max = maxObservationConcepts
+	}
+	keep.Concepts = cleanConcepts(append(slices.Clone(keep.Concepts), other.Concepts...), max)
+	return keep
+}
+
+// richer reports whether a says strictly more than b: more characters of
+// summary, body and applies_when together.
+func richer(a, b cairn.Memory) bool {
+	size := func(m cairn.Memory) int { return chars(m.Summary) + chars(m.Body) + chars(m.AppliesWhen) }
+	return size(a) > size(b)
 }
 
 // episodes keeps one episode per record. A long record is answered part
@@ -203,9 +247,11 @@ func (g *gate) item(raw json.RawMessage, outcome map[int]string) (cairn.Memory, 
 	kind := strings.ToLower(strings.TrimSpace(it.Kind))
 	conf := strings.ToLower(strings.TrimSpace(it.Confidence))
 	imp := it.Importance.Int()
-	srcs, nums := g.sources(it.Requests, true)
+	srcs, nums := g.sources(it.Requests)
 	reason := ""
 	switch {
+	case len(srcs) == 0:
+		reason = DropItemNoSource
 	case !slices.Contains(cairn.ItemKinds, kind):
 		reason = DropUnknownKind
 	case strings.TrimSpace(it.Title) == "":
@@ -267,7 +313,7 @@ func (g *gate) observation(raw json.RawMessage) (cairn.Memory, bool) {
 		g.drop(DropObservationNoText)
 		return cairn.Memory{}, false
 	}
-	srcs, _ := g.sources(o.Requests, false)
+	srcs, _ := g.sources(o.Requests)
 	if len(srcs) == 0 {
 		g.drop(DropObservationNoSource)
 		return cairn.Memory{}, false
@@ -286,9 +332,9 @@ func (g *gate) observation(raw json.RawMessage) (cairn.Memory, bool) {
 	return m, true
 }
 
-// sources returns the window's records among the numbers given. With
-// fallback, no valid number means every record of the window.
-func (g *gate) sources(reqs numList, fallback bool) ([]*Record, []int) {
+// sources returns the window's records among the numbers given; none
+// when no number names one (the caller drops what has no source).
+func (g *gate) sources(reqs numList) ([]*Record, []int) {
 	var recs []*Record
 	var nums []int
 	for _, q := range reqs {
@@ -296,9 +342,6 @@ func (g *gate) sources(reqs numList, fallback bool) ([]*Record, []int) {
 		if r, ok := g.record(n); ok && !slices.Contains(nums, n) {
 			recs, nums = append(recs, r), append(nums, n)
 		}
-	}
-	if len(recs) == 0 && fallback {
-		return g.win.records, g.win.nums
 	}
 	return recs, nums
 }

@@ -44,7 +44,8 @@ func TestGateItems(t *testing.T) {
 		{"snippet from failed and uncertain records", `{"kind":"snippet","requests":[2,3],` + goodItem + `}`, DropUnproven},
 		{"pitfall with one success among its records", `{"kind":"pitfall","requests":[2,1],` + goodItem + `}`, ""},
 		{"a decision from a failed record is no claim that it works", `{"kind":"decision","requests":[2],` + goodItem + `}`, ""},
-		{"template without valid requests: every record of the window", `{"kind":"template","requests":[42],` + goodItem + `}`, ""},
+		{"template without a valid request number: dropped, not credited to every record", `{"kind":"template","requests":[42],` + goodItem + `}`, DropItemNoSource},
+		{"no requests at all", `{"kind":"fact","requests":[],` + goodItem + `}`, DropItemNoSource},
 		{"importance not a number", `{"kind":"fact","requests":[1],` + strings.Replace(goodItem, `"importance":3`, `"importance":"high"`, 1) + `}`, DropMalformedItem},
 	}
 	for _, tt := range tests {

@@ -75,14 +75,14 @@ type partInfo struct {
 type windowData struct {
 	Source, Title, Folder string
 	Calendar              []string
-	Names                 []string
+	Names                 []knownName
 	Part                  *partInfo
 	Context               string
 	Records               []string
 }
 
 // header fills the parts of a window every pass shares.
-func header(th *Thread, recs []*Record, names []string) windowData {
+func header(th *Thread, recs []*Record, names []knownName) windowData {
 	title := th.Info.Title
 	if strings.TrimSpace(title) == "" {
 		title = "(untitled) " + th.Path

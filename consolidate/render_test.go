@@ -42,10 +42,10 @@ func TestGoldenPrompts(t *testing.T) {
 		win    *window
 		part   int
 		run    *episode
-		names  []string
+		names  []knownName
 		system string
 	}{
-		{"main-window", &window{pass: PassMain, records: r12, nums: n12}, 0, nil, []string{"Dana", "Ikea"}, PassMain},
+		{"main-window", &window{pass: PassMain, records: r12, nums: n12}, 0, nil, []knownName{{"Ikea", "Dana bought a bookshelf at Ikea in Lisbon last spring."}, {"Lisbon", "Dana bought a bookshelf at Ikea in Lisbon last spring."}}, PassMain},
 		{"main-part-1", long, 0, nil, nil, ""},
 		{"main-part-2", long, 1, &episode{Title: "Paste a long log", Summary: "Dana pasted the first lines of a long log."}, nil, ""},
 		{"observations-window", &window{pass: PassObservations, records: r2, nums: n2, context: contextBefore(th, 1, 6000)}, 0, nil, nil, PassObservations},

@@ -61,7 +61,7 @@ type Worker struct {
 	ObservationPartChars   int
 	ObservationMaxTokens   int
 	CallTimeout            time.Duration // per model call
-	KnownNames             int           // names from other threads in the header
+	KnownNames             int           // entries of names known from other threads in the header (names.go)
 	// IdleAfter holds a thread's last record back until the thread's
 	// latest message is this old (0: read it at once). A record read
 	// earlier and changed since is read again either way; holding back
@@ -72,6 +72,8 @@ type Worker struct {
 	// MaxFailures gives a window up after this many failed runs (0 or
 	// less: never).
 	MaxFailures int
+
+	dir *nameDirectory // the known names of the current run (names.go)
 }
 
 // New returns a worker with the defaults filled.
@@ -128,6 +130,7 @@ func (w *Worker) Run(ctx context.Context, opts *cairn.ConsolidateOptions) (*cair
 		return nil, err
 	}
 	res := &cairn.ConsolidateResult{Dropped: map[string]int{}, Status: cairn.ConsolidateCompleted}
+	w.dir = nil // names are read afresh by each run
 	if o.DryRun {
 		res.Plan = []cairn.WindowPlan{}
 	}
@@ -420,7 +423,7 @@ func (w *Worker) describe(ctx context.Context, th *Thread, win *window) cairn.Wi
 		wp.Parts = 0 // only replaces windows whose records are gone: no model call
 		return wp
 	}
-	names := w.names(ctx, th)
+	names := w.names(ctx, th, win)
 	sys := system(win.pass, !w.apart())
 	for i := 0; i < wp.Parts; i++ {
 		prompt := w.prompt(th, win, names, i, nil)
@@ -430,20 +433,26 @@ func (w *Worker) describe(ctx context.Context, th *Thread, win *window) cairn.Wi
 	return wp
 }
 
-func (w *Worker) names(ctx context.Context, th *Thread) []string {
+// names picks the known names of a window (names.go). The run's name
+// directory is read on first use; names are optional context, so a store
+// that cannot list them leaves the header without any.
+func (w *Worker) names(ctx context.Context, th *Thread, win *window) []knownName {
 	if w.KnownNames <= 0 {
 		return nil
 	}
-	names, err := w.Store.KnownNames(ctx, th.Key(), w.KnownNames)
-	if err != nil {
-		return nil // optional context
+	if w.dir == nil {
+		d, err := loadNames(ctx, w.Store, DefaultNameSources)
+		if err != nil {
+			return nil
+		}
+		w.dir = d
 	}
-	return names
+	return w.dir.pick(th.Key(), windowText(win), w.KnownNames)
 }
 
 // prompt renders part i of a window (0 for a window of whole records),
 // with the episode written so far for a later part.
-func (w *Worker) prompt(th *Thread, win *window, names []string, i int, running *episode) string {
+func (w *Worker) prompt(th *Thread, win *window, names []knownName, i int, running *episode) string {
 	d := header(th, win.records, names)
 	d.Context = win.context
 	if len(win.parts) == 0 {
@@ -472,7 +481,7 @@ func contextTail(s string, max int) string { return tail(strings.TrimRight(s, "\
 // gates the answers and commits the memories with the checkpoint. What
 // the calls cost is counted in res whether or not the window commits.
 func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *cairn.ConsolidateResult) error {
-	names := w.names(ctx, th)
+	names := w.names(ctx, th, win)
 	var answers []*answer
 	var running *episode
 	var t tally
@@ -500,6 +509,11 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 		return err
 	}
 	res.Replaced += len(done.Removed)
+	if w.dir != nil {
+		for i := range mems { // later threads of this run may name them
+			w.dir.add(&mems[i])
+		}
+	}
 	for _, m := range mems {
 		switch m.Kind {
 		case cairn.MemoryEpisode:

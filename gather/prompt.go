@@ -9,6 +9,7 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/llm/schema"
 )
 
@@ -28,7 +29,7 @@ const (
 )
 
 // KindProfile is the kind of a profile memory (spec §7, Profiles).
-const KindProfile = "profile"
+const KindProfile = cairn.MemoryProfile
 
 var systemPrompt = sync.OnceValue(func() string {
 	b, err := promptFS.ReadFile("prompts/system.md")
