@@ -15,7 +15,8 @@ import (
 //	SleepStore   memories, consolidation checkpoints, failures, sleep decisions
 //	             and links (MemoryStore in memory.go, the rest in sleep.go)
 //	Maintainer   housekeeping and the integrity checks of cairn doctor
-//	CurationStore the analysis and curation state to come
+//	CurationStore clustering runs (derived) and curation: maintenance tasks,
+//	             event-date annotations, cached judgments (durable)
 //
 // Package sqlite implements all of them (sqlite.Backend); the conformance
 // suite in package storetest runs against any implementation.
@@ -134,11 +135,64 @@ type Finding struct {
 	Fix     string // with Problem: what the user can do (doctor repairs nothing durable)
 }
 
-// CurationStore is the place for the analysis and curation state to come
-// (graphs, clusters, tasks): its methods are added here, implemented by
-// every backend and covered by storetest. State that cannot be rebuilt from
-// the corpora is durable, as memories are.
-type CurationStore interface{}
+// CurationStore keeps the clustering runs (derived, in the index: a
+// rebuild of the index drops them and reclustering makes them again) and
+// the curation state an agent builds (durable, beside the memories):
+// maintenance tasks, event-date annotations and cached judgments. Types in
+// curation.go; storetest.TestCuration is the contract.
+type CurationStore interface {
+	// EachClusterChunk calls fn with every non-noise chunk of the contents
+	// that documents of corpora hold (each content once, however many
+	// documents hold it), in (hash, seq) order, with its text and its
+	// vector made by identity (nil when none). An error from fn stops the
+	// walk and is returned.
+	EachClusterChunk(ctx context.Context, identity string, corpora []string, fn func(ClusterChunk) error) error
+	// PutAnalysis stores a completed run and deletes every other run, in
+	// one transaction: a failure leaves the previous run as it was.
+	PutAnalysis(ctx context.Context, w *AnalysisWrite) error
+	// LatestAnalysis returns the newest completed run, or ErrNotFound.
+	// Writes that change the indexed documents after the run (Apply
+	// indexing, changing or removing a document; PutVectors storing a
+	// vector; PruneCorpora removing a document) set its StaleAt, as
+	// MarkAnalysisStale does.
+	LatestAnalysis(ctx context.Context) (AnalysisRun, error)
+	// MarkAnalysisStale sets StaleAt of the latest run to now unless it is
+	// already set.
+	MarkAnalysisStale(ctx context.Context) error
+	// AnalysisClusters returns the clusters of a run by id, noise (-1)
+	// first when the run has any.
+	AnalysisClusters(ctx context.Context, runID string) ([]AnalysisCluster, error)
+	// AnalysisMembers returns the memberships q selects, by (hash, seq),
+	// each with the indexed documents holding its content.
+	AnalysisMembers(ctx context.Context, q MemberQuery) ([]AnalysisMember, error)
+	// AnalysisDuplicates returns the duplicate occurrences of a run whose
+	// canonical chunk is one of canonical, by canonical then duplicate key.
+	AnalysisDuplicates(ctx context.Context, runID string, canonical []ChunkKey) ([]DuplicateOccurrence, error)
+	// ChunkKeyTexts returns the exact text of the chunks stored under
+	// these keys; keys not stored are left out.
+	ChunkKeyTexts(ctx context.Context, keys []ChunkKey) (map[ChunkKey]string, error)
+
+	// PutMaintenanceTask adds a task under its unique key (type, corpus,
+	// path, reason, fingerprint) with t.ID, status pending. A pending task
+	// already there gets t.Detail and a new UpdatedAt; a closed one is left
+	// as it is and never reopened. It returns the task as stored.
+	PutMaintenanceTask(ctx context.Context, t MaintenanceTask) (MaintenanceTask, error)
+	// MaintenanceTask returns one task, or ErrNotFound.
+	MaintenanceTask(ctx context.Context, id string) (MaintenanceTask, error)
+	// MaintenanceTasks returns the tasks f selects by CreatedAt, then ID.
+	MaintenanceTasks(ctx context.Context, f TaskFilter) ([]MaintenanceTask, error)
+	// UpdateMaintenanceTask sets a task's status and note and upserts the
+	// annotation, in one transaction; ErrNotFound when no task has the id.
+	UpdateMaintenanceTask(ctx context.Context, u TaskUpdate) (MaintenanceTask, error)
+	// TemporalAnnotations returns every event-date annotation by corpus,
+	// path and fingerprint.
+	TemporalAnnotations(ctx context.Context) ([]TemporalAnnotation, error)
+	// CachedJudgment returns the judgment stored under (policy, key).
+	CachedJudgment(ctx context.Context, policy, key string) (string, bool, error)
+	// PutCachedJudgment stores a judgment under (policy, key), replacing
+	// any there.
+	PutCachedJudgment(ctx context.Context, policy, key, value string) error
+}
 
 // Storage is everything the engine needs of a backend for one data
 // directory. Implementations serialize writes and allow concurrent reads.

@@ -114,7 +114,8 @@ var durableMigrations = []string{
 	);
 	CREATE INDEX durable.sleep_pairs_b ON sleep_pairs(b);
 	` + failuresSchema,
-	memoriesStamp, // recall_links.go: a counter of memory and link changes
+	memoriesStamp,  // recall_links.go: a counter of memory and link changes
+	curationSchema, // curation_schema.go: maintenance tasks, annotations, judgments
 }
 
 // DurableVersion is the newest durable store schema this package migrates

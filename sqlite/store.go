@@ -406,4 +406,5 @@ var migrations = []string{
 	`SELECT 1`,
 	gramsTable,       // grams.go, with rebuildFTS after it
 	neighboursSchema, // recall_links.go: explore's nearest-neighbour lists
+	analysisSchema,   // curation_schema.go: clustering runs
 }

@@ -87,6 +87,7 @@ func Run(t *testing.T, f Factory) {
 		{"BackendOps", TestBackendOps},
 		{"Durability", TestDurability},
 		{"EdgeCases", TestEdgeCases},
+		{"Curation", TestCuration},
 	} {
 		t.Run(a.name, func(t *testing.T) { a.fn(t, f) })
 	}
