@@ -41,9 +41,21 @@ type HTTPOptions struct {
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed
 	// besides loopback ones; any other Origin header is refused.
 	AllowedOrigins []string
+	// UI, when set, serves the web pages (package web) at / and under
+	// /ui/, behind this guard like the API, except that the static files
+	// under /ui/static/ need no token and a page asked for without it is
+	// answered by UI.Login (the page that asks for the token).
+	UI             UI
 	MaxBodyBytes   int64         // default DefaultMaxBodyBytes
 	RequestTimeout time.Duration // default DefaultRequestTimeout
 	Logger         *slog.Logger  // nil: discard
+}
+
+// UI is the web interface NewHandler mounts (package web).
+type UI interface {
+	http.Handler
+	// Login answers a GET of a page that came without the bearer token.
+	Login(w http.ResponseWriter, r *http.Request)
 }
 
 // NewHandler returns the HTTP interface of a server:
@@ -99,6 +111,10 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		mux.Handle("POST "+prefix+"/v1/gather", h.withAgent(api((*Agent).Gather)))
 		mux.Handle("POST "+prefix+"/v1/explore", h.withAgent(api((*Agent).Explore)))
 	}
+	if opts.UI != nil {
+		mux.Handle("GET /{$}", opts.UI)
+		mux.Handle("/ui/", opts.UI)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
 	})
@@ -144,6 +160,14 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
 		}
 		if h.opts.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
+			switch h.uiRoute(r) {
+			case "static":
+				h.opts.UI.ServeHTTP(w, r)
+				return
+			case "page":
+				h.opts.UI.Login(w, r)
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 			writeError(w, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <token>")
 			return
@@ -153,6 +177,22 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// uiRoute says whether r asks for one of the UI's static files ("static":
+// they hold no data) or one of its pages ("page": a GET the UI answers
+// without the token by asking for it); "" for anything else.
+func (h *httpServer) uiRoute(r *http.Request) string {
+	p := r.URL.Path
+	switch {
+	case h.opts.UI == nil || r.Method != http.MethodGet:
+		return ""
+	case strings.HasPrefix(p, "/ui/static/"):
+		return "static"
+	case p == "/" || strings.HasPrefix(p, "/ui/") && !strings.HasPrefix(p, "/ui/sync"):
+		return "page"
+	}
+	return ""
 }
 
 func (h *httpServer) authorized(r *http.Request) bool {

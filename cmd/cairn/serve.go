@@ -18,6 +18,7 @@ import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/mcpserver"
+	"github.com/cairnmemory/cairn/web"
 )
 
 // DefaultAddr is where cairn serve listens unless told: loopback only.
@@ -27,7 +28,7 @@ const DefaultAddr = "127.0.0.1:7777"
 type serveFlags struct {
 	addr, tokenFile string
 	agents, origins stringList
-	watch           bool
+	watch, ui       bool
 	requestTimeout  time.Duration
 	shutdownTimeout time.Duration
 	maxBody         int64
@@ -48,6 +49,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&f.requestTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time limit of one request")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", closeTimeout, "how long stopping waits for requests and a running sync")
 	fs.Int64Var(&f.maxBody, "max-body", mcpserver.DefaultMaxBodyBytes, "request body limit in bytes")
+	fs.BoolVar(&f.ui, "ui", true, "serve the web pages at / and /ui/ (same guard as the API)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -55,6 +57,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err := noPositional("serve", pos); err != nil {
 		return err
 	}
+	return serve(ctx, e, f, nil)
+}
+
+// serve runs the server of cmdServe and cmdUI; listening, when set, is
+// told the address once the listener is open.
+func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) error {
 	if len(f.agents) == 0 {
 		f.agents = stringList{e.agent}
 	}
@@ -73,8 +81,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			closeAgent(e, a)
 		}
 	}()
-	h, err := mcpserver.NewHandler(mcpserver.HTTPOptions{Agents: agents, Token: token, AllowedOrigins: f.origins,
-		MaxBodyBytes: f.maxBody, RequestTimeout: f.requestTimeout, Logger: logger})
+	opts := mcpserver.HTTPOptions{Agents: agents, Token: token, AllowedOrigins: f.origins,
+		MaxBodyBytes: f.maxBody, RequestTimeout: f.requestTimeout, Logger: logger}
+	if f.ui {
+		pages, err := web.New(web.Options{Agent: agents[0], TokenRequired: token != "", Logger: logger})
+		if err != nil {
+			return err
+		}
+		defer closePages(e, pages)
+		opts.UI = pages
+	}
+	h, err := mcpserver.NewHandler(opts)
 	if err != nil {
 		return err
 	}
@@ -87,6 +104,9 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	fmt.Fprintf(e.stderr, "cairn: serving agents %s on http://%s (MCP at /mcp, JSON API at /v1/, auth %s)\n",
 		strings.Join(f.agents, ", "), ln.Addr(), map[bool]string{true: "bearer token", false: "none (loopback)"}[token != ""])
+	if listening != nil {
+		listening(ln.Addr())
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)

@@ -1,0 +1,113 @@
+package web
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/mcpserver"
+)
+
+// maxDocRows is how many documents a corpus's table lists.
+const maxDocRows = 500
+
+// corporaPage is the corpora template's data.
+type corporaPage struct {
+	page
+	Corpora    []corpusView
+	Selected   *corpusView
+	Docs       []docRow
+	MoreDocs   int
+	Sessions   *engine.SyncStatus // the last session sync
+	Background []field            // the server's first sync, watcher, periodic sync
+	Sync       syncState          // the last sync started here
+	Failures   []cairn.FileFailure
+}
+
+// corpusView is one corpus's line.
+type corpusView struct {
+	Name, Kind string
+	Where      []string // folders, or source=root pairs
+	Documents  int
+	Bytes      int64
+	Link       string
+}
+
+type docRow struct {
+	Path, Open string
+	Size       int64
+	Modified   string
+}
+
+// corpora serves /ui/corpora[?corpus=NAME]: every corpus with its size,
+// the sync state and, for one corpus, its documents.
+func (h *Handler) corpora(w http.ResponseWriter, r *http.Request) {
+	eng, err := h.eng()
+	if err != nil {
+		h.fail(w, r, 0, err)
+		return
+	}
+	ctx := r.Context()
+	d := &corporaPage{page: h.pageOf("Corpora", "corpora")}
+	d.Sync, _ = h.syncs.snapshot()
+	sel := r.URL.Query().Get("corpus")
+	for _, c := range eng.Corpora() {
+		docs, err := eng.Documents(ctx, c.Name)
+		if err != nil {
+			h.fail(w, r, http.StatusInternalServerError, err)
+			return
+		}
+		v := corpusView{Name: c.Name, Kind: c.Kind, Where: c.Paths, Documents: len(docs), Link: "/ui/corpora?corpus=" + c.Name}
+		for _, s := range c.Sources {
+			v.Where = append(v.Where, s.ID+"="+strings.Join(s.Roots, ","))
+		}
+		for _, doc := range docs {
+			v.Bytes += doc.Size
+		}
+		d.Corpora = append(d.Corpora, v)
+		if c.Name == sel {
+			d.Selected = &d.Corpora[len(d.Corpora)-1]
+			d.Docs, d.MoreDocs = docRows(c.Name, docs)
+		}
+		if c.Kind == cairn.KindSessions {
+			fails, err := eng.TranscriptFailures(ctx, c.Name)
+			if err != nil {
+				h.fail(w, r, http.StatusInternalServerError, err)
+				return
+			}
+			d.Failures = append(d.Failures, fails...)
+		}
+	}
+	if sel != "" && d.Selected == nil {
+		d.Message = "no corpus named " + sel + " is configured"
+	}
+	if st, err := eng.SyncStatus(); err == nil && st.Status != "idle" {
+		d.Sessions = st
+	}
+	if out, err := h.opts.Agent.SyncStatus(ctx, mcpserver.Empty{}); err == nil && out.Background != nil {
+		d.Background = flatten(out.Background)
+	}
+	h.render(w, r, http.StatusOK, "corpora", d)
+}
+
+// docRows lists up to maxDocRows documents, newest first, and how many
+// more there are.
+func docRows(corpus string, docs []cairn.DocState) ([]docRow, int) {
+	docs = slices.Clone(docs)
+	slices.SortStableFunc(docs, func(a, b cairn.DocState) int { return cmp.Compare(b.ModTime, a.ModTime) })
+	more := max(0, len(docs)-maxDocRows)
+	docs = docs[:min(len(docs), maxDocRows)]
+	rows := make([]docRow, len(docs))
+	for i, doc := range docs {
+		p := engine.Scheme + corpus + "/" + doc.Path
+		rows[i] = docRow{Path: doc.Path, Open: docURL(p, 0, 0, ""), Size: doc.Size}
+		if doc.ModTime > 0 {
+			rows[i].Modified = time.Unix(0, doc.ModTime).UTC().Format("2006-01-02 15:04")
+		}
+	}
+	return rows, more
+}
