@@ -64,6 +64,10 @@ type Section struct {
 	// "emitted" with a Body; otherwise why not ("cooldown", "rejected",
 	// "no_candidates", "missing_key", "judge_disabled", ...).
 	Outcome string
+	// Also are outcomes counted besides Outcome, once per entry (the
+	// memory whisperer's "queries_generated", one
+	// "judge_candidate_failed" per failed judgment).
+	Also []string
 }
 
 // Turn is one prompt-time call (C28), as the harness sends it to POST
