@@ -272,7 +272,9 @@ func TestMemoryRedundancy(t *testing.T) {
 			return verdict{P: 0.05}
 		}
 	}
-	q := func(int) (string, time.Duration, int) { return queries("garden fence", "what we decided about the fence"), 0, 0 }
+	q := func(int) (string, time.Duration, int) {
+		return queries("garden fence", "what we decided about the fence"), 0, 0
+	}
 	for _, tt := range []struct {
 		name  string
 		cover verdict

@@ -8,8 +8,8 @@ import (
 
 // Limits of the diagnostics counters (C16).
 const (
-	MaxAgents    = 100     // agents counted; the oldest inserted is evicted past it
-	RecentWindow = 256     // calls p50 and p95 cover
+	MaxAgents    = 100       // agents counted; the oldest inserted is evicted past it
+	RecentWindow = 256       // calls p50 and p95 cover
 	MaxCount     = 1<<53 - 1 // counters saturate (exact in a JSON number)
 )
 
