@@ -22,7 +22,7 @@ type embedCall struct {
 }
 
 func (e *wordEmbedder) Identity() cairn.EmbedderIdentity {
-	return cairn.EmbedderIdentity{Provider: "test", Model: "words", Dimension: 64}
+	return cairn.EmbedderIdentity{Provider: "test", Model: "words", Dimension: 1024}
 }
 
 func (e *wordEmbedder) Embed(_ context.Context, kind string, texts []string) ([][]float32, error) {
@@ -31,11 +31,11 @@ func (e *wordEmbedder) Embed(_ context.Context, kind string, texts []string) ([]
 	e.mu.Unlock()
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		v := make([]float32, 64)
+		v := make([]float32, 1024)
 		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
 			h := fnv.New32a()
 			h.Write([]byte(w))
-			v[h.Sum32()%64]++
+			v[h.Sum32()%1024]++
 		}
 		out[i] = v
 	}
