@@ -100,6 +100,34 @@ type DuplicateOccurrence struct {
 	Fingerprint string // sha256 hex of the chunk text
 	Canonical   ChunkKey
 	Duplicate   ChunkKey
+	// Sources are the indexed documents holding the duplicate's content
+	// (read back, never stored; SessionStart unset).
+	Sources []ChunkSource
+}
+
+// ChunkOccurrence is an indexed, non-noise chunk in one document: what
+// the quality audit pages through and the maintenance inbox checks a
+// fingerprint against.
+type ChunkOccurrence struct {
+	DocumentID int64 // the backend's document id, increasing as documents are added
+	Corpus     string
+	Path       string
+	Hash       string // the document's content hash
+	Seq        int
+	StartLine  int
+	EndLine    int
+	Text       string
+}
+
+// OccurrenceQuery selects chunk occurrences by (DocumentID, Seq), after
+// a cursor.
+type OccurrenceQuery struct {
+	Corpora []string // the documents of these corpora (empty: none)
+	// Path, when set, keeps the one document of Corpora[0] at Path.
+	Path     string
+	AfterDoc int64 // occurrences after (AfterDoc, AfterSeq); 0, -1: from the start
+	AfterSeq int
+	Limit    int // at most this many; 0: all
 }
 
 // AnalysisWrite is everything one run stores, written in one transaction

@@ -166,11 +166,15 @@ type CurationStore interface {
 	// each with the indexed documents holding its content.
 	AnalysisMembers(ctx context.Context, q MemberQuery) ([]AnalysisMember, error)
 	// AnalysisDuplicates returns the duplicate occurrences of a run whose
-	// canonical chunk is one of canonical, by canonical then duplicate key.
+	// canonical chunk is one of canonical, by canonical then duplicate key,
+	// each with the indexed documents holding the duplicate's content.
 	AnalysisDuplicates(ctx context.Context, runID string, canonical []ChunkKey) ([]DuplicateOccurrence, error)
 	// ChunkKeyTexts returns the exact text of the chunks stored under
 	// these keys; keys not stored are left out.
 	ChunkKeyTexts(ctx context.Context, keys []ChunkKey) (map[ChunkKey]string, error)
+	// ChunkOccurrences returns the non-noise chunks of the documents q
+	// selects, by document id then seq, with their text.
+	ChunkOccurrences(ctx context.Context, q OccurrenceQuery) ([]ChunkOccurrence, error)
 
 	// PutMaintenanceTask adds a task under its unique key (type, corpus,
 	// path, reason, fingerprint) with t.ID, status pending. A pending task

@@ -297,18 +297,28 @@ func (s *Store) AnalysisMembers(ctx context.Context, q cairn.MemberQuery) ([]cai
 func (s *Store) AnalysisDuplicates(ctx context.Context, runID string, canonical []cairn.ChunkKey) ([]cairn.DuplicateOccurrence, error) {
 	var out []cairn.DuplicateOccurrence
 	for _, k := range sortedKeys(canonical) {
-		rows, err := s.r.QueryContext(ctx, `SELECT content_fingerprint, duplicate_hash, duplicate_seq FROM analysis_duplicate_occurrences
-			WHERE run_id = ? AND canonical_hash = ? AND canonical_seq = ? ORDER BY duplicate_hash, duplicate_seq`, runID, k.Hash, k.Seq)
+		rows, err := s.r.QueryContext(ctx, `SELECT o.content_fingerprint, o.duplicate_hash, o.duplicate_seq, d.corpus, d.path, d.mtime
+			FROM analysis_duplicate_occurrences o LEFT JOIN documents d ON d.hash = o.duplicate_hash
+			WHERE o.run_id = ? AND o.canonical_hash = ? AND o.canonical_seq = ?
+			ORDER BY o.duplicate_hash, o.duplicate_seq, d.corpus, d.path`, runID, k.Hash, k.Seq)
 		if err != nil {
 			return nil, s.diagnose("read duplicate occurrences", fmt.Errorf("read duplicate occurrences: %w", err))
 		}
 		for rows.Next() {
 			d := cairn.DuplicateOccurrence{Canonical: k}
-			if err := rows.Scan(&d.Fingerprint, &d.Duplicate.Hash, &d.Duplicate.Seq); err != nil {
+			var corpus, path sql.NullString
+			var mtime sql.NullInt64
+			if err := rows.Scan(&d.Fingerprint, &d.Duplicate.Hash, &d.Duplicate.Seq, &corpus, &path, &mtime); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("read duplicate occurrences: %w", err)
 			}
-			out = append(out, d)
+			if n := len(out); n == 0 || out[n-1].Canonical != k || out[n-1].Duplicate != d.Duplicate {
+				out = append(out, d)
+			}
+			if corpus.Valid {
+				last := &out[len(out)-1]
+				last.Sources = append(last.Sources, cairn.ChunkSource{Corpus: corpus.String, Path: path.String, ModTime: time.Unix(0, mtime.Int64).UTC()})
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -348,4 +358,42 @@ func (s *Store) ChunkKeyTexts(ctx context.Context, keys []cairn.ChunkKey) (map[c
 		}
 	}
 	return out, nil
+}
+
+// ChunkOccurrences pages through the non-noise chunks of documents by
+// (document id, seq).
+func (s *Store) ChunkOccurrences(ctx context.Context, q cairn.OccurrenceQuery) ([]cairn.ChunkOccurrence, error) {
+	if len(q.Corpora) == 0 {
+		return nil, nil
+	}
+	where, args := "d.corpus IN ("+marks(len(q.Corpora))+")", []any{}
+	for _, c := range q.Corpora {
+		args = append(args, c)
+	}
+	if q.Path != "" {
+		where, args = "d.corpus = ? AND d.path = ?", []any{q.Corpora[0], q.Path}
+	}
+	where += " AND d.id >= ? AND (d.id > ? OR c.seq > ?)"
+	args = append(args, q.AfterDoc, q.AfterDoc, q.AfterSeq)
+	limit := ""
+	if q.Limit > 0 {
+		limit = fmt.Sprintf(" LIMIT %d", q.Limit)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT d.id, d.corpus, d.path, d.hash, c.seq, c.start_line, c.end_line,
+		CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
+		FROM documents d JOIN chunks c ON c.hash = d.hash JOIN content ct ON ct.hash = d.hash
+		WHERE c.noise = 0 AND `+where+` ORDER BY d.id, c.seq`+limit, args...)
+	if err != nil {
+		return nil, s.diagnose("read chunk occurrences", fmt.Errorf("read chunk occurrences: %w", err))
+	}
+	defer rows.Close()
+	var out []cairn.ChunkOccurrence
+	for rows.Next() {
+		var o cairn.ChunkOccurrence
+		if err := rows.Scan(&o.DocumentID, &o.Corpus, &o.Path, &o.Hash, &o.Seq, &o.StartLine, &o.EndLine, &o.Text); err != nil {
+			return nil, fmt.Errorf("read chunk occurrences: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }

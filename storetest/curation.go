@@ -26,6 +26,7 @@ func TestCuration(t *testing.T, f Factory) {
 		{"TaskFiltersAndOrder", testTaskOrder},
 		{"AnnotationsWithUpdates", testAnnotations},
 		{"CachedJudgments", testCachedJudgments},
+		{"ChunkOccurrences", testChunkOccurrences},
 	})
 	t.Run("DurableSurvivesIndexRebuild", func(t *testing.T) { testCurationDurable(t, f) })
 }
@@ -185,7 +186,9 @@ func testRunRoundTrip(t *testing.T, s cairn.Storage) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(w.Duplicates, dups); diff != "" {
+	wantDups := []cairn.DuplicateOccurrence{w.Duplicates[0]}
+	wantDups[0].Sources = []cairn.ChunkSource{{Corpus: "work", Path: "w.md", ModTime: time.Unix(0, other.ModTime).UTC()}}
+	if diff := cmp.Diff(wantDups, dups); diff != "" {
 		t.Errorf("duplicates (-want +got):\n%s", diff)
 	}
 	texts, err := s.ChunkKeyTexts(ctx, []cairn.ChunkKey{{Hash: a.Hash, Seq: 1}, {Hash: other.Hash, Seq: 0}, {Hash: a.Hash, Seq: 9}})
@@ -510,5 +513,48 @@ func testCurationDurable(t *testing.T, f Factory) {
 	}
 	if v, ok, err := s.CachedJudgment(ctx, "p", "k"); !ok || err != nil || v != "v" {
 		t.Errorf("judgment after the index was moved aside: %q, %v, %v", v, ok, err)
+	}
+}
+
+// testChunkOccurrences: non-noise chunks by (document id, seq) after a
+// cursor, per corpus set or for one document, with lines and text.
+func testChunkOccurrences(t *testing.T, s cairn.Storage) {
+	ctx := context.Background()
+	curationCorpus(t, s)
+	noisy := doc("notes", "n.md", "---\nkept line\n")
+	noisy.Chunks[0].Noise = true
+	apply(t, s, "notes", []cairn.Document{noisy})
+	all, err := s.ChunkOccurrences(ctx, cairn.OccurrenceQuery{Corpora: []string{"notes", "work"}, AfterSeq: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type occ struct {
+		Corpus, Path string
+		Seq, Line    int
+		Text         string
+	}
+	var got []occ
+	for i, o := range all {
+		got = append(got, occ{o.Corpus, o.Path, o.Seq, o.StartLine, o.Text})
+		if i > 0 && (o.DocumentID < all[i-1].DocumentID || o.DocumentID == all[i-1].DocumentID && o.Seq <= all[i-1].Seq) {
+			t.Errorf("occurrence %d (%d, %d) not after (%d, %d)", i, o.DocumentID, o.Seq, all[i-1].DocumentID, all[i-1].Seq)
+		}
+	}
+	want := []occ{{"notes", "a.md", 0, 1, "alpha one\n"}, {"notes", "a.md", 1, 2, "alpha two\n"},
+		{"notes", "copy.md", 0, 1, "alpha one\n"}, {"notes", "copy.md", 1, 2, "alpha two\n"},
+		{"work", "w.md", 0, 1, "work line\n"}, {"notes", "n.md", 1, 2, "kept line\n"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("occurrences (-want +got):\n%s", diff)
+	}
+	after, err := s.ChunkOccurrences(ctx, cairn.OccurrenceQuery{Corpora: []string{"notes", "work"}, AfterDoc: all[1].DocumentID, AfterSeq: all[1].Seq, Limit: 2})
+	if err != nil || len(after) != 2 || after[0].Path != "copy.md" || after[0].Seq != 0 || after[1].Seq != 1 {
+		t.Errorf("two after a.md seq 1: %+v, %v", after, err)
+	}
+	one, err := s.ChunkOccurrences(ctx, cairn.OccurrenceQuery{Corpora: []string{"work"}, Path: "w.md", AfterSeq: -1})
+	if err != nil || len(one) != 1 || one[0].Hash != hashOf("work line\n") {
+		t.Errorf("one document: %+v, %v", one, err)
+	}
+	if none, err := s.ChunkOccurrences(ctx, cairn.OccurrenceQuery{Corpora: []string{"notes"}, Path: "w.md", AfterSeq: -1}); err != nil || len(none) != 0 {
+		t.Errorf("a path of another corpus: %+v, %v", none, err)
 	}
 }
