@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/judge"
+	"github.com/cairnmemory/cairn/skills"
+	"github.com/cairnmemory/cairn/whisper"
+)
+
+// skillWhisperer builds the Skill Whisperer of a configuration
+// ([skillWhisperer] and the skills corpus), nil when it is not enabled.
+// The judge is [llm.judge] (else [llm.fast]); without one the whisperer
+// runs in local mode, and the key's state is read on every turn. The
+// embedder is [embedder]; the caller closes what close returns.
+func (e *env) skillWhisperer(cfg *config.Config) (w *skills.Whisperer, close func(), err error) {
+	corpus, ok := cfg.SkillsCorpus()
+	if !cfg.SkillWhisperer.Enabled || !ok {
+		return nil, func() {}, nil
+	}
+	emb, err := e.embedder(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	close = func() {
+		if c, ok := emb.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	var asker skills.Asker
+	j, err := judge.FromConfig(cfg.Judge, os.Getenv)
+	switch {
+	case err == nil:
+		asker = j
+	case !errors.Is(err, judge.ErrNotConfigured):
+		close()
+		return nil, nil, err
+	}
+	w = skills.NewWhisperer(skills.NewIndex(corpus.Paths, emb), asker)
+	w.HistoryMessages = cfg.SkillWhisperer.HistoryMessages
+	w.MinScore = cfg.SkillWhisperer.MinScore
+	w.CooldownTurns = cfg.SkillWhisperer.CooldownTurns
+	judgeCfg := cfg.Judge
+	w.Credential = func() string { return judge.Credential(judgeCfg, os.Getenv) }
+	return w, close, nil
+}
+
+// hookWhisperers are the whisperers a hook run in this process asks: the
+// Skill Whisperer when enabled.
+func (e *env) hookWhisperers(_ context.Context) ([]whisper.Whisperer, func(), error) {
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	sw, closeSkills, err := e.skillWhisperer(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ws []whisper.Whisperer
+	if sw != nil {
+		ws = append(ws, sw)
+	}
+	return ws, closeSkills, nil
+}
