@@ -29,6 +29,9 @@ type Agent struct {
 	// reads candidates with; nil: gathers come back unjudged. Set before
 	// serving.
 	FastModel cairn.LLM
+	// Enhanced, when set, is the agent's judged search and whisperers
+	// (judged.go, whisper.go). Set before serving.
+	Enhanced *Enhanced
 
 	openErr error          // why the index is unavailable
 	corpora []cairn.Corpus // the configured corpora when eng is nil

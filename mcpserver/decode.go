@@ -174,6 +174,10 @@ func (a *Agent) check(name string, raw json.RawMessage) error {
 	var err error
 	switch name {
 	case ToolSearch:
+		if a.judged() {
+			err = a.checkJudged(raw) // judged.go
+			break
+		}
 		var in SearchIn
 		if in, err = decode[SearchIn](raw); err == nil {
 			_, _, err = a.searchOptions(in)

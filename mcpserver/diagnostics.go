@@ -23,6 +23,7 @@ func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, erro
 			Telemetry: a.tel.snapshot("memorySearch", "memoryWhisperer", "vector"), Scope: scope},
 		Background: a.background(),
 	}
+	a.enhancedDiag(out) // whisper.go
 	out.Index = a.indexDiag(ctx, scope)
 	return out, nil
 }

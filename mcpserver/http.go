@@ -63,6 +63,7 @@ type UI interface {
 //	/mcp, /agents/{agent}/mcp                  MCP over streamable HTTP (stateless)
 //	POST /v1/search, /v1/get, /v1/sync         the tools' inputs as JSON bodies
 //	POST /v1/memories, /v1/gather, /v1/explore memory_remember's, memory_gather's, memory_explore's inputs
+//	POST /v1/whisper, /v1/whisper/observe     the prompt-time whisper API (C28): {appendContext} or {}
 //	GET  /v1/sync/status, /v1/diagnostics
 //	GET  /healthz                              no authentication
 //
@@ -102,7 +103,7 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 	})
 	for _, prefix := range []string{"", "/agents/{agent}"} {
 		mux.Handle(prefix+"/mcp", h.withAgent(checkRPC(streamable)))
-		mux.Handle("POST "+prefix+"/v1/search", h.withAgent(api((*Agent).Search)))
+		mux.Handle("POST "+prefix+"/v1/search", h.withAgent(searchAPI())) // local or judged (whisper.go)
 		mux.Handle("POST "+prefix+"/v1/get", h.withAgent(api((*Agent).Get)))
 		mux.Handle("POST "+prefix+"/v1/sync", h.withAgent(api((*Agent).SyncSessions)))
 		mux.Handle("GET "+prefix+"/v1/sync/status", h.withAgent(api((*Agent).SyncStatus)))
@@ -110,13 +111,15 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		mux.Handle("POST "+prefix+"/v1/memories", h.withAgent(api((*Agent).Remember)))
 		mux.Handle("POST "+prefix+"/v1/gather", h.withAgent(api((*Agent).Gather)))
 		mux.Handle("POST "+prefix+"/v1/explore", h.withAgent(api((*Agent).Explore)))
+		mux.Handle("POST "+prefix+"/v1/whisper", h.withAgent(h.whisperAPI()))         // C28, whisper.go
+		mux.Handle("POST "+prefix+"/v1/whisper/observe", h.withAgent(h.observeAPI())) // C28, whisper.go
 	}
 	if opts.UI != nil {
 		mux.Handle("GET /{$}", opts.UI)
 		mux.Handle("/ui/", opts.UI)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
 	})
 	return h.guard(mux), nil
 }

@@ -33,12 +33,14 @@ func NewMCPServer(a *Agent, logger *slog.Logger) *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions, Logger: logger})
 	s.AddReceivingMiddleware(a.checkArguments)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
-	mcp.AddTool(s, &mcp.Tool{
-		Name: ToolSearch, InputSchema: searchSchema(), Annotations: readOnly,
-		Description: "Search long-term memory (notes and past agent sessions). Returns the best matching passages, " +
-			"each with a cairn:// path, line range, score (0-1) and snippet; session hits carry the session and its messages. " +
-			"Narrow with corpora or sessionFilter; read more with memory_get.",
-	}, handler(a.Search))
+	if !addSearch(s, a, readOnly) { // judged.go: the judged tool in judged mode
+		mcp.AddTool(s, &mcp.Tool{
+			Name: ToolSearch, InputSchema: searchSchema(), Annotations: readOnly,
+			Description: "Search long-term memory (notes and past agent sessions). Returns the best matching passages, " +
+				"each with a cairn:// path, line range, score (0-1) and snippet; session hits carry the session and its messages. " +
+				"Narrow with corpora or sessionFilter; read more with memory_get.",
+		}, handler(a.Search))
+	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name: ToolGet, InputSchema: getSchema(), Annotations: readOnly,
 		Description: "Read lines of an indexed document by its cairn://<corpus>/<path> (from a memory_search result). " +

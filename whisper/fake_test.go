@@ -3,13 +3,9 @@ package whisper
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,193 +19,8 @@ import (
 	"github.com/cairnmemory/cairn/judge"
 	"github.com/cairnmemory/cairn/llm"
 	"github.com/cairnmemory/cairn/local"
+	wt "github.com/cairnmemory/cairn/whisper/whispertest"
 )
-
-// judgeCall is one request the fake judge received, decoded.
-type judgeCall struct {
-	Rubric string         // the rubric id, found from its instructions
-	State  map[string]any // the <state> JSON
-	Body   map[string]any // the whole request body
-	Raw    string
-}
-
-// verdict is how the fake judge answers one request: P(yes), after a
-// delay, or a status other than 200.
-type verdict struct {
-	P      float64
-	Delay  time.Duration
-	Status int
-}
-
-// fakeJudge is an OpenAI-compatible judge endpoint answering one token
-// with log-probabilities, as llama.cpp and vLLM do.
-type fakeJudge struct {
-	URL    string
-	mu     sync.Mutex
-	calls  []judgeCall
-	answer func(c judgeCall) verdict
-}
-
-func newFakeJudge(t testing.TB, answer func(c judgeCall) verdict) *fakeJudge {
-	f := &fakeJudge{answer: answer}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		c := decodeJudgeCall(t, raw)
-		f.mu.Lock()
-		f.calls = append(f.calls, c)
-		f.mu.Unlock()
-		v := f.answer(c)
-		if v.Delay > 0 {
-			select {
-			case <-time.After(v.Delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		if v.Status != 0 && v.Status != http.StatusOK {
-			w.WriteHeader(v.Status)
-			io.WriteString(w, `{"error":"provider body with secret text"}`)
-			return
-		}
-		io.WriteString(w, logprobReply(questionKey(c.Rubric), v.P))
-	}))
-	t.Cleanup(srv.Close)
-	f.URL = srv.URL
-	return f
-}
-
-// byRubric lists the calls of one rubric.
-func (f *fakeJudge) byRubric(id string) []judgeCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []judgeCall
-	for _, c := range f.calls {
-		if c.Rubric == id {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func (f *fakeJudge) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.calls)
-}
-
-func decodeJudgeCall(t testing.TB, raw []byte) judgeCall {
-	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(raw, &body); err != nil || len(body.Messages) < 2 {
-		t.Errorf("judge request is not a chat completion: %v: %s", err, raw)
-		return judgeCall{}
-	}
-	c := judgeCall{Raw: string(raw)}
-	json.Unmarshal(raw, &c.Body)
-	for _, r := range judge.Rubrics {
-		if strings.Contains(body.Messages[0].Content, strings.TrimSpace(r.Instructions)) {
-			c.Rubric = r.ID
-		}
-	}
-	prompt := body.Messages[1].Content
-	if i, j := strings.Index(prompt, "<state>\n"), strings.Index(prompt, "\n</state>"); i >= 0 && j > i {
-		if err := json.Unmarshal([]byte(prompt[i+len("<state>\n"):j]), &c.State); err != nil {
-			t.Errorf("judge state is not JSON: %v", err)
-		}
-	}
-	return c
-}
-
-func questionKey(rubric string) string {
-	switch rubric {
-	case judge.MemoryUsefulness.ID:
-		return "memory_0"
-	case judge.HistoricalRecall.ID:
-		return "recall_needed"
-	case judge.Redundancy.ID:
-		return "pair_0"
-	}
-	return "x"
-}
-
-// logprobReply is a chat completion "<key>: yes|no" whose answer token
-// has yes and no as alternatives with P(yes) = p.
-func logprobReply(key string, p float64) string {
-	p = math.Min(math.Max(p, 1e-6), 1-1e-6)
-	ans := "yes"
-	if p < 0.5 {
-		ans = "no"
-	}
-	content := []map[string]any{
-		{"token": key, "logprob": 0, "top_logprobs": []any{}},
-		{"token": ":", "logprob": 0, "top_logprobs": []any{}},
-		{"token": " " + ans, "logprob": math.Log(max(p, 1-p)), "top_logprobs": []any{
-			map[string]any{"token": " yes", "logprob": math.Log(p)}, map[string]any{"token": " no", "logprob": math.Log(1 - p)}}},
-	}
-	data, _ := json.Marshal(map[string]any{
-		"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": key + ": " + ans},
-			"finish_reason": "stop", "logprobs": map[string]any{"content": content}}},
-		"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 3},
-	})
-	return string(data)
-}
-
-// fakeModel is an OpenAI-compatible query model answering with reply.
-type fakeModel struct {
-	URL    string
-	mu     sync.Mutex
-	bodies []map[string]any
-	reply  func(n int) (string, time.Duration, int) // content, delay, status
-}
-
-func newFakeModel(t testing.TB, reply func(n int) (string, time.Duration, int)) *fakeModel {
-	f := &fakeModel{reply: reply}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var m map[string]any
-		json.Unmarshal(raw, &m)
-		f.mu.Lock()
-		n := len(f.bodies)
-		f.bodies = append(f.bodies, m)
-		f.mu.Unlock()
-		content, delay, status := f.reply(n)
-		if delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		if status != 0 && status != http.StatusOK {
-			w.WriteHeader(status)
-			return
-		}
-		data, _ := json.Marshal(map[string]any{
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
-			"usage":   map[string]any{"prompt_tokens": 40, "completion_tokens": 12},
-		})
-		w.Write(data)
-	}))
-	t.Cleanup(srv.Close)
-	f.URL = srv.URL
-	return f
-}
-
-func (f *fakeModel) requests() []map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]map[string]any(nil), f.bodies...)
-}
-
-// queries is a query model's answer.
-func queries(lex, vec string) string {
-	b, _ := json.Marshal(map[string]string{"lex": lex, "vec": vec})
-	return string(b)
-}
 
 // notes of the test corpus: each topic is found by its own words only.
 var notes = map[string]string{
@@ -250,8 +61,8 @@ func newEngine(t testing.TB) *engine.Engine {
 // query model, with its logs captured.
 type rig struct {
 	eng    *engine.Engine
-	judge  *fakeJudge
-	model  *fakeModel
+	judge  *wt.Judge
+	model  *wt.Model
 	w      *MemoryWhisperer
 	stats  *Stats
 	logs   *bytes.Buffer
@@ -261,7 +72,7 @@ type rig struct {
 
 type rigOpts struct {
 	cfg     config.MemoryWhisperer
-	answer  func(c judgeCall) verdict
+	answer  func(c wt.Call) wt.Verdict
 	query   func(n int) (string, time.Duration, int)
 	timeout int // judge per-request timeout, ms
 }
@@ -269,11 +80,13 @@ type rigOpts struct {
 func newRig(t testing.TB, eng *engine.Engine, o rigOpts) *rig {
 	t.Helper()
 	r := &rig{eng: eng, stats: &Stats{}, logs: &bytes.Buffer{}, cred: CredentialAvailable, logsMu: &sync.Mutex{}}
-	r.judge = newFakeJudge(t, o.answer)
+	r.judge = wt.NewJudge(t, o.answer)
 	if o.query == nil {
-		o.query = func(int) (string, time.Duration, int) { return queries("busy_timeout", "how long writers wait"), 0, 0 }
+		o.query = func(int) (string, time.Duration, int) {
+			return wt.Queries("busy_timeout", "how long writers wait"), 0, 0
+		}
 	}
-	r.model = newFakeModel(t, o.query)
+	r.model = wt.NewModel(t, o.query)
 	if o.timeout == 0 {
 		o.timeout = 5000
 	}
@@ -329,28 +142,17 @@ func assistant(text string) Message { return Message{Role: "assistant", Content:
 
 // useful answers the recall gate yes and each passage by whether its
 // excerpt holds want.
-func useful(want string) func(c judgeCall) verdict {
-	return func(c judgeCall) verdict {
+func useful(want string) func(c wt.Call) wt.Verdict {
+	return func(c wt.Call) wt.Verdict {
 		switch c.Rubric {
 		case judge.HistoricalRecall.ID:
-			return verdict{P: 0.9}
+			return wt.Verdict{P: 0.9}
 		case judge.MemoryUsefulness.ID:
-			if strings.Contains(excerpt(c), want) {
-				return verdict{P: 0.95}
+			if strings.Contains(wt.Excerpt(c), want) {
+				return wt.Verdict{P: 0.95}
 			}
-			return verdict{P: 0.1}
+			return wt.Verdict{P: 0.1}
 		}
-		return verdict{P: 0.1}
+		return wt.Verdict{P: 0.1}
 	}
-}
-
-// excerpt is the candidate excerpt of a usefulness call.
-func excerpt(c judgeCall) string {
-	cands, _ := c.State["candidates"].([]any)
-	if len(cands) != 1 {
-		return ""
-	}
-	m, _ := cands[0].(map[string]any)
-	s, _ := m["excerpt"].(string)
-	return s
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/judge"
 	"github.com/cairnmemory/cairn/redact/redacttest"
+	wt "github.com/cairnmemory/cairn/whisper/whispertest"
 )
 
 // TestMemoryEmitted: the gate says recall helps, the query model writes
@@ -51,7 +52,7 @@ func TestMemoryEmitted(t *testing.T) {
 
 	// The recall gate: historical-recall-v2 over {history, currentRequest},
 	// the secret redacted, one-token answer with logprobs.
-	gates := r.judge.byRubric(judge.HistoricalRecall.ID)
+	gates := r.judge.ByRubric(judge.HistoricalRecall.ID)
 	if len(gates) != 1 {
 		t.Fatalf("%d recall gate requests, want 1", len(gates))
 	}
@@ -62,7 +63,7 @@ func TestMemoryEmitted(t *testing.T) {
 	if h, _ := g.State["history"].([]any); len(h) != 2 {
 		t.Errorf("gate history %v, want 2 messages", g.State["history"])
 	}
-	for _, c := range r.judge.calls {
+	for _, c := range r.judge.Calls() {
 		if strings.Contains(c.Raw, secret) {
 			t.Errorf("a %s request holds the secret", c.Rubric)
 		}
@@ -72,7 +73,7 @@ func TestMemoryEmitted(t *testing.T) {
 	}
 	// Usefulness: one request per passage, judged against the whole
 	// conversation, with asOf and the candidate's corpus and path.
-	uses := r.judge.byRubric(judge.MemoryUsefulness.ID)
+	uses := r.judge.ByRubric(judge.MemoryUsefulness.ID)
 	if len(uses) == 0 {
 		t.Fatal("no usefulness request")
 	}
@@ -95,7 +96,7 @@ func TestMemoryEmitted(t *testing.T) {
 	}
 	// The query model: memory-query-v2's budget (256 tokens, greedy), the
 	// schema {lex, vec}, the conversation redacted.
-	qs := r.model.requests()
+	qs := r.model.Requests()
 	if len(qs) != 1 {
 		t.Fatalf("%d query requests, want 1", len(qs))
 	}
@@ -129,22 +130,22 @@ func TestMemoryEmitted(t *testing.T) {
 // hint.
 func TestMemoryOutcomes(t *testing.T) {
 	eng := newEngine(t)
-	gateNo := func(c judgeCall) verdict {
+	gateNo := func(c wt.Call) wt.Verdict {
 		if c.Rubric == judge.HistoricalRecall.ID {
-			return verdict{P: 0.2}
+			return wt.Verdict{P: 0.2}
 		}
-		return verdict{P: 0.95}
+		return wt.Verdict{P: 0.95}
 	}
-	fail := func(c judgeCall) verdict {
+	fail := func(c wt.Call) wt.Verdict {
 		if c.Rubric == judge.HistoricalRecall.ID {
-			return verdict{P: 0.9}
+			return wt.Verdict{P: 0.9}
 		}
-		return verdict{Status: http.StatusInternalServerError}
+		return wt.Verdict{Status: http.StatusInternalServerError}
 	}
 	tests := []struct {
 		name     string
 		cred     string
-		answer   func(judgeCall) verdict
+		answer   func(wt.Call) wt.Verdict
 		query    func(int) (string, time.Duration, int)
 		prompt   string
 		want     string
@@ -156,7 +157,7 @@ func TestMemoryOutcomes(t *testing.T) {
 		{name: "recall not needed", answer: gateNo, want: "recall_not_needed"},
 		{name: "rejected", answer: useful("nothing has this"), want: "rejected", useCalls: -1},
 		{name: "no candidates", answer: useful("busy_timeout"), want: "no_candidates",
-			query: func(int) (string, time.Duration, int) { return queries("zyxwv qqqjjj", "nothing"), 0, 0 }},
+			query: func(int) (string, time.Duration, int) { return wt.Queries("zyxwv qqqjjj", "nothing"), 0, 0 }},
 		{name: "all judgments failed", answer: fail, want: "failed", useCalls: -1},
 		{name: "generation failed", answer: useful("busy_timeout"), want: "failed",
 			query: func(int) (string, time.Duration, int) { return `{"lex":"a","vec":"b","extra":1}`, 0, 0 }},
@@ -181,7 +182,7 @@ func TestMemoryOutcomes(t *testing.T) {
 			if sec.Outcome != tt.want || sec.Body != "" {
 				t.Fatalf("section %+v, want outcome %s and no body", sec, tt.want)
 			}
-			n := len(r.judge.byRubric(judge.MemoryUsefulness.ID))
+			n := len(r.judge.ByRubric(judge.MemoryUsefulness.ID))
 			if (tt.useCalls == 0 && n != 0) || (tt.useCalls < 0 && n == 0) {
 				t.Errorf("%d usefulness requests", n)
 			}
@@ -236,8 +237,8 @@ func TestMemoryCooldown(t *testing.T) {
 // TestMemoryPayloadLimit: two hints whose rendering (< and > escaped to
 // six characters each) passes 5,000 characters give no hint.
 func TestMemoryPayloadLimit(t *testing.T) {
-	r := newRig(t, newEngine(t), rigOpts{answer: func(c judgeCall) verdict { return verdict{P: 0.95} },
-		query: func(int) (string, time.Duration, int) { return queries("markup", "markup"), 0, 0 }})
+	r := newRig(t, newEngine(t), rigOpts{answer: func(c wt.Call) wt.Verdict { return wt.Verdict{P: 0.95} },
+		query: func(int) (string, time.Duration, int) { return wt.Queries("markup", "markup"), 0, 0 }})
 	sec, err := r.w.Whisper(context.Background(), turn("s", "r", "Show the markup notes"))
 	if err != nil {
 		t.Fatal(err)
@@ -254,36 +255,36 @@ func TestMemoryRedundancy(t *testing.T) {
 	eng := newEngine(t)
 	cfg := config.DefaultMemoryWhisperer()
 	cfg.Enabled, cfg.Corpora, cfg.ComplementaryHints = true, []string{"notes"}, true
-	fence := func(cover verdict) func(c judgeCall) verdict {
-		return func(c judgeCall) verdict {
+	fence := func(cover wt.Verdict) func(c wt.Call) wt.Verdict {
+		return func(c wt.Call) wt.Verdict {
 			switch c.Rubric {
 			case judge.HistoricalRecall.ID:
-				return verdict{P: 0.9}
+				return wt.Verdict{P: 0.9}
 			case judge.Redundancy.ID:
 				return cover
 			case judge.MemoryUsefulness.ID:
-				if strings.Contains(excerpt(c), "cedar") {
-					return verdict{P: 0.95}
+				if strings.Contains(wt.Excerpt(c), "cedar") {
+					return wt.Verdict{P: 0.95}
 				}
-				if strings.Contains(excerpt(c), "fence") {
-					return verdict{P: 0.85}
+				if strings.Contains(wt.Excerpt(c), "fence") {
+					return wt.Verdict{P: 0.85}
 				}
 			}
-			return verdict{P: 0.05}
+			return wt.Verdict{P: 0.05}
 		}
 	}
 	q := func(int) (string, time.Duration, int) {
-		return queries("garden fence", "what we decided about the fence"), 0, 0
+		return wt.Queries("garden fence", "what we decided about the fence"), 0, 0
 	}
 	for _, tt := range []struct {
 		name  string
-		cover verdict
+		cover wt.Verdict
 		hints int
 		also  string
 	}{
-		{"covered", verdict{P: 0.95}, 1, "queries_generated"},
-		{"complementary", verdict{P: 0.3}, 2, "queries_generated"},
-		{"unavailable", verdict{Status: http.StatusBadGateway}, 2, "queries_generated,redundancy_unavailable"},
+		{"covered", wt.Verdict{P: 0.95}, 1, "queries_generated"},
+		{"complementary", wt.Verdict{P: 0.3}, 2, "queries_generated"},
+		{"unavailable", wt.Verdict{Status: http.StatusBadGateway}, 2, "queries_generated,redundancy_unavailable"},
 	} {
 		r := newRig(t, eng, rigOpts{cfg: cfg, answer: fence(tt.cover), query: q})
 		sec, err := r.w.Whisper(context.Background(), turn("s", "r", "What did we decide about the garden fence?"))
@@ -298,7 +299,7 @@ func TestMemoryRedundancy(t *testing.T) {
 		if got := strings.Join(sec.Also, ","); got != tt.also {
 			t.Errorf("%s: also %s, want %s", tt.name, got, tt.also)
 		}
-		pairs := r.judge.byRubric(judge.Redundancy.ID)
+		pairs := r.judge.ByRubric(judge.Redundancy.ID)
 		if len(pairs) == 0 || len(pairs) > MaxRedundancyReqs {
 			t.Errorf("%s: %d redundancy requests", tt.name, len(pairs))
 		}
@@ -319,22 +320,22 @@ func TestMemoryDeadline(t *testing.T) {
 	var mu sync.Mutex
 	cfg := config.DefaultMemoryWhisperer()
 	cfg.Enabled, cfg.Corpora, cfg.TimeoutMs = true, []string{"notes"}, 300
-	r := newRig(t, newEngine(t), rigOpts{cfg: cfg, answer: func(c judgeCall) verdict {
+	r := newRig(t, newEngine(t), rigOpts{cfg: cfg, answer: func(c wt.Call) wt.Verdict {
 		conv, _ := c.State["conversation"].(map[string]any)
 		mu.Lock()
 		slow := slow
 		mu.Unlock()
 		switch {
 		case c.Rubric == judge.HistoricalRecall.ID:
-			return verdict{P: 0.9}
+			return wt.Verdict{P: 0.9}
 		case strings.Contains(conv["currentRequest"].(string), "lunch"):
-			return verdict{P: 0.05}
-		case slow && strings.Contains(excerpt(c), "busy_timeout"):
-			return verdict{P: 0.95, Delay: 600 * time.Millisecond}
-		case strings.Contains(excerpt(c), "busy_timeout"):
-			return verdict{P: 0.95}
+			return wt.Verdict{P: 0.05}
+		case slow && strings.Contains(wt.Excerpt(c), "busy_timeout"):
+			return wt.Verdict{P: 0.95, Delay: 600 * time.Millisecond}
+		case strings.Contains(wt.Excerpt(c), "busy_timeout"):
+			return wt.Verdict{P: 0.95}
 		}
-		return verdict{P: 0.05}
+		return wt.Verdict{P: 0.05}
 	}})
 	s := NewService(r.stats, nil, r.w)
 	defer s.Close()
