@@ -24,7 +24,7 @@ type judgeCandidate struct {
 
 // judged asks the judge about the top JudgedCandidates matches and picks
 // the most useful at or above judge.MinSkillUse.
-func (w *Whisperer) judged(ctx context.Context, t *whisper.Turn, history []whisper.Message, matches []Match, turn int) (*Match, string, error) {
+func (w *Whisperer) judged(ctx context.Context, t *whisper.Turn, hist []whisper.Msg, request string, matches []Match, turn int) (*Match, string, error) {
 	if len(matches) == 0 {
 		return nil, "no_candidates", nil
 	}
@@ -38,8 +38,8 @@ func (w *Whisperer) judged(ctx context.Context, t *whisper.Turn, history []whisp
 	if cool == len(top) {
 		return nil, "cooldown", nil
 	}
-	hist := tail(historyText(history), MaxQueryChars)
-	req := tail(t.Prompt, MaxQueryChars)
+	histText := tail(historyText(hist), MaxQueryChars)
+	req := tail(request, MaxQueryChars)
 	ps := make([]float64, len(top))
 	errs := make([]error, len(top))
 	var wg sync.WaitGroup
@@ -47,7 +47,7 @@ func (w *Whisperer) judged(ctx context.Context, t *whisper.Turn, history []whisp
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st := judgeState{CurrentRequest: req, History: hist, Candidate: judgeCandidate{Name: m.Name, Description: m.Description}}
+			st := judgeState{CurrentRequest: req, History: histText, Candidate: judgeCandidate{Name: m.Name, Description: m.Description}}
 			got, err := w.Judge.Ask(ctx, &judge.Request{Rubric: judge.SkillUseful, State: st})
 			if err != nil {
 				errs[i] = err

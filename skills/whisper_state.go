@@ -70,44 +70,32 @@ func (w *Whisperer) suggest(agent, sess, real string, turn int) bool {
 	return true
 }
 
-// visibleHistory returns the last n messages a user saw: user and
-// assistant text, without hidden reasoning, failed replies or delivery
-// copies, and with blank ones left out.
-func visibleHistory(msgs []whisper.Message, n int) []whisper.Message {
-	var out []whisper.Message
-	for _, m := range msgs {
-		if m.Role != "user" && m.Role != "assistant" || strings.TrimSpace(string(m.Content)) == "" {
-			continue
-		}
-		if m.Channel == "analysis" || m.StopReason == "error" || m.StopReason == "aborted" ||
-			m.Delivery == "mirror" || m.Delivery == "injected" || m.Delivery == "suppressed" {
-			continue
-		}
-		out = append(out, m)
-	}
+// history returns the last n messages of a turn's visible conversation
+// (whisper.Visible: C29's rules of what a user saw), and the request.
+func history(t *whisper.Turn, n int) ([]whisper.Msg, string) {
+	conv := whisper.Visible(t)
+	h := conv.History
 	if n <= 0 {
-		return nil
+		h = nil
+	} else if len(h) > n {
+		h = h[len(h)-n:]
 	}
-	if len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return out
+	return h, conv.CurrentRequest
 }
 
 // historyText writes messages as "<role>: <text>", blank-line separated.
-func historyText(msgs []whisper.Message) string {
+func historyText(msgs []whisper.Msg) string {
 	parts := make([]string, 0, len(msgs))
 	for _, m := range msgs {
-		parts = append(parts, m.Role+": "+strings.TrimSpace(string(m.Content)))
+		parts = append(parts, m.Role+": "+m.Text)
 	}
 	return strings.Join(parts, "\n\n")
 }
 
 // queryText is what retrieval embeds: the history and "user: <prompt>",
 // the last MaxQueryChars characters.
-func queryText(history []whisper.Message, prompt string) string {
-	q := historyText(append(slices.Clone(history), whisper.Message{Role: "user", Content: whisper.Content(prompt)}))
-	return tail(q, MaxQueryChars)
+func queryText(hist []whisper.Msg, prompt string) string {
+	return tail(historyText(append(slices.Clone(hist), whisper.Msg{Role: "user", Text: prompt})), MaxQueryChars)
 }
 
 // tail returns the last n characters (runes) of s.

@@ -157,15 +157,18 @@ func (w *Whisperer) Whisper(ctx context.Context, t *whisper.Turn) (whisper.Secti
 		out.Outcome = "failed"
 		return out, errors.New("whisper skill: the judge's key file cannot be read; no hint (no local fallback)")
 	}
-	history := visibleHistory(t.Messages, w.HistoryMessages)
-	matches, err := w.Index.Search(ctx, queryText(history, t.Prompt), Candidates)
+	hist, request := history(t, w.HistoryMessages)
+	if mode != "enhanced" {
+		out.Also = []string{mode} // local: missing_key or judge_disabled (C30 step 1)
+	}
+	matches, err := w.Index.Search(ctx, queryText(hist, request), Candidates)
 	if err != nil {
 		out.Outcome = outcomeOf(ctx, "unavailable")
 		return out, fmt.Errorf("whisper skill: %w", err)
 	}
 	var pick *Match
 	if mode == "enhanced" {
-		pick, out.Outcome, err = w.judged(ctx, t, history, matches, turn)
+		pick, out.Outcome, err = w.judged(ctx, t, hist, request, matches, turn)
 	} else {
 		pick, out.Outcome = w.local(t, matches, turn)
 	}

@@ -52,7 +52,7 @@ func TestLocalWhisperer(t *testing.T) {
 	ask := "please ship the website to the staging server"
 	sec := mustWhisper(t, w, turn("r1", ask))
 	want := fmt.Sprintf(`The skill "deploy" may be relevant to this request; to use it, read its instructions at %q.`, filepath.Join(root, "deploy", "SKILL.md"))
-	if sec.Kind != whisper.KindSkill || sec.Outcome != "emitted" || sec.Body != want {
+	if sec.Kind != whisper.KindSkill || sec.Outcome != "emitted" || sec.Body != want || len(sec.Also) != 1 || sec.Also[0] != "missing_key" {
 		t.Fatalf("turn 1 = %+v\nwant body %s", sec, want)
 	}
 	// Turns 2 and 3 are within the cooldown of 2; the next best is never
@@ -120,11 +120,13 @@ func TestQueryText(t *testing.T) {
 		{Role: "assistant", Content: "broken", StopReason: "error"},
 		{Role: "user", Content: "second"},
 		{Role: "assistant", Content: "   "},
+		{Role: "user", Content: "now"}, // a copy of the prompt: dropped
 	}
-	if got := queryText(visibleHistory(msgs, 2), "now"); got != "assistant: reply one\n\nuser: second\n\nuser: now" {
+	q := func(n int) string { return queryText(history(&whisper.Turn{Prompt: "now", Messages: msgs}, n)) }
+	if got := q(2); got != "assistant: reply one\n\nuser: second\n\nuser: now" {
 		t.Fatalf("query = %q", got)
 	}
-	if got := queryText(visibleHistory(msgs, 0), "now"); got != "user: now" {
+	if got := q(0); got != "user: now" {
 		t.Fatalf("query without history = %q", got)
 	}
 	long := strings.Repeat("é", MaxQueryChars+10)
@@ -246,7 +248,7 @@ func TestJudgedWhisperer(t *testing.T) {
 	// The three most similar are judged (deploy, release, review: cook
 	// shares no word); release, the best at or above 0.7 of them, wins
 	// over deploy, the most similar.
-	if sec.Outcome != "emitted" || !strings.Contains(sec.Body, `"release"`) {
+	if sec.Outcome != "emitted" || !strings.Contains(sec.Body, `"release"`) || len(sec.Also) != 0 {
 		t.Fatalf("judged = %+v, want release", sec)
 	}
 	reqs := f.requests()
@@ -319,7 +321,7 @@ func TestJudgedOutcomes(t *testing.T) {
 			if w.Mode() != mode {
 				t.Fatalf("mode = %s, want %s", w.Mode(), mode)
 			}
-			if sec := mustWhisper(t, w, turn("r", ask)); sec.Outcome != "emitted" || !strings.Contains(sec.Body, `"deploy"`) {
+			if sec := mustWhisper(t, w, turn("r", ask)); sec.Outcome != "emitted" || !strings.Contains(sec.Body, `"deploy"`) || len(sec.Also) != 1 || sec.Also[0] != mode {
 				t.Fatalf("%s: %+v, want deploy by similarity", cred, sec)
 			}
 		}

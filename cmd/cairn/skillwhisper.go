@@ -16,8 +16,10 @@ import (
 // ([skillWhisperer] and the skills corpus), nil when it is not enabled.
 // The judge is [llm.judge] (else [llm.fast]); without one the whisperer
 // runs in local mode, and the key's state is read on every turn. The
-// embedder is [embedder]; the caller closes what close returns.
-func (e *env) skillWhisperer(cfg *config.Config) (w *skills.Whisperer, close func(), err error) {
+// embedder is [embedder]. watch: a long-lived server's whisperer, whose
+// skills index file events invalidate (skills.Watch); a one-turn process
+// needs none. The caller calls close when done with the whisperer.
+func (e *env) skillWhisperer(cfg *config.Config, watch bool) (w *skills.Whisperer, close func(), err error) {
 	corpus, ok := cfg.SkillsCorpus()
 	if !cfg.SkillWhisperer.Enabled || !ok {
 		return nil, func() {}, nil
@@ -40,7 +42,17 @@ func (e *env) skillWhisperer(cfg *config.Config) (w *skills.Whisperer, close fun
 		close()
 		return nil, nil, err
 	}
-	w = skills.NewWhisperer(skills.NewIndex(corpus.Paths, emb), asker)
+	idx := skills.NewIndex(corpus.Paths, emb)
+	if watch {
+		watcher, err := skills.Watch(idx, nil)
+		if err != nil {
+			close()
+			return nil, nil, err
+		}
+		closeEmb := close
+		close = func() { watcher.Close(); closeEmb() }
+	}
+	w = skills.NewWhisperer(idx, asker)
 	w.HistoryMessages = cfg.SkillWhisperer.HistoryMessages
 	w.MinScore = cfg.SkillWhisperer.MinScore
 	w.CooldownTurns = cfg.SkillWhisperer.CooldownTurns
@@ -56,7 +68,7 @@ func (e *env) hookWhisperers(_ context.Context) ([]whisper.Whisperer, func(), er
 	if err != nil {
 		return nil, nil, err
 	}
-	sw, closeSkills, err := e.skillWhisperer(cfg)
+	sw, closeSkills, err := e.skillWhisperer(cfg, false)
 	if err != nil {
 		return nil, nil, err
 	}
