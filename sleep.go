@@ -97,6 +97,10 @@ type SleepResult struct {
 	Merged     int            `json:"merged"`     // duplicates merged into the memory kept
 	Superseded int            `json:"superseded"` // memories marked superseded by a newer one
 	Linked     int            `json:"linked"`     // pairs linked as related
+	// Profiles counts the profile memories written (built for a subject
+	// that enough observations are about, or rebuilt because they
+	// changed); a dry run counts those it would write.
+	Profiles int `json:"profiles"`
 	Dropped    map[string]int `json:"dropped"`    // gate reason → count
 	// Status is ConsolidateCompleted, a paused status,
 	// ConsolidateCompletedWithFailures when some group's answer was

@@ -43,7 +43,10 @@
 // a gate in code (sleep_gate.go) keeps what is consistent: duplicates
 // merged into the best-supported one, older memories superseded by newer
 // ones, related ones linked both ways. Each group is one transaction and
-// each pair is judged once.
+// each pair is judged once. Then it writes a profile memory for each
+// person or thing that DefaultProfileMin (5) active observations are
+// about, and writes it again, superseding the old one, only when those
+// observations change (profile.go).
 //
 // Prompts are files beside the code (prompts/), the project's own words.
 //

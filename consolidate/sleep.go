@@ -45,15 +45,24 @@ type Sleeper struct {
 	MaxTokens   int
 	CallTimeout time.Duration
 	BodyChars   int
+
+	// Profiles (profile.go): a subject needs ProfileMin active
+	// observations (0 or less: no profiles); a profile is written from the
+	// newest ProfileLines of them with an answer budget of ProfileTokens.
+	ProfileMin    int
+	ProfileLines  int
+	ProfileTokens int
 }
 
 // NewSleeper returns a sleeper with the defaults filled.
 func NewSleeper(llm cairn.LLM, store cairn.SleepStore) *Sleeper {
 	return &Sleeper{LLM: llm, Store: store, MinScore: DefaultSleepMinScore, MaxGroup: DefaultSleepGroup,
-		MaxPosting: DefaultSleepPosting, MaxTokens: DefaultSleepTokens, CallTimeout: DefaultSleepTimeout, BodyChars: DefaultSleepBody}
+		MaxPosting: DefaultSleepPosting, MaxTokens: DefaultSleepTokens, CallTimeout: DefaultSleepTimeout, BodyChars: DefaultSleepBody,
+		ProfileMin: DefaultProfileMin, ProfileLines: DefaultProfileLines, ProfileTokens: DefaultProfileTokens}
 }
 
-// Run judges every candidate group (a dry run only lists them). Groups
+// Run judges every candidate group (a dry run only lists them), then
+// writes the profiles the observations call for (profile.go). Groups
 // are found again after each round, so members that an earlier round left
 // out of a full group are judged in the same run. An unavailable or busy
 // model pauses the pass with every group judged so far applied and none
@@ -68,30 +77,61 @@ func (s *Sleeper) Run(ctx context.Context, opts *cairn.SleepOptions) (*cairn.Sle
 		return nil, cairn.Invalidf("limit %d: allowed 0 (no limit) or more", o.Limit)
 	}
 	res := &cairn.SleepResult{Dropped: map[string]int{}, Status: cairn.ConsolidateCompleted}
+	done, err := s.groups(ctx, o, res)
+	if err != nil || !done {
+		return res, err
+	}
+	if s.ProfileMin <= 0 {
+		return settle(res), nil
+	}
+	work, err := s.planProfiles(ctx)
+	if err != nil {
+		return res, err
+	}
+	if o.DryRun {
+		res.Profiles = len(work.build)
+		return res, nil
+	}
+	err = s.profiles(ctx, work, res)
+	var p *errPause
+	if errors.As(err, &p) {
+		res.Status, res.Error = p.status, p.err.Error()
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	return settle(res), nil
+}
+
+// groups judges the candidate groups. It reports whether the pass may go
+// on to profiles: not after a pause or a limit.
+func (s *Sleeper) groups(ctx context.Context, o cairn.SleepOptions, res *cairn.SleepResult) (bool, error) {
 	skip := map[[2]string]bool{} // pairs of groups this run could not judge
 	for {
 		groups, ms, judged, err := s.candidates(ctx, skip)
 		if err != nil {
-			return res, err
+			return false, err
 		}
 		if o.DryRun {
 			res.Plan, res.Groups, res.Pending = groups, len(groups), len(groups)
-			return res, nil
+			return true, nil
 		}
 		if len(groups) == 0 {
-			return settle(res), nil
+			return true, nil
 		}
 		for i, g := range groups {
 			if o.Limit > 0 && res.Groups >= o.Limit {
 				res.Pending = len(groups) - i
-				return settle(res), nil
+				settle(res)
+				return false, nil
 			}
 			err := s.judge(ctx, g, ms, judged, res)
 			var p *errPause
 			switch {
 			case errors.As(err, &p):
 				res.Status, res.Error, res.Pending = p.status, p.err.Error(), len(groups)-i
-				return res, nil
+				return false, nil
 			case errors.Is(err, errUnusable), errors.Is(err, cairn.ErrNotFound):
 				if errors.Is(err, errUnusable) {
 					res.Dropped[DropInvalidAnswer]++
@@ -106,7 +146,7 @@ func (s *Sleeper) Run(ctx context.Context, opts *cairn.SleepOptions) (*cairn.Sle
 					}
 				}
 			case err != nil:
-				return res, err
+				return false, err
 			default:
 				res.Groups++
 			}
@@ -185,12 +225,13 @@ func (s *Sleeper) ask(ctx context.Context, prompt string, res *cairn.SleepResult
 	return a, nil
 }
 
-// settle sets the status of a pass that went through its groups: some
-// groups whose answers were unusable twice make it
-// completed_with_failures, and all of them (none judged) failed.
+// settle sets the status of a pass that went through its groups and
+// profiles: some groups or profiles whose answers were unusable twice
+// make it completed_with_failures, and all of them (nothing judged or
+// written) failed.
 func settle(res *cairn.SleepResult) *cairn.SleepResult {
 	switch {
-	case res.Failed > 0 && res.Groups == 0:
+	case res.Failed > 0 && res.Groups+res.Profiles == 0:
 		res.Status = cairn.ConsolidateFailed
 	case res.Failed > 0:
 		res.Status = cairn.ConsolidateCompletedWithFailures

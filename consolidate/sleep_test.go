@@ -398,7 +398,7 @@ func TestSleepGroupsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(res)
-	if string(b) != `{"groups":0,"merged":0,"superseded":0,"linked":0,"dropped":{},"status":"completed","pending":0,"invalid_answers":0,"failed":0}` {
+	if string(b) != `{"groups":0,"merged":0,"superseded":0,"linked":0,"profiles":0,"dropped":{},"status":"completed","pending":0,"invalid_answers":0,"failed":0}` {
 		t.Errorf("a dry run with a high bar: %s", b)
 	}
 }

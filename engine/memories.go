@@ -104,8 +104,8 @@ func (e *Engine) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Me
 
 // checkMemoryFilter refuses a kind or status no memory has.
 func checkMemoryFilter(f cairn.MemoryFilter) error {
-	if f.Kind != "" && f.Kind != cairn.MemoryEpisode && f.Kind != cairn.MemoryObservation && !slices.Contains(cairn.ItemKinds, f.Kind) {
-		return cairn.Invalidf("kind %q: allowed %s, %s, %s", f.Kind, cairn.MemoryEpisode, cairn.MemoryObservation, strings.Join(cairn.ItemKinds, ", "))
+	if f.Kind != "" && !slices.Contains(allKinds(), f.Kind) {
+		return cairn.Invalidf("kind %q: allowed %s", f.Kind, strings.Join(allKinds(), ", "))
 	}
 	if f.Status != "" && f.Status != cairn.StatusActive && f.Status != cairn.StatusSuperseded {
 		return cairn.Invalidf("status %q: allowed %s, %s or empty for both", f.Status, cairn.StatusActive, cairn.StatusSuperseded)

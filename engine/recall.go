@@ -33,7 +33,7 @@ func checkLimit(sel []cairn.Corpus, limit int) error {
 
 // allKinds lists every memory kind, in the order errors name them.
 func allKinds() []string {
-	return append([]string{cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...)
+	return append(append([]string{cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...), cairn.MemoryProfile)
 }
 
 // Memory scopes an item can have.

@@ -302,7 +302,7 @@ func ptr[T any](v T) *T { return &v }
 // the schema.
 func memoryFilterSchema(s *jsonschema.Schema) {
 	var kinds []any
-	for _, k := range append([]string{cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...) {
+	for _, k := range append(append([]string{cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...), cairn.MemoryProfile) {
 		kinds = append(kinds, k)
 	}
 	s.Properties["kinds"].Items.Enum = kinds

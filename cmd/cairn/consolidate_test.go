@@ -194,7 +194,7 @@ func TestCLIMemoriesSleep(t *testing.T) {
 		t.Fatalf("%d preference memories, want near-duplicates to sleep on", prefs)
 	}
 	before := count()
-	sleepKeys := []string{"groups", "merged", "superseded", "linked", "dropped", "status", "pending", "invalid_answers", "failed"}
+	sleepKeys := []string{"groups", "merged", "superseded", "linked", "profiles", "dropped", "status", "pending", "invalid_answers", "failed"}
 
 	out := c.ok("memories", "sleep", "--dry-run", "--json")
 	wantKeys(t, "sleep dry run", json.RawMessage(out), append(sleepKeys, "plan")...)

@@ -57,11 +57,11 @@ func printSleep(e *env, res *cairn.SleepResult, dry bool) {
 				fmt.Fprintf(e.stdout, "  %s  %s\n", id, g.Titles[i])
 			}
 		}
-		fmt.Fprintf(e.stdout, "dry run: %d groups to judge\n", res.Groups)
+		fmt.Fprintf(e.stdout, "dry run: %d groups to judge, %d profiles to write\n", res.Groups, res.Profiles)
 		return
 	}
-	fmt.Fprintf(e.stdout, "%s: %d groups: %d merged, %d superseded, %d linked; %d groups pending\n",
-		res.Status, res.Groups, res.Merged, res.Superseded, res.Linked, res.Pending)
+	fmt.Fprintf(e.stdout, "%s: %d groups: %d merged, %d superseded, %d linked; %d groups pending; %d profiles written\n",
+		res.Status, res.Groups, res.Merged, res.Superseded, res.Linked, res.Pending, res.Profiles)
 	if len(res.Dropped) > 0 {
 		var parts []string
 		for k, v := range res.Dropped {
