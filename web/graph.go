@@ -14,7 +14,7 @@ import (
 const (
 	graphMemories = 8
 	graphConcepts = 8
-	graphW        = 640
+	graphW        = 820
 	graphH        = 440
 )
 
@@ -53,7 +53,7 @@ func layout(m cairn.Memory, res *explore.Result, titles map[string]string) *grap
 	pos := map[string][2]float64{}
 	add := func(key string, x, y, r float64, label, kind, link string) {
 		pos[key] = [2]float64{x, y}
-		n := node{X: x, Y: y, R: r, Label: short(label, 28), Title: label, Kind: kind, Link: link, LX: x, LY: y + r + 14}
+		n := node{X: x, Y: y, R: r, Label: short(label, 26), Title: label, Kind: kind, Link: link, LX: x, LY: y + r + 14}
 		if kind != "center" {
 			n.LabelStart = x >= cx
 			n.LX, n.LY = x+r+4, y+4
@@ -75,7 +75,7 @@ func layout(m cairn.Memory, res *explore.Result, titles map[string]string) *grap
 		if t == "" {
 			t = rel.ID
 		}
-		add("m:"+rel.ID, cx+230*math.Cos(a), cy+175*math.Sin(a), 10, t, "memory", memoryURL(rel.ID))
+		add("m:"+rel.ID, cx+210*math.Cos(a), cy+170*math.Sin(a), 10, t, "memory", memoryURL(rel.ID))
 	}
 	seen := map[[2]string]bool{}
 	join := func(a, b, kind string) {

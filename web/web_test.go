@@ -210,7 +210,7 @@ func TestSyncNeedsHeader(t *testing.T) {
 // TestPagesRender: every page answers 200 over the fixture.
 func TestPagesRender(t *testing.T) {
 	s := newServer(t, "")
-	for _, p := range []string{"/", "/ui/corpora", "/ui/corpora?corpus=notes", "/ui/sessions", "/ui/memories", "/ui/clusters", "/ui/inbox", "/ui/diagnostics"} {
+	for _, p := range []string{"/", "/ui/corpora", "/ui/corpora?corpus=notes", "/ui/sessions", "/ui/memories", "/ui/memories?kind=&status=all", "/ui/memories?kind=fact&status=superseded", "/ui/clusters", "/ui/inbox", "/ui/diagnostics"} {
 		code, _, body := s.get(t, p)
 		if code != 200 {
 			t.Errorf("%s: %d\n%s", p, code, body)

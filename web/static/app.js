@@ -125,9 +125,22 @@
       .then(function (res) { return res.json(); })
       .then(function (st) {
         if (!show(st)) { return; } // the page changed
-        if (st.status === 'running') { setTimeout(function () { poll(st.seq); }, 100); }
+        if (st.status === 'running') { setTimeout(function () { poll(st.seq); }, 100); } else { refreshTable(); }
       })
       .catch(function () { setTimeout(function () { poll(after); }, 2000); });
+  }
+
+  // refreshTable loads the corpora page again and swaps in its table, so
+  // the document counts and sizes follow the sync that just ended.
+  function refreshTable() {
+    fetch(location.href, { headers: headers({ Accept: 'text/html' }) })
+      .then(function (res) { return res.text(); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('corpora-table');
+        var table = document.getElementById('corpora-table');
+        if (fresh && table) { table.replaceWith(document.adoptNode(fresh)); }
+      })
+      .catch(function () { /* the counts stay as loaded */ });
   }
 
   function startSync() {
