@@ -128,6 +128,9 @@ func (k Corpus) toCairn() cairn.Corpus {
 		return cairn.Corpus{Name: k.Name, Kind: k.Kind, Sources: srcs, ChatTypes: append([]string(nil), k.ChatTypes...),
 			MaxExpandedTokens: k.MaxExpandedTokens, SyncIntervalMinutes: k.SyncIntervalMinutes, DropRemoved: !k.KeepRemoved}
 	}
+	if k.Kind == cairn.KindSkills { // read by package skills, never indexed
+		return cairn.Corpus{Name: k.Name, Kind: k.Kind, Paths: append([]string(nil), k.Paths...), Glob: skillsGlob}
+	}
 	glob := k.Glob
 	if glob == "" {
 		glob = cairn.DefaultGlob

@@ -36,6 +36,10 @@ const (
 	DefaultSkillCooldownTurns   = 10
 )
 
+// skillsGlob is what a skills corpus takes under a folder (skills.Pattern;
+// SKILL.md in any case).
+const skillsGlob = "**/SKILL.md"
+
 // skillWhispererTable is the table's name in the file.
 const skillWhispererTable = "skillWhisperer"
 

@@ -38,6 +38,9 @@ cooldownTurns = 3
 	if cfg.SkillWhisperer != want {
 		t.Fatalf("skillWhisperer = %+v, want %+v", cfg.SkillWhisperer, want)
 	}
+	if got := cfg.ToCorpora(); len(got) != 1 || got[0].Glob != "**/SKILL.md" || got[0].Kind != cairn.KindSkills || len(got[0].Paths) != 2 {
+		t.Fatalf("ToCorpora = %+v", got)
+	}
 	// Never a search's corpus, even "all".
 	if _, err := cfg.Select([]string{"skills"}); !errors.Is(err, cairn.ErrInvalid) {
 		t.Fatalf("select skills: %v", err)
