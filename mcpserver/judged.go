@@ -29,6 +29,9 @@ type Enhanced struct {
 	Whisper *whisper.Service
 	// Enabled are C16's enabled flags of the whisperers.
 	Skill, Memory, ComplementaryHints bool
+	// Close, when set, stops the whisperers; the server's owner calls it
+	// when the agent closes.
+	Close func()
 }
 
 // DefaultMinUsefulness is judged search's default minUsefulness (C11).

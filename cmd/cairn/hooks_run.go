@@ -66,20 +66,10 @@ type claudeHookInput struct {
 
 // hookWhisper answers a turn in this process: the seam the hook command
 // runs through, and tests replace. By default it builds the whisper
-// Service over the configured whisperers (hookWhisperers) for this one
-// turn.
+// Service over the configured whisperers, memory and skill, for this one
+// turn (whisperHere, whisper.go).
 var hookWhisper = func(ctx context.Context, e *env, t *whisper.Turn) (whisper.Result, error) {
-	ws, closeAll, err := e.hookWhisperers(ctx)
-	if err != nil {
-		return whisper.Result{}, err
-	}
-	defer closeAll()
-	if len(ws) == 0 {
-		return whisper.Result{}, nil
-	}
-	svc := whisper.NewService(nil, nil, ws...)
-	defer svc.Close()
-	return svc.Whisper(ctx, t)
+	return e.whisperHere(ctx, t)
 }
 
 func cmdHooksRun(ctx context.Context, e *env, args []string) error {

@@ -89,6 +89,7 @@ func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, 
 	a := mcpserver.NewAgent(agent, eng)
 	a.ConfigPath = cfg.Path
 	a.FastModel = e.serverFastModel(cfg, agent) // gather.go
+	a.Enhanced = e.enhanced(cfg, eng, agent)    // whisper.go: judged search, whisperers
 	if embErr != nil {
 		a.EmbedderError = embErr.Error()
 	}
@@ -126,6 +127,9 @@ func closeAgent(e *env, a *mcpserver.Agent) {
 	defer cancel()
 	if err := a.Close(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "cairn: agent %s: %v\n", a.Name(), err)
+	}
+	if en := a.Enhanced; en != nil && en.Close != nil {
+		en.Close() // whisper.go: the whisperers, before the index they read
 	}
 	if eng == nil {
 		return
