@@ -105,7 +105,7 @@ type fetchMember struct {
 // in sessions corpora) into up to MaxDuplicateTasks exact_duplicate
 // tasks. Tasks are never created for members no document holds.
 func (e *Engine) FetchCluster(ctx context.Context, o FetchClusterOptions) (*ClusterPage, error) {
-	if err := o.check(); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	run, err := e.validRun(ctx)
@@ -164,7 +164,8 @@ func (e *Engine) FetchCluster(ctx context.Context, o FetchClusterOptions) (*Clus
 	return page, nil
 }
 
-func (o *FetchClusterOptions) check() error {
+// Check validates o and fills its defaults; FetchCluster calls it.
+func (o *FetchClusterOptions) Check() error {
 	if !clusterIDPattern.MatchString(o.ClusterID) {
 		return cairn.Invalidf("clusterId %q: want 10 lowercase hex digits (from memory_list_clusters)", o.ClusterID)
 	}

@@ -203,6 +203,8 @@ func (a *Agent) check(name string, raw json.RawMessage) error {
 		}
 	case ToolSyncStatus, ToolDiagnostics:
 		_, err = decode[Empty](raw)
+	default:
+		err = a.checkCuration(name, raw) // curation.go
 	}
 	return err
 }

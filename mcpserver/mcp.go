@@ -65,6 +65,7 @@ func NewMCPServer(a *Agent, logger *slog.Logger) *mcp.Server {
 	addRemember(s, a) // remember.go
 	addGather(s, a)   // gather.go
 	addExplore(s, a)  // explore.go
+	addCuration(s, a) // curation.go
 	return s
 }
 

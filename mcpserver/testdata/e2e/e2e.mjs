@@ -18,7 +18,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const TOOLS = ["memory_diagnostics", "memory_explore", "memory_gather", "memory_get", "memory_remember", "memory_search", "memory_sync_sessions", "memory_sync_status"];
+const TOOLS = ["memory_diagnostics", "memory_explore", "memory_fetch_cluster", "memory_gather", "memory_get", "memory_list_clusters",
+  "memory_list_maintenance_tasks", "memory_recluster", "memory_remember", "memory_search", "memory_sync_sessions", "memory_sync_status",
+  "memory_update_maintenance_task"];
 
 function check(ok, what, detail) {
   if (!ok) {
@@ -38,7 +40,7 @@ async function call(client, name, args) {
 async function exercise(client, label) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the eight tools`, names);
+  check(JSON.stringify(names) === JSON.stringify(TOOLS), `${label}: lists the ${TOOLS.length} tools`, names);
   for (const t of tools) {
     check(t.inputSchema?.type === "object" && t.description, `${label}: ${t.name} has a schema and a description`, t);
   }
