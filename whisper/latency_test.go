@@ -73,7 +73,9 @@ func TestWhisperLatency(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Cache = nil
-	qm := newQueryModel(t, func(i int) string { return wt.Queries(topics[i%len(topics)], "what we decided about "+topics[i%len(topics)]) })
+	qm := newQueryModel(t, func(i int) string {
+		return wt.Queries(topics[i%len(topics)], "what we decided about "+topics[i%len(topics)])
+	})
 	cfg := config.DefaultMemoryWhisperer()
 	cfg.Enabled, cfg.Corpora, cfg.CooldownTurns, cfg.TimeoutMs = true, []string{"notes"}, 0, 10000
 	stats := &Stats{}
