@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/judge"
 	"github.com/cairnmemory/cairn/skills"
-	"github.com/cairnmemory/cairn/whisper"
 )
 
 // skillWhisperer builds the Skill Whisperer of a configuration
@@ -59,22 +57,4 @@ func (e *env) skillWhisperer(cfg *config.Config, watch bool) (w *skills.Whispere
 	judgeCfg := cfg.Judge
 	w.Credential = func() string { return judge.Credential(judgeCfg, os.Getenv) }
 	return w, close, nil
-}
-
-// hookWhisperers are the whisperers a hook run in this process asks: the
-// Skill Whisperer when enabled.
-func (e *env) hookWhisperers(_ context.Context) ([]whisper.Whisperer, func(), error) {
-	cfg, err := e.loadConfig()
-	if err != nil {
-		return nil, nil, err
-	}
-	sw, closeSkills, err := e.skillWhisperer(cfg, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	var ws []whisper.Whisperer
-	if sw != nil {
-		ws = append(ws, sw)
-	}
-	return ws, closeSkills, nil
 }
