@@ -233,6 +233,9 @@ func (w *MemoryWhisperer) whisper(ctx, caller context.Context, r *run) Section {
 		return Section{Outcome: deadlineOutcome(caller, ctx)}
 	case errors.Is(err, ErrAllFailed):
 		return Section{Outcome: "failed"}
+	case errors.Is(err, cairn.ErrUnavailable):
+		w.event(r, "stage_failed", "unavailable", slog.String("stage", "search"))
+		return Section{Outcome: "unavailable"} // the index cannot be read
 	case err != nil:
 		w.event(r, "stage_failed", string(codeOf(err)), slog.String("stage", "search"))
 		return Section{Outcome: "failed"}

@@ -3,12 +3,14 @@ package whisper
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/judge"
 	"github.com/cairnmemory/cairn/redact/redacttest"
@@ -366,5 +368,26 @@ func TestMemoryDeadline(t *testing.T) {
 	res, _ = s.Whisper(context.Background(), turn("s", "r3", "What busy_timeout did we pick?"))
 	if !strings.Contains(res.AppendContext, "busy_timeout") {
 		t.Errorf("run 3: %q, want the hint (no cooldown from a run that showed nothing)", res.AppendContext)
+	}
+}
+
+// failingRetriever is an index that cannot be read.
+type failingRetriever struct{}
+
+func (failingRetriever) Lanes(context.Context, LaneQuery) ([]Passage, []Passage, error) {
+	return nil, nil, fmt.Errorf("open index: %w", cairn.ErrUnavailable)
+}
+
+// TestMemoryUnavailable: an index that cannot be read is unavailable,
+// with a stage_failed event.
+func TestMemoryUnavailable(t *testing.T) {
+	r := newRig(t, newEngine(t), rigOpts{answer: useful("busy_timeout")})
+	r.w.o.Retriever = failingRetriever{}
+	sec, err := r.w.Whisper(context.Background(), turn("s", "r", "What busy_timeout did we pick?"))
+	if err != nil || sec.Outcome != "unavailable" || sec.Body != "" {
+		t.Fatalf("section %+v, %v", sec, err)
+	}
+	if !strings.Contains(r.logText(), `"event":"stage_failed"`) {
+		t.Errorf("logs:\n%s", r.logText())
 	}
 }
