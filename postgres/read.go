@@ -1,0 +1,292 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/jackc/pgx/v5"
+)
+
+// Lexical runs q as SQLite's store does: one pass over the matches newest
+// first (at most q.MaxCandidates of them), the best q.Limit by score kept
+// in the database and joined to every document that holds them; when a
+// corpus or path filter leaves too few, the pass runs again with the
+// filter inside, uncapped. Both passes and the join see one snapshot.
+func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+	res := &cairn.LexicalResult{}
+	err := s.read(ctx, "search index", func(tx pgx.Tx) error {
+		c, err := s.compile(ctx, tx, q.Match)
+		if err != nil {
+			return err
+		}
+		if q.Limit <= 0 || c.tsq == "" {
+			return nil
+		}
+		r, err := s.lexical(ctx, tx, q, c, false)
+		if err != nil {
+			return err
+		}
+		if (len(q.Corpora) > 0 || q.Paths != nil) && len(r.Candidates) < q.Limit && r.Scanned >= q.Limit {
+			if r, err = s.lexical(ctx, tx, q, c, true); err != nil {
+				return err
+			}
+		}
+		*res = *r
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+type scored struct {
+	id    int64
+	score float64
+}
+
+func (s *Store) lexical(ctx context.Context, tx pgx.Tx, q cairn.LexicalQuery, c *compiled, filterInside bool) (*cairn.LexicalResult, error) {
+	res := &cairn.LexicalResult{}
+	query, args := scanQuery(s.agent, q, c, filterInside)
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var top []scored
+	for rows.Next() {
+		var m scored
+		var n, low int64
+		if err := rows.Scan(&m.id, &m.score, &n, &low); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		res.Scanned, res.Low = int(n), low
+		if !filterInside && q.MaxCandidates > 0 && n > int64(q.MaxCandidates) {
+			res.Scanned, res.Capped = q.MaxCandidates, true
+		}
+		top = append(top, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(top) == 0 {
+		return res, nil
+	}
+	cands, err := hydrate(ctx, tx, s.agent, top)
+	if err != nil {
+		return nil, err
+	}
+	limited := func(string) bool { return true }
+	if q.PathCorpora != nil {
+		limited = func(c string) bool { return slices.Contains(q.PathCorpora, c) }
+	}
+	for _, cd := range cands {
+		if len(q.Corpora) > 0 && !slices.Contains(q.Corpora, cd.Corpus) ||
+			q.Paths != nil && limited(cd.Corpus) && !slices.Contains(q.Paths, cd.Path) {
+			continue
+		}
+		cd.Capped = res.Capped
+		res.Candidates = append(res.Candidates, cd)
+	}
+	sort.SliceStable(res.Candidates, func(i, j int) bool {
+		a, b := res.Candidates[i], res.Candidates[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Corpus != b.Corpus {
+			return a.Corpus < b.Corpus
+		}
+		return a.Path < b.Path
+	})
+	if len(res.Candidates) > q.Limit {
+		res.Candidates = res.Candidates[:q.Limit]
+	}
+	return res, nil
+}
+
+// scanQuery is one pass: the matching chunks newest first (capped: the cap
+// and one more row, which only tells that the cap cut something), each
+// leaf counted, scored, and the best q.Limit returned with the pass's size
+// and lowest id. With filterInside the pass joins the documents and keeps
+// only the filter's, uncapped.
+func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside bool) (string, []any) {
+	args := append([]any(nil), c.args...)
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	var f, sc []string
+	for i, cnt := range c.counts {
+		f = append(f, fmt.Sprintf("%s AS f%d", cnt, i))
+		w := strconv.FormatFloat(c.weights[i], 'g', -1, 64)
+		sc = append(sc, fmt.Sprintf("%s * s.f%d * %g / (s.f%d + %g)", w, i, k1+1, i, k1))
+	}
+	ag := arg(agent)
+	where := `agent = ` + ag + ` AND NOT noise AND tsv @@ ` + arg(c.tsq) + `::tsquery`
+	limit, capped := "", "false"
+	if filterInside {
+		filter := ""
+		if len(q.Corpora) > 0 {
+			filter += ` AND d.corpus = ANY(` + arg(q.Corpora) + `::text[])`
+		}
+		if q.Paths != nil {
+			if q.PathCorpora != nil {
+				filter += ` AND (d.corpus <> ALL(` + arg(q.PathCorpora) + `::text[]) OR d.path = ANY(` + arg(q.Paths) + `::text[]))`
+			} else {
+				filter += ` AND d.path = ANY(` + arg(q.Paths) + `::text[])`
+			}
+		}
+		where += ` AND EXISTS (SELECT 1 FROM documents d WHERE d.agent = ` + ag + ` AND d.hash = chunks.hash` + filter + `)`
+	} else if q.MaxCandidates > 0 {
+		n := arg(int64(q.MaxCandidates))
+		limit = ` LIMIT ` + n + ` + 1`
+		capped = `m.n > ` + n
+	}
+	// With more matches than the cap, the extra (oldest) row only tells
+	// so: it is not scored, and the lowest id scored is the second lowest.
+	query := `WITH s AS MATERIALIZED (SELECT id, ` + strings.Join(f, ", ") + ` FROM chunks WHERE ` + where + ` ORDER BY id DESC` + limit + `),
+		m AS MATERIALIZED (SELECT count(*) AS n, min(id) AS low,
+			(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s)
+		SELECT s.id, (` + strings.Join(sc, " + ") + `)::float8 AS score, m.n,
+			CASE WHEN ` + capped + ` THEN coalesce(m.low2, 0) ELSE coalesce(m.low, 0) END
+		FROM s, m WHERE NOT (` + capped + `) OR s.id > m.low
+		ORDER BY score DESC, s.id DESC LIMIT ` + arg(int64(q.Limit))
+	return query, args
+}
+
+// hydrate joins the winning chunks to every document holding them, with
+// their text cut from the document's bytes.
+func hydrate(ctx context.Context, tx pgx.Tx, agent string, top []scored) ([]cairn.Candidate, error) {
+	ids := make([]int64, len(top))
+	byID := make(map[int64]float64, len(top))
+	for i, m := range top {
+		ids[i] = m.id
+		byID[m.id] = m.score
+	}
+	rows, err := tx.Query(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+			substring(ct.doc FROM c.pos::int + 1 FOR c.len::int)
+		FROM chunks c JOIN documents d ON d.agent = c.agent AND d.hash = c.hash
+			JOIN content ct ON ct.agent = c.agent AND ct.hash = c.hash
+		WHERE c.agent = $1 AND c.id = ANY($2)`, agent, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cairn.Candidate
+	for rows.Next() {
+		var c cairn.Candidate
+		var text []byte
+		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
+			return nil, err
+		}
+		c.Text, c.Score, c.Lane = string(text), byID[c.ChunkID], cairn.LaneLexical
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// MatchCount counts the chunks m matches, newest first, up to max.
+func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error) {
+	var mc cairn.MatchCount
+	c, err := s.compile(ctx, s.pool, m)
+	if err != nil {
+		return mc, classify("count matches", err)
+	}
+	if c.tsq == "" {
+		return mc, nil
+	}
+	err = s.pool.QueryRow(ctx, `SELECT count(*), coalesce(min(id), 0) FROM (SELECT id FROM chunks
+		WHERE agent = $1 AND NOT noise AND tsv @@ $2::tsquery ORDER BY id DESC LIMIT $3) x`, s.agent, c.tsq, max).Scan(&mc.N, &mc.Low)
+	return mc, classify("count matches", err)
+}
+
+// Span reports the indexed chunks (a counter kept with every write, so no
+// count runs) and the range of chunk ids.
+func (s *Store) Span(ctx context.Context) (cairn.IndexSpan, error) {
+	var sp cairn.IndexSpan
+	err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT value::bigint FROM agent_meta WHERE agent = $1 AND key = 'fts_rows'), 0),
+		coalesce((SELECT min(id) FROM chunks WHERE agent = $1), 0), coalesce((SELECT max(id) FROM chunks WHERE agent = $1), 0)`,
+		s.agent).Scan(&sp.Rows, &sp.MinID, &sp.MaxID)
+	return sp, classify("read index span", err)
+}
+
+// DocStates returns the documents of a corpus keyed by path.
+func (s *Store) DocStates(ctx context.Context, corpus string) (map[string]cairn.DocState, error) {
+	rows, err := s.pool.Query(ctx, `SELECT path, hash, size, mtime FROM documents WHERE agent = $1 AND corpus = $2`, s.agent, corpus)
+	if err != nil {
+		return nil, classify("list documents of "+corpus, err)
+	}
+	defer rows.Close()
+	out := map[string]cairn.DocState{}
+	for rows.Next() {
+		var d cairn.DocState
+		if err := rows.Scan(&d.Path, &d.Hash, &d.Size, &d.ModTime); err != nil {
+			return nil, classify("list documents of "+corpus, err)
+		}
+		out[d.Path] = d
+	}
+	return out, classify("list documents of "+corpus, rows.Err())
+}
+
+// HasContent reports which of the hashes are stored.
+func (s *Store) HasContent(ctx context.Context, hashes []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(hashes))
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT hash FROM content WHERE agent = $1 AND hash = ANY($2)`, s.agent, hashes)
+	if err != nil {
+		return nil, classify("look up content", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, classify("look up content", err)
+		}
+		out[h] = true
+	}
+	return out, classify("look up content", rows.Err())
+}
+
+// DocumentText returns one document's text or cairn.ErrNotFound.
+func (s *Store) DocumentText(ctx context.Context, corpus, path string) (string, error) {
+	var doc []byte
+	err := s.pool.QueryRow(ctx, `SELECT ct.doc FROM documents d JOIN content ct ON ct.agent = d.agent AND ct.hash = d.hash
+		WHERE d.agent = $1 AND d.corpus = $2 AND d.path = $3`, s.agent, corpus, path).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", cairn.ErrNotFound
+	}
+	if err != nil {
+		return "", classify("read document "+path, err)
+	}
+	return string(doc), nil
+}
+
+// Stats counts the agent's documents, contents and chunks; Bytes is the
+// size of its rows (pg_column_size summed), not of the shared files.
+func (s *Store) Stats(ctx context.Context) (cairn.IndexStats, error) {
+	var st cairn.IndexStats
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM documents WHERE agent = $1), (SELECT count(*) FROM content WHERE agent = $1),
+		(SELECT count(*) FROM chunks WHERE agent = $1),
+		coalesce((SELECT sum(pg_column_size(c.*)) FROM content c WHERE agent = $1), 0)
+		+ coalesce((SELECT sum(pg_column_size(c.*)) FROM chunks c WHERE agent = $1), 0)
+		+ coalesce((SELECT sum(pg_column_size(v.*)) FROM vectors v WHERE agent = $1), 0)
+		+ coalesce((SELECT sum(pg_column_size(d.*)) FROM documents d WHERE agent = $1), 0)`, s.agent).
+		Scan(&st.Documents, &st.Contents, &st.Chunks, &st.Bytes)
+	return st, classify("read index stats", err)
+}
+
+// ChunkCount counts the stored chunks.
+func (s *Store) ChunkCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE agent = $1`, s.agent).Scan(&n)
+	return n, classify("count chunks", err)
+}

@@ -1,0 +1,346 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/jackc/pgx/v5"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// SchemaVersion is the newest schema this package migrates to.
+var SchemaVersion = len(migrations)
+
+// migrations[i] takes the schema from version i to i+1. Append only.
+// Every table holds the agent in its primary key (Citus distributes by it);
+// cairn_meta and agents are shared by every agent (reference tables on
+// Citus). Text is bytea where offsets are bytes (content), so a chunk is
+// cut from its document exactly.
+var migrations = []string{
+	`CREATE TABLE agents(
+		agent text PRIMARY KEY,
+		created_at bigint NOT NULL
+	);
+	CREATE TABLE agent_meta(
+		agent text NOT NULL,
+		key text NOT NULL,
+		value text NOT NULL,
+		PRIMARY KEY(agent, key)
+	);
+	CREATE TABLE content(
+		agent text NOT NULL,
+		hash text NOT NULL,
+		doc bytea NOT NULL,
+		title text NOT NULL DEFAULT '',
+		created_at bigint NOT NULL,
+		PRIMARY KEY(agent, hash)
+	);
+	CREATE TABLE documents(
+		agent text NOT NULL,
+		id bigserial NOT NULL,
+		corpus text NOT NULL,
+		path text NOT NULL,
+		hash text NOT NULL,
+		size bigint NOT NULL,
+		mtime bigint NOT NULL,
+		created_at bigint NOT NULL,
+		modified_at bigint NOT NULL,
+		PRIMARY KEY(agent, corpus, path)
+	);
+	CREATE INDEX documents_hash ON documents(agent, hash);
+	CREATE TABLE chunks(
+		agent text NOT NULL,
+		id bigserial NOT NULL,
+		hash text NOT NULL,
+		seq int NOT NULL,
+		pos bigint NOT NULL,
+		len bigint NOT NULL,
+		start_line int NOT NULL,
+		end_line int NOT NULL,
+		tokens int NOT NULL,
+		noise boolean NOT NULL DEFAULT false,
+		tsv tsvector,
+		tf jsonb,
+		PRIMARY KEY(agent, id),
+		UNIQUE(agent, hash, seq)
+	);
+	CREATE INDEX chunks_tsv ON chunks USING gin(tsv) WHERE NOT noise;
+	CREATE TABLE vectors(
+		agent text NOT NULL,
+		chunk_id bigint NOT NULL,
+		identity text NOT NULL,
+		vec vector NOT NULL,
+		PRIMARY KEY(agent, chunk_id)
+	);
+	CREATE INDEX vectors_identity ON vectors(agent, identity, chunk_id);
+	CREATE TABLE sessions(
+		agent text NOT NULL,
+		corpus text NOT NULL,
+		path text NOT NULL,
+		source text NOT NULL,
+		session_id text NOT NULL,
+		provider text NOT NULL DEFAULT '',
+		chat_type text NOT NULL DEFAULT '',
+		account_id text NOT NULL DEFAULT '',
+		conversation_id text NOT NULL DEFAULT '',
+		cwd text NOT NULL DEFAULT '',
+		title text NOT NULL DEFAULT '',
+		parent_id text NOT NULL DEFAULT '',
+		started_at bigint NOT NULL DEFAULT 0,
+		started_raw text NOT NULL DEFAULT '',
+		transcript text NOT NULL,
+		projection_hash text NOT NULL,
+		projector_version int NOT NULL,
+		spans text NOT NULL,
+		PRIMARY KEY(agent, corpus, path)
+	);
+	CREATE INDEX sessions_transcript ON sessions(agent, corpus, transcript);
+	CREATE TABLE transcript_files(
+		agent text NOT NULL,
+		corpus text NOT NULL,
+		source text NOT NULL,
+		path text NOT NULL,
+		size bigint NOT NULL,
+		mtime bigint NOT NULL,
+		hash text NOT NULL,
+		projector_version int NOT NULL,
+		checked_at bigint NOT NULL,
+		stats text NOT NULL DEFAULT '',
+		error text NOT NULL DEFAULT '',
+		PRIMARY KEY(agent, corpus, path)
+	);
+	CREATE TABLE memories(
+		agent text NOT NULL,
+		id text NOT NULL,
+		kind text NOT NULL,
+		title text NOT NULL DEFAULT '',
+		summary text NOT NULL DEFAULT '',
+		body text NOT NULL DEFAULT '',
+		about text NOT NULL DEFAULT '',
+		corpus text NOT NULL,
+		thread text NOT NULL,
+		told_at bigint NOT NULL DEFAULT 0,
+		event_date text NOT NULL DEFAULT '',
+		start_date text NOT NULL DEFAULT '',
+		end_date text NOT NULL DEFAULT '',
+		status text NOT NULL DEFAULT 'active',
+		superseded_by text NOT NULL DEFAULT '',
+		data text NOT NULL,
+		created_at bigint NOT NULL,
+		updated_at bigint NOT NULL,
+		window_id bigint NOT NULL DEFAULT 0,
+		PRIMARY KEY(agent, id)
+	);
+	CREATE INDEX memories_kind ON memories(agent, kind, status, told_at);
+	CREATE INDEX memories_thread ON memories(agent, corpus, thread);
+	CREATE INDEX memories_window ON memories(agent, window_id);
+	CREATE TABLE consolidated_records(
+		agent text NOT NULL,
+		corpus text NOT NULL,
+		thread text NOT NULL,
+		pass text NOT NULL,
+		uid text NOT NULL,
+		window_id bigint NOT NULL,
+		hash text NOT NULL DEFAULT '',
+		PRIMARY KEY(agent, corpus, thread, pass, uid)
+	);
+	CREATE INDEX consolidated_records_window ON consolidated_records(agent, window_id);
+	CREATE TABLE consolidation_windows(
+		agent text NOT NULL,
+		id bigserial NOT NULL,
+		corpus text NOT NULL,
+		thread text NOT NULL,
+		pass text NOT NULL,
+		records int NOT NULL,
+		memories int NOT NULL,
+		summary text NOT NULL DEFAULT '',
+		tokens_in bigint NOT NULL DEFAULT 0,
+		tokens_out bigint NOT NULL DEFAULT 0,
+		created_at bigint NOT NULL,
+		PRIMARY KEY(agent, id)
+	);
+	CREATE TABLE memory_links(
+		agent text NOT NULL,
+		from_id text NOT NULL,
+		to_id text NOT NULL,
+		kind text NOT NULL,
+		reason text NOT NULL DEFAULT '',
+		added text NOT NULL DEFAULT '',
+		created_at bigint NOT NULL,
+		PRIMARY KEY(agent, from_id, to_id, kind)
+	);
+	CREATE INDEX memory_links_to ON memory_links(agent, to_id);
+	CREATE TABLE sleep_pairs(
+		agent text NOT NULL,
+		a text NOT NULL,
+		b text NOT NULL,
+		PRIMARY KEY(agent, a, b)
+	);
+	CREATE INDEX sleep_pairs_b ON sleep_pairs(agent, b);
+	CREATE TABLE consolidation_failures(
+		agent text NOT NULL,
+		corpus text NOT NULL,
+		thread text NOT NULL,
+		pass text NOT NULL,
+		uid text NOT NULL,
+		hash text NOT NULL DEFAULT '',
+		tries int NOT NULL,
+		reason text NOT NULL DEFAULT '',
+		updated_at bigint NOT NULL,
+		PRIMARY KEY(agent, corpus, thread, pass, uid)
+	);
+	CREATE TABLE memory_neighbours(
+		agent text NOT NULL,
+		id text NOT NULL,
+		identity text NOT NULL,
+		hash text NOT NULL,
+		near text NOT NULL,
+		PRIMARY KEY(agent, id, identity)
+	);` + analysisSchema + curationSchema,
+}
+
+// referenceTables are shared by every agent; distributedTables are
+// distributed by agent and co-located with the first (Citus).
+var (
+	referenceTables   = []string{"agents"}
+	distributedTables = []string{"content", "agent_meta", "documents", "chunks", "vectors", "sessions", "transcript_files",
+		"memories", "consolidated_records", "consolidation_windows", "memory_links", "sleep_pairs", "consolidation_failures",
+		"memory_neighbours", "analysis_runs", "analysis_clusters", "analysis_memberships", "analysis_duplicate_occurrences",
+		"maintenance_tasks", "temporal_annotations", "judgments"}
+)
+
+// textSearch is the cairn text search configuration: the default parser
+// (which sees only the words Go has already split, see tokens.go) and
+// English Snowball stemming without stop words, so every word is indexed
+// as SQLite's porter tokenizer indexes every word.
+const textSearch = `CREATE TEXT SEARCH DICTIONARY cairn_stem (TEMPLATE = snowball, Language = english);
+	CREATE TEXT SEARCH CONFIGURATION cairn (PARSER = default);
+	ALTER TEXT SEARCH CONFIGURATION cairn ADD MAPPING FOR asciiword, word, numword, asciihword, hword, numhword,
+		hword_asciipart, hword_part, hword_numpart, uint, int, float, sfloat, version WITH cairn_stem;`
+
+// migrate brings the schema to SchemaVersion under a session advisory
+// lock, so two processes opening one database migrate it once. On Citus
+// it distributes the tables by agent.
+func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, ...any)) error {
+	if _, err := c.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey("migrate", schema)); err != nil {
+		return classify("migrate store", err)
+	}
+	defer c.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lockKey("migrate", schema))
+	version, err := schemaVersion(ctx, c, schema)
+	if err != nil {
+		return err
+	}
+	if version > SchemaVersion {
+		return &cairn.Error{Op: "open store", Path: "schema " + schema,
+			Err:  fmt.Errorf("schema version %d is newer than this binary's %d", version, SchemaVersion),
+			Hint: "upgrade cairn or use another schema"}
+	}
+	if version == SchemaVersion {
+		return nil
+	}
+	citus, err := hasCitus(ctx, c)
+	if err != nil {
+		return err
+	}
+	if version == 0 {
+		if err := createBase(ctx, c, schema); err != nil {
+			return err
+		}
+	}
+	for i := version; i < SchemaVersion; i++ {
+		if _, err := c.Exec(ctx, migrations[i]); err != nil {
+			return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
+		}
+		if i == 0 && citus {
+			if err := distribute(ctx, c); err != nil {
+				return err
+			}
+		}
+		if _, err := c.Exec(ctx, `INSERT INTO cairn_meta(key, value) VALUES('schema_version', $1)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.Itoa(i+1)); err != nil {
+			return classify("migrate store", err)
+		}
+	}
+	if logf != nil {
+		logf("postgres: schema %s migrated from version %d to %d (citus: %v)", schema, version, SchemaVersion, citus)
+	}
+	return nil
+}
+
+// createBase creates the schema, the extension, the text search
+// configuration and the meta table.
+func createBase(ctx context.Context, c *pgx.Conn, schema string) error {
+	for _, q := range []string{
+		`CREATE EXTENSION IF NOT EXISTS vector`,
+		`CREATE SCHEMA IF NOT EXISTS ` + quoteIdent(schema),
+		`CREATE TABLE IF NOT EXISTS cairn_meta(key text PRIMARY KEY, value text NOT NULL)`,
+		textSearch,
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return &cairn.Error{Op: "create store schema", Path: schema, Err: classify("create store schema", err),
+				Hint: "the user in [store] url needs CREATE on the database (and pgvector installed: CREATE EXTENSION vector)"}
+		}
+	}
+	if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+		return classify("register vector type", err)
+	}
+	if ok, err := hasCitus(ctx, c); err == nil && ok {
+		if _, err := c.Exec(ctx, `SELECT create_reference_table('cairn_meta')`); err != nil {
+			return classify("distribute cairn_meta", err)
+		}
+	}
+	return nil
+}
+
+// schemaVersion reads the schema version, 0 for a schema not created yet.
+func schemaVersion(ctx context.Context, c *pgx.Conn, schema string) (int, error) {
+	var exists bool
+	if err := c.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, quoteIdent(schema)+".cairn_meta").Scan(&exists); err != nil {
+		return 0, classify("read schema version", err)
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v string
+	err := c.QueryRow(ctx, `SELECT value FROM cairn_meta WHERE key = 'schema_version'`).Scan(&v)
+	if err == pgx.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, classify("read schema version", err)
+	}
+	n, _ := strconv.Atoi(v)
+	return n, nil
+}
+
+// hasCitus reports whether the database runs the Citus extension.
+func hasCitus(ctx context.Context, c *pgx.Conn) (bool, error) {
+	var ok bool
+	if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&ok); err != nil {
+		return false, classify("look for citus", err)
+	}
+	return ok, nil
+}
+
+// distribute makes the shared tables reference tables and distributes the
+// others by agent, co-located, so one agent's rows of every table live on
+// the same node and a query naming one agent runs there whole.
+func distribute(ctx context.Context, c *pgx.Conn) error {
+	for _, t := range referenceTables {
+		if _, err := c.Exec(ctx, `SELECT create_reference_table($1)`, t); err != nil {
+			return classify("distribute "+t, err)
+		}
+	}
+	for i, t := range distributedTables {
+		with := "default"
+		if i > 0 {
+			with = distributedTables[0]
+		}
+		if _, err := c.Exec(ctx, `SELECT create_distributed_table($1, 'agent', colocate_with => $2)`, t, with); err != nil {
+			return classify("distribute "+t, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// Store is one agent's storage in a PostgreSQL database: every query it
+// runs names its agent. Writes of one Store are serialized in the process,
+// and every write transaction takes the agent's advisory lock first, so
+// two processes writing the same agent take turns, as two SQLite writers
+// do; reads run concurrently on the pool.
+type Store struct {
+	pool    *pgxpool.Pool
+	agent   string
+	feature string
+	ident   func(string) string
+	logf    func(string, ...any)
+	// reindexed: Open found another feature version and emptied the index.
+	reindexed bool
+	// readOnly: opened by OpenMemories; writes fail.
+	readOnly bool
+	// citus: the database runs Citus (the tables are distributed).
+	citus bool
+
+	hnswOn bool
+	hmu    sync.Mutex
+	hnsw   map[string]bool // HNSW indexes made or found by this handle
+
+	wmu sync.Mutex // one write transaction of this handle at a time
+	gen atomic.Int64
+	lex lexemeCache
+}
+
+var (
+	_ cairn.Storage      = (*Store)(nil)
+	_ cairn.MemoryReader = (*Store)(nil)
+)
+
+// Agent returns the tenant this store reads and writes.
+func (s *Store) Agent() string { return s.agent }
+
+// openPool connects a pool to url with the schema first on the search path
+// and pgvector's types registered on every connection.
+func openPool(ctx context.Context, url, schema string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, cairn.Invalidf("store url: %v (want postgres://user@host:port/database)", redactURLError(err))
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = quoteIdent(schema) + ", public"
+	cfg.ConnConfig.RuntimeParams["application_name"] = "cairn"
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		var ok bool
+		if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')`).Scan(&ok); err != nil || !ok {
+			return err // the first migration creates the extension; a later connection registers it
+		}
+		return pgxvec.RegisterTypes(ctx, c)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, classify("connect to store", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, classify("connect to store", err)
+	}
+	return pool, nil
+}
+
+// redactURLError keeps a password in a URL out of messages.
+func redactURLError(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "://"); i >= 0 {
+		if j := strings.Index(msg[i:], "@"); j > 0 {
+			return msg[:i+3] + "…" + msg[i+j:]
+		}
+	}
+	return msg
+}
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// lockKey is the advisory lock key of one agent's writes.
+func lockKey(kind, agent string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("cairn:" + kind + ":" + agent))
+	return int64(h.Sum64())
+}
+
+// write runs fn in one transaction holding the agent's write lock, and
+// commits it.
+func (s *Store) write(ctx context.Context, op string, fn func(pgx.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("%s: the store was opened read only", op)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return classify(op, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("write", s.agent)); err != nil {
+		return classify(op, err)
+	}
+	if err := fn(tx); err != nil {
+		return classify(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return classify(op, err)
+	}
+	s.gen.Add(1)
+	return nil
+}
+
+// read runs fn in a read-only repeatable-read transaction: every statement
+// of it sees the same commit.
+func (s *Store) read(ctx context.Context, op string, fn func(pgx.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return classify(op, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := fn(tx); err != nil {
+		return classify(op, err)
+	}
+	return classify(op, tx.Commit(ctx))
+}
+
+// Generation changes whenever this store writes.
+func (s *Store) Generation() int64 { return s.gen.Load() }
+
+// classify wraps err with op and, for the failures a caller acts on, the
+// sentinel they match: ErrBusy for lock timeouts, deadlocks, serialization
+// failures and a full connection table; ErrUnavailable for a server that
+// cannot be reached or is shutting down. Errors already classified, and
+// nil, come back as they are.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *cairn.Error
+	if errors.As(err, &ce) || errors.Is(err, cairn.ErrInvalid) || errors.Is(err, cairn.ErrNotFound) ||
+		errors.Is(err, cairn.ErrBusy) || errors.Is(err, cairn.ErrUnavailable) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03" || pe.Code == "53300" || pe.Code == "57014":
+			return fmt.Errorf("%s: %w: %w", op, cairn.ErrBusy, err)
+		case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P"):
+			return fmt.Errorf("%s: %w: %w", op, cairn.ErrUnavailable, err)
+		}
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var ne net.Error
+	var cerr *pgconn.ConnectError
+	if errors.As(err, &cerr) || errors.As(err, &ne) || pgconn.SafeToRetry(err) {
+		return &cairn.Error{Op: op, Err: fmt.Errorf("%w: %w", cairn.ErrUnavailable, err),
+			Hint: "check that the PostgreSQL server in [store] url is running and reachable"}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// quoteIdent quotes a SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// quoteLiteral quotes a SQL string literal (standard_conforming_strings,
+// the default since PostgreSQL 9.1).
+func quoteLiteral(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
