@@ -228,3 +228,57 @@ func TestHooksServer(t *testing.T) {
 		t.Fatalf("observation sent = %s", got["/v1/whisper/observe"])
 	}
 }
+
+// TestHooksWithServe: hooks installed with --server talk to a real cairn
+// serve, whose skill whisperer keeps its cooldowns across the hook
+// processes: a skill named at one turn cools for cooldownTurns, and the
+// PostToolUse hook's Read of its SKILL.md (opened) starts the cooldown
+// again.
+func TestHooksWithServe(t *testing.T) {
+	c := newCLI(t)
+	claude := claudeDir(t)
+	t.Setenv("CAIRN_TOKEN", "")
+	skillsDir := filepath.Join(t.TempDir(), "skills")
+	deploy := filepath.Join(skillsDir, "deploy", "SKILL.md")
+	os.MkdirAll(filepath.Dir(deploy), 0o700)
+	os.WriteFile(deploy, []byte("---\nname: deploy\ndescription: Ship the website to the staging server\n---\n"), 0o600)
+	emb := wordEmbeddings(t)
+	cfg := fmt.Sprintf("[[corpus]]\nname = \"skills\"\nkind = \"skills\"\npaths = [%q]\n\n[embedder]\nprovider = \"openai\"\nbase_url = %q\nmodel = \"words\"\n\n[skillWhisperer]\nenabled = true\ncooldownTurns = 1\n", skillsDir, emb.URL)
+	os.WriteFile(filepath.Join(c.home, "config.toml"), []byte(cfg), 0o600)
+	url := startServe(t)
+	c.ok("hooks", "install", "claude-code", "--server", url)
+	settings := readFile(t, filepath.Join(claude, "settings.json"))
+	prompt, observe := installedCommand(t, settings, "UserPromptSubmit"), installedCommand(t, settings, "PostToolUse")
+	turn := func(id string) bool {
+		t.Helper()
+		stdout, stderr := runHook(t, prompt, map[string]any{"session_id": "s1", "prompt_id": id,
+			"hook_event_name": "UserPromptSubmit", "prompt": "Please ship the website to the staging server"})
+		if stderr != "" {
+			t.Fatalf("turn %s: stderr %q", id, stderr)
+		}
+		return strings.Contains(stdout, "deploy")
+	}
+	for i, want := range []bool{true, false, true} { // named at 1, cooling at 2, named at 3
+		if got := turn(fmt.Sprint("p", i+1)); got != want {
+			t.Fatalf("turn %d named deploy: %v, want %v", i+1, got, want)
+		}
+	}
+	runHook(t, observe, map[string]any{"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Read",
+		"tool_input": map[string]any{"file_path": deploy}})
+	// Turn 4 cools either way (named at 3); a read at turn 4 makes turn 5
+	// cool too, which a named-at-3 skill alone would not (5 - 3 > 1).
+	if turn("p4") {
+		t.Fatal("turn 4 named deploy, opened at 3")
+	}
+	runHook(t, observe, map[string]any{"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Read",
+		"tool_input": map[string]any{"file_path": deploy}})
+	if turn("p5") {
+		t.Fatal("turn 5 named deploy, opened at 4")
+	}
+	if !turn("p6") {
+		t.Fatal("turn 6 did not name deploy (opened at 4, cooldown 1)")
+	}
+	if !turn("p6") { // the same prompt id again: the cached answer
+		t.Fatal("repeated run p6 answered differently")
+	}
+}
