@@ -18,4 +18,11 @@
 //
 // Questions whose evidence resolves to no known turn are skipped and
 // counted.
+//
+// Memory mode (LocomoMemory, LongMemEvalMemory; memory.go): each
+// conversation is consolidated with a model into memories in a store of
+// its own, questions are asked of the memories corpus, and a memory hit
+// stands for the turns its provenance names; with a fast model and a
+// judge, answers come from gathered memories and are graded. Its scores
+// need a user's consolidation model.
 package eval

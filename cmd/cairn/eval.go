@@ -18,7 +18,8 @@ func cmdEvalLocomo(ctx context.Context, e *env, args []string) error {
 	audit := fs.String("audit", "", "audit corrections (JSON); evidence is scored against them where given")
 	mode := fs.String("mode", "lexical", "lexical, vector or hybrid")
 	adv := fs.Bool("include-adversarial", false, "also ask category 5 (adversarial) questions")
-	qa := fs.Bool("qa", false, "answer each question with the [llm.fast] model and judge it (J score)")
+	qa := fs.Bool("qa", false, "answer each question with the [llm.fast] model and judge it (J score); with --memory, from gathered memories, graded by the judge")
+	mem := e.evalMemoryFlagSet(fs)
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -41,17 +42,24 @@ func cmdEvalLocomo(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if *qa {
-		if opts.QA, err = e.fastModel(); err != nil {
+	var rep *eval.Report
+	if mem.on {
+		var printed bool
+		if rep, printed, err = e.evalLocomoMemory(ctx, opts, mem, *qa); err != nil || printed {
 			return err
 		}
-	}
-	rep, err := eval.Locomo(ctx, opts)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(rep)
+	} else {
+		if *qa {
+			if opts.QA, err = e.fastModel(); err != nil {
+				return err
+			}
+		}
+		if rep, err = eval.Locomo(ctx, opts); err != nil {
+			return err
+		}
+		if e.json {
+			return e.printJSON(rep)
+		}
 	}
 	fmt.Fprintf(e.stdout, "locomo, %s mode: %d questions (%d skipped without evidence, %d evidence ids unresolved), %.1fs\n\n",
 		rep.Mode, rep.Questions, rep.Skipped, rep.Unresolved, rep.Seconds)
@@ -98,10 +106,15 @@ func cmdEvalLME(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("eval longmemeval")
 	data := fs.String("data", "", "LongMemEval JSON file")
 	mode := fs.String("mode", "lexical", "lexical, vector or hybrid")
+	qa := fs.Bool("qa", false, "with --memory: answer each question from gathered memories with [llm.fast] and grade it with the judge (J score)")
+	mem := e.evalMemoryFlagSet(fs)
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *qa && !mem.on {
+		return usagef("eval longmemeval --qa needs --memory (answers are read from gathered memories)")
 	}
 	if err := noPositional("eval longmemeval", pos); err != nil {
 		return err
@@ -115,12 +128,19 @@ func cmdEvalLME(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	rep, err := eval.LongMemEval(ctx, lo)
-	if err != nil {
-		return err
-	}
-	if e.json {
-		return e.printJSON(rep)
+	var rep *eval.Report
+	if mem.on {
+		var printed bool
+		if rep, printed, err = e.evalLMEMemory(ctx, lo, mem, *qa); err != nil || printed {
+			return err
+		}
+	} else {
+		if rep, err = eval.LongMemEval(ctx, lo); err != nil {
+			return err
+		}
+		if e.json {
+			return e.printJSON(rep)
+		}
 	}
 	fmt.Fprintf(e.stdout, "longmemeval, %s mode: %d questions (abstention questions skipped), %.1fs\n\n", rep.Mode, rep.Questions, rep.Seconds)
 	var keys []string
@@ -130,6 +150,11 @@ func cmdEvalLME(ctx context.Context, e *env, args []string) error {
 				keys = append(keys, fmt.Sprintf("%s_%s@%d", level, m, k))
 			}
 		}
+	}
+	if rep.QA != nil {
+		keys = append(keys, "j_score")
+		fmt.Fprintf(e.stdout, "QA: %d answered, %d judged correct (J %.1f), %d tokens in, %d out\n\n",
+			rep.QA.Answered, rep.QA.Correct, rep.QA.JScore, rep.QA.TokensIn, rep.QA.TokensOut)
 	}
 	return e.printReport(rep, keys)
 }
