@@ -24,9 +24,9 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// UIHeader must be on the POST that starts a sync: a form on another site
-// cannot send it, and a script there cannot without a CORS preflight the
-// server's Origin check refuses.
+// UIHeader must be on the POSTs that change state (a sync, a task
+// action): a form on another site cannot send it, and a script there
+// cannot without a CORS preflight the server's Origin check refuses.
 const UIHeader = "X-Cairn-UI"
 
 // CSP is the Content Security Policy of every page: scripts, styles and
@@ -92,8 +92,10 @@ func New(opts Options) (*Handler, error) {
 	mux.HandleFunc("GET /ui/sessions", h.sessions)
 	mux.HandleFunc("GET /ui/memories", h.memories)
 	mux.HandleFunc("GET /ui/memory", h.memory)
-	mux.HandleFunc("GET /ui/clusters", h.placeholder("clusters"))
-	mux.HandleFunc("GET /ui/inbox", h.placeholder("inbox"))
+	mux.HandleFunc("GET /ui/clusters", h.clusters)
+	mux.HandleFunc("GET /ui/inbox", h.inbox)
+	mux.HandleFunc("POST /ui/tasks", h.updateTask)
+	mux.HandleFunc("POST /ui/recluster", h.recluster)
 	mux.HandleFunc("GET /ui/diagnostics", h.diagnostics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, fmt.Errorf("no page %s %s: see the links above", r.Method, r.URL.Path))
@@ -196,15 +198,6 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, err e
 	p := errorPage{page: h.pageOf(http.StatusText(status), ""), Status: status}
 	p.Message = err.Error()
 	h.render(w, r, status, "error", &p)
-}
-
-// placeholder serves a page whose data another part of Cairn will supply.
-func (h *Handler) placeholder(name string) http.HandlerFunc {
-	titles := map[string]string{"clusters": "Clusters", "inbox": "Maintenance inbox"}
-	return func(w http.ResponseWriter, r *http.Request) {
-		p := h.pageOf(titles[name], name)
-		h.render(w, r, http.StatusOK, name, &p)
-	}
 }
 
 // funcs are the template helpers.

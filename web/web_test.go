@@ -36,15 +36,26 @@ var notes = map[string]string{
 
 func newServer(t *testing.T, token string) *server {
 	t.Helper()
-	s := &server{notes: t.TempDir()}
+	files := map[string]string{}
 	for name, text := range notes {
-		writeFile(t, filepath.Join(s.notes, name), text)
+		files[name] = text
 	}
 	for i := range 12 {
-		writeFile(t, filepath.Join(s.notes, fmt.Sprintf("filler-%02d.md", i)), fmt.Sprintf("# Filler %d\n\nRoutine entry %d about lunch.\n", i, i))
+		files[fmt.Sprintf("filler-%02d.md", i)] = fmt.Sprintf("# Filler %d\n\nRoutine entry %d about lunch.\n", i, i)
+	}
+	return newServerWith(t, token, files, nil)
+}
+
+// newServerWith serves the given notes, embedded by emb when it is set.
+func newServerWith(t *testing.T, token string, files map[string]string, emb cairn.Embedder) *server {
+	t.Helper()
+	s := &server{notes: t.TempDir()}
+	for name, text := range files {
+		writeFile(t, filepath.Join(s.notes, name), text)
 	}
 	ctx := context.Background()
-	eng, err := local.Open(ctx, engine.Options{Dir: t.TempDir(), Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{s.notes}, Glob: cairn.DefaultGlob}}})
+	eng, err := local.Open(ctx, engine.Options{Dir: t.TempDir(), Embedder: emb,
+		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{s.notes}, Glob: cairn.DefaultGlob}}})
 	if err != nil {
 		t.Fatal(err)
 	}

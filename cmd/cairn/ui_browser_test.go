@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -280,10 +283,9 @@ func TestUIBrowser(t *testing.T) {
 		}
 		shoot(t, bctx, "diagnostics")
 		do(t, bctx, "clusters", chromedp.Navigate(base+"/ui/clusters"), chromedp.WaitVisible(chromedp.CSS("main h1")))
-		if main := text(t, bctx, "main"); !strings.Contains(main, "issue 18") {
-			t.Errorf("clusters page: %q", main)
+		if main := text(t, bctx, "main"); !strings.Contains(main, "No clusters to show") {
+			t.Errorf("clusters page without an embedder: %q", main)
 		}
-		shoot(t, bctx, "clusters")
 	})
 }
 
@@ -310,5 +312,103 @@ func TestUIBrowserToken(t *testing.T) {
 		chromedp.WaitReady(chromedp.CSS(`select[name=status] option[value=all][selected]`)))
 	if at := read(t, bctx, "location", chromedp.Location()); !strings.Contains(at, "status=all") {
 		t.Errorf("form navigated to %q", at)
+	}
+}
+
+// topicVector embeds a text on four axes: three topics' words and the
+// rest, so notes of one topic cluster together.
+func topicVector(text string) []float32 {
+	axis := map[string]int{"garden": 0, "compost": 0, "soil": 0, "tomatoes": 0,
+		"budget": 1, "quarterly": 1, "finance": 1, "spending": 1, "meetup": 2, "community": 2, "group": 2, "support": 2}
+	v := make([]float32, 8)
+	for i, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if a, ok := axis[w]; ok {
+			v[a] += 4
+		} else {
+			v[3+(len(w)+i)%5]++
+		}
+	}
+	return v
+}
+
+// fakeEmbeddings answers /v1/embeddings with topicVector of each input.
+func fakeEmbeddings(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Input []string }
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		out := struct {
+			Data []item `json:"data"`
+		}{}
+		for i, s := range in.Input {
+			out.Data = append(out.Data, item{i, topicVector(s)})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestUIBrowserCuration: over notes embedded by a fake endpoint, "Cluster
+// now" draws the clusters, a cluster opens with its members, and the
+// exact duplicate its fetch found is resolved from the inbox.
+func TestUIBrowserCuration(t *testing.T) {
+	bctx := newBrowser(t)
+	c := newCLI(t)
+	notes := t.TempDir()
+	topics := [][]string{{"garden", "compost", "soil", "tomatoes"}, {"budget", "quarterly", "finance", "spending"}, {"support", "group", "meetup", "community"}}
+	for k, ws := range topics {
+		for i := range 20 {
+			var b strings.Builder
+			for j := range 3 + i%5 {
+				b.WriteString(ws[(i+j)%len(ws)] + " ")
+			}
+			name := filepath.Join(notes, fmt.Sprintf("%s-%02d.md", ws[0], i))
+			if err := os.WriteFile(name, []byte(fmt.Sprintf("# %s %d\n\n%snote %d of topic %d.\n", ws[i%4], i, b.String(), i, k)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	shared := "# Shared\n\nbudget finance quarterly spending budget finance\n\n"
+	os.WriteFile(filepath.Join(notes, "dup-a.md"), []byte(shared+"# A\n\nbudget budget quarterly\n"), 0o644)
+	os.WriteFile(filepath.Join(notes, "dup-b.md"), []byte(shared+"# B\n\nfinance finance spending\n"), 0o644)
+	c.ok("corpus", "add", "notes", notes)
+	appendConfig(t, c, fmt.Sprintf("\n[embedder]\nprovider = \"openai\"\nmodel = \"topics\"\nbase_url = %q\n", fakeEmbeddings(t).URL+"/v1"))
+	c.ok("sync")
+	base := startServe(t)
+
+	do(t, bctx, "cluster now", chromedp.Navigate(base+"/ui/clusters"), chromedp.WaitVisible(chromedp.ID("recluster")),
+		chromedp.Click(chromedp.ID("recluster")), chromedp.WaitVisible(chromedp.CSS("svg.scatter")))
+	points := jsEval[int](t, bctx, `document.querySelectorAll('svg.scatter circle').length`)
+	clusters := jsEval[[]string](t, bctx, `[...document.querySelectorAll('tbody th a')].map(a => a.getAttribute('href'))`)
+	if points < 20 || len(clusters) < 2 {
+		t.Fatalf("clusters page: %d points, clusters %v", points, clusters)
+	}
+	shoot(t, bctx, "clusters")
+	for _, href := range clusters {
+		do(t, bctx, "open cluster", chromedp.Navigate(base+href), chromedp.WaitVisible(chromedp.CSS("td.member-text")))
+	}
+	do(t, bctx, "inbox", chromedp.Navigate(base+"/ui/inbox"), chromedp.WaitVisible(chromedp.CSS("form.task-form")))
+	task := read(t, bctx, "task id", chromedp.AttributeValue(chromedp.CSS("form.task-form"), "data-task")).Value
+	if h2 := text(t, bctx, "article.task h2"); !strings.Contains(h2, "exact_duplicate") {
+		t.Errorf("first task %q", h2)
+	}
+	shoot(t, bctx, "inbox")
+	do(t, bctx, "resolve", chromedp.SendKeys(chromedp.CSS(`form.task-form input[name=note]`), "both stay: the sections after differ"),
+		chromedp.Click(chromedp.CSS(`form.task-form button[value=resolve]`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById('task-state').textContent.includes('resolved')`))
+	if left := jsEval[int](t, bctx, fmt.Sprintf(`document.querySelectorAll('form[data-task=%q]').length`, task)); left != 0 {
+		t.Errorf("task %s still pending after Resolve", task)
+	}
+	do(t, bctx, "resolved list", chromedp.Navigate(base+"/ui/inbox?status=resolved"), chromedp.WaitVisible(chromedp.CSS("article.task")))
+	if main := text(t, bctx, "main"); !strings.Contains(main, "both stay") {
+		t.Errorf("resolved inbox: %q", main)
 	}
 }

@@ -71,6 +71,11 @@
       load(location.href, false);
       return;
     }
+    if (form.classList.contains('task-form')) {
+      ev.preventDefault();
+      actOnTask(form, ev.submitter ? ev.submitter.value : 'resolve');
+      return;
+    }
     if (!tokenMode() || (form.method || 'get').toLowerCase() !== 'get') { return; }
     ev.preventDefault();
     var u = new URL(form.getAttribute('action') || location.pathname, location.href);
@@ -81,6 +86,45 @@
   window.addEventListener('popstate', function () {
     if (tokenMode()) { load(location.href, false); }
   });
+
+  // actOnTask posts an inbox action with the header state changes need,
+  // then shows the inbox again.
+  function actOnTask(form, action) {
+    var body = { id: form.dataset.task, action: action };
+    new FormData(form).forEach(function (v, k) { if (v) { body[k] = String(v); } });
+    var state = document.getElementById('task-state');
+    fetch('/ui/tasks', {
+      method: 'POST', body: JSON.stringify(body),
+      headers: headers({ 'X-Cairn-UI': '1', 'Content-Type': 'application/json', Accept: 'application/json' })
+    }).then(function (res) {
+      return res.json().then(function (out) {
+        if (!res.ok) { state.textContent = out.error || ('status ' + res.status); return; }
+        load(location.href, false).then(function () {
+          var s = document.getElementById('task-state');
+          if (s) { s.textContent = 'Task ' + out.id + ' ' + out.status + '.'; }
+        });
+      });
+    }).catch(function (err) { state.textContent = 'Could not send the action: ' + err.message; });
+  }
+
+  // recluster runs a clustering and shows the clusters page again.
+  function recluster() {
+    var button = document.getElementById('recluster');
+    var state = document.getElementById('recluster-state');
+    button.disabled = true;
+    state.textContent = 'Clustering…';
+    fetch('/ui/recluster', { method: 'POST', headers: headers({ 'X-Cairn-UI': '1', Accept: 'application/json' }) })
+      .then(function (res) {
+        return res.json().then(function (out) {
+          if (!res.ok) { button.disabled = false; state.textContent = out.error || ('status ' + res.status); return; }
+          load(location.href, false).then(function () {
+            var s = document.getElementById('recluster-state');
+            if (s) { s.textContent = 'Clustered ' + out.members + ' chunks into ' + out.clusters + ' clusters (' + out.noise + ' noise).'; }
+          });
+        });
+      })
+      .catch(function (err) { button.disabled = false; state.textContent = 'Could not cluster: ' + err.message; });
+  }
 
   // Sync: start one, then long-poll its progress while the page shows it.
   function text(tag, s, cls) {
@@ -166,8 +210,12 @@
     if (form) { form.elements.token.focus(); }
     var hint = document.querySelector('#sync-h + p .hint');
     if (hint) { hint.hidden = true; }
+    var taskHint = document.getElementById('task-hint');
+    if (taskHint) { taskHint.textContent = 'Cairn never edits a source: an action records the decision, and an event time becomes an annotation search reads.'; }
     var button = document.getElementById('sync-start');
     if (button) { button.addEventListener('click', startSync); }
+    var again = document.getElementById('recluster');
+    if (again) { again.addEventListener('click', recluster); document.getElementById('recluster-hint').hidden = true; }
     var box = document.getElementById('sync');
     if (box && box.dataset.status === 'running') { poll(Number(box.dataset.seq)); }
   }
