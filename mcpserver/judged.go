@@ -198,6 +198,9 @@ func (a *Agent) recordJudged(ctx context.Context, start time.Time, res *whisper.
 		m["candidates"], m["eligible"], m["results"] = float64(res.Candidates), float64(res.Eligible), float64(len(res.Results))
 	}
 	a.tel.record("memorySearch", outcome, m)
+	if a.eng != nil && a.eng.Embedder() != nil && res != nil {
+		a.tel.record("vector", outcome, map[string]float64{"elapsedMs": m["retrievalMs"]}) // the vector lane ran beside the lexical one
+	}
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
