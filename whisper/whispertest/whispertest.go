@@ -5,7 +5,9 @@
 package whispertest
 
 import (
+	"context"
 	"encoding/json"
+	"hash/fnv"
 	"io"
 	"math"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/judge"
 )
 
@@ -216,4 +219,44 @@ func (f *Model) Requests() []map[string]any {
 func Queries(lex, vec string) string {
 	b, _ := json.Marshal(map[string]string{"lex": lex, "vec": vec})
 	return string(b)
+}
+
+// WordEmbedder is a deterministic embedder: each lower-cased word adds
+// one to a hashed dimension, so texts sharing words are close. It counts
+// its query embeddings.
+type WordEmbedder struct {
+	mu      sync.Mutex
+	queries int
+}
+
+// Identity names the embedder.
+func (e *WordEmbedder) Identity() cairn.EmbedderIdentity {
+	return cairn.EmbedderIdentity{Provider: "test", Model: "words", Dimension: 256}
+}
+
+// Embed embeds texts.
+func (e *WordEmbedder) Embed(_ context.Context, kind string, texts []string) ([][]float32, error) {
+	if kind == cairn.EmbedQuery {
+		e.mu.Lock()
+		e.queries += len(texts)
+		e.mu.Unlock()
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 256)
+		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			h := fnv.New32a()
+			h.Write([]byte(w))
+			v[h.Sum32()%256]++
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// QueryCount counts the query texts embedded so far.
+func (e *WordEmbedder) QueryCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.queries
 }
