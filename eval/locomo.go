@@ -59,6 +59,9 @@ type LocomoOptions struct {
 	// QA, when set, answers each question from the retrieved turns and
 	// judges the answer against the gold one (LoCoMo's J score).
 	QA cairn.LLM
+	// Backend is the storage the run indexes into (nil: SQLite): what
+	// bench/cmd/pgbench compares PostgreSQL's lexical lane with.
+	Backend cairn.Backend
 }
 
 // Report is the result of a run. JSON names are fixed.
@@ -84,7 +87,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, closeEng, err := openEval(ctx, o.Dir, o.Embedder)
+	eng, closeEng, err := openEvalOn(ctx, o.Dir, o.Embedder, o.Backend)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,12 @@ func checkMode(mode *string, limit *int, emb cairn.Embedder) error {
 // openEval opens a fresh store (in dir, else a temporary folder removed by
 // the returned close) with one sessions corpus that keeps every chat type.
 func openEval(ctx context.Context, dir string, emb cairn.Embedder) (*engine.Engine, func(), error) {
+	return openEvalOn(ctx, dir, emb, nil)
+}
+
+// openEvalOn is openEval over a storage backend (nil: SQLite's, as
+// local.Fill picks).
+func openEvalOn(ctx context.Context, dir string, emb cairn.Embedder, backend cairn.Backend) (*engine.Engine, func(), error) {
 	cleanup := func() {}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "cairn-eval")
@@ -37,7 +43,7 @@ func openEval(ctx context.Context, dir string, emb cairn.Embedder) (*engine.Engi
 		}
 		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: dir, Embedder: emb, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: backend, Embedder: emb, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions,
 		ChatTypes: []string{"direct", "group", "channel"}, MaxExpandedTokens: cairn.DefaultMaxExpandedTokens}}})
 	if err != nil {
 		cleanup()

@@ -1,0 +1,84 @@
+// Command pgbench compares the storage backends side by side on this
+// machine: SQLite, a single PostgreSQL server and a Citus cluster.
+//
+//	go run -tags sqlite_fts5 ./bench/cmd/pgbench -locomo -pg $CAIRN_TEST_POSTGRES_URL
+//
+// -locomo runs the LoCoMo lexical evaluation (eval.Locomo, the shared
+// development split) on each store and prints recall and MRR: the lexical
+// lane's quality on PostgreSQL against SQLite's.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/eval"
+	"github.com/cairnmemory/cairn/internal/testshared"
+	"github.com/cairnmemory/cairn/postgres"
+)
+
+func main() {
+	pg := flag.String("pg", os.Getenv("CAIRN_TEST_POSTGRES_URL"), "single PostgreSQL server URL")
+	citus := flag.String("citus", os.Getenv("CAIRN_TEST_CITUS_URL"), "Citus coordinator URL (empty: leave Citus out)")
+	locomo := flag.Bool("locomo", false, "LoCoMo lexical evaluation on each store")
+	flag.Parse()
+	ctx := context.Background()
+	stores := []namedBackend{{"sqlite", nil}}
+	if *pg != "" {
+		stores = append(stores, namedBackend{"postgres", postgres.Backend{URL: *pg, Schema: "cairn_bench", Agent: "bench"}})
+	}
+	if *citus != "" {
+		stores = append(stores, namedBackend{"citus", postgres.Backend{URL: *citus, Schema: "cairn_bench", Agent: "bench"}})
+	}
+	var err error
+	switch {
+	case *locomo:
+		err = runLocomo(ctx, stores)
+	default:
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pgbench:", err)
+		os.Exit(1)
+	}
+}
+
+type namedBackend struct {
+	name    string
+	backend cairn.Backend // nil: SQLite
+}
+
+// runLocomo runs the lexical LoCoMo evaluation on each store, each in a
+// fresh tenant (a fresh folder).
+func runLocomo(ctx context.Context, stores []namedBackend) error {
+	shared, ok := testshared.Find(testshared.LocomoDev)
+	if !ok {
+		return fmt.Errorf("find %s: no shared folder (set CAIRN_SHARED)", testshared.LocomoDev)
+	}
+	fmt.Printf("%-9s %9s %14s %14s %7s %8s\n", "store", "questions", "turn recall@10", "turn recall@50", "MRR", "seconds")
+	for _, st := range stores {
+		dir, err := os.MkdirTemp("", "pgbench-locomo")
+		if err != nil {
+			return err
+		}
+		if st.backend != nil {
+			b := st.backend.(postgres.Backend)
+			b.Agent = "locomo:" + dir
+			st.backend = b
+		}
+		rep, err := eval.Locomo(ctx, eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev), Mode: cairn.ModeLexical,
+			Dir: dir, MinScore: cairn.DefaultMinScore, Backend: st.backend})
+		os.RemoveAll(dir)
+		if err != nil {
+			return fmt.Errorf("locomo on %s: %w", st.name, err)
+		}
+		m := rep.Metrics
+		fmt.Printf("%-9s %9d %14.1f %14.1f %7.1f %8.1f\n", st.name, rep.Questions, m["turn_recall@10"], m["turn_recall@50"], m["mrr"], rep.Seconds)
+	}
+	return nil
+}
