@@ -12,15 +12,31 @@ import (
 
 // Index holds the skills of one corpus and their vectors, in memory. It is
 // built on first use and again after Invalidate; safe for concurrent use.
+//
+// A build runs on a goroutine of the Index, not under the caller's
+// context: a caller whose deadline ends first (a whisper turn's 3 s)
+// gets its context's error, and the build goes on and serves the next
+// caller, so a large corpus on a slow embedder is not rebuilt, and given
+// up, at every turn. Close cancels a build and waits for it.
 type Index struct {
 	paths    []string
 	embedder cairn.Embedder
 
-	build sync.Mutex // held by the one build under way
+	base   context.Context // builds run under it; Close cancels it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the build goroutine
 
-	mu    sync.Mutex // guards gen and built
-	gen   uint64     // bumped by Invalidate
-	built *snapshot  // nil: not built, or invalidated
+	mu      sync.Mutex // guards gen, built and pending
+	gen     uint64     // bumped by Invalidate
+	built   *snapshot  // nil: not built, or invalidated
+	pending *build     // the build under way, nil when none
+}
+
+// build is one build under way; done closes when s or err is set.
+type build struct {
+	done chan struct{}
+	s    *snapshot
+	err  error
 }
 
 // snapshot is one build of the index.
@@ -41,8 +57,19 @@ type Match struct {
 // embedder gives skills but no matches (Search fails with
 // cairn.ErrUnavailable).
 func NewIndex(paths []string, embedder cairn.Embedder) *Index {
-	return &Index{paths: append([]string(nil), paths...), embedder: embedder}
+	base, cancel := context.WithCancel(context.Background())
+	return &Index{paths: append([]string(nil), paths...), embedder: embedder, base: base, cancel: cancel}
 }
+
+// Close cancels a build under way and waits for it; later uses fail.
+func (x *Index) Close() {
+	x.cancel()
+	x.wg.Wait()
+}
+
+// Warm starts a build when none is built or under way, without waiting
+// for it (a server's first turn then finds it ready).
+func (x *Index) Warm() { x.start() }
 
 // Paths are the configured paths.
 func (x *Index) Paths() []string { return append([]string(nil), x.paths...) }
@@ -66,37 +93,48 @@ func (x *Index) Skills(ctx context.Context) ([]Skill, Report, error) {
 	return append([]Skill(nil), s.skills...), s.report, nil
 }
 
-// current returns the built snapshot if it is still valid, and the
-// generation a new build would be for.
-func (x *Index) current() (*snapshot, uint64) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.built != nil && x.built.gen == x.gen {
-		return x.built, x.gen
-	}
-	return nil, x.gen
-}
-
+// snapshot returns the built index, waiting (at most until ctx ends) for
+// a build when there is none.
 func (x *Index) snapshot(ctx context.Context) (*snapshot, error) {
-	if s, _ := x.current(); s != nil {
-		return s, nil
-	}
-	x.build.Lock()
-	defer x.build.Unlock()
-	s, gen := x.current() // another caller may have built it meanwhile
+	s, b := x.start()
 	if s != nil {
 		return s, nil
 	}
-	s, err := x.load(ctx, gen)
-	if err != nil {
-		return nil, err
+	select {
+	case <-b.done:
+		return b.s, b.err // a build invalidated meanwhile still answers its waiters
+	case <-ctx.Done():
+		return nil, fmt.Errorf("build skills index: %w", ctx.Err())
 	}
+}
+
+// start returns the valid snapshot, or the build under way (started now
+// when there is none).
+func (x *Index) start() (*snapshot, *build) {
 	x.mu.Lock()
-	if x.gen == gen {
-		x.built = s
+	defer x.mu.Unlock()
+	if x.built != nil && x.built.gen == x.gen {
+		return x.built, nil
 	}
-	x.mu.Unlock()
-	return s, nil
+	if x.pending != nil {
+		return nil, x.pending
+	}
+	b := &build{done: make(chan struct{})}
+	x.pending = b
+	gen := x.gen
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		b.s, b.err = x.load(x.base, gen)
+		x.mu.Lock()
+		if b.err == nil && x.gen == gen {
+			x.built = b.s
+		}
+		x.pending = nil
+		x.mu.Unlock()
+		close(b.done)
+	}()
+	return nil, b
 }
 
 // load discovers and embeds the skills.

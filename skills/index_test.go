@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,4 +103,64 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("condition never held")
+}
+
+// gatedEmbedder embeds documents only once its gate is open; entered
+// receives each document call as it starts.
+type gatedEmbedder struct {
+	wordEmbedder
+	gate     chan struct{}
+	entered  chan struct{}
+	attempts atomic.Int32
+}
+
+func (g *gatedEmbedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
+	if kind == cairn.EmbedDocument {
+		g.attempts.Add(1)
+		if g.entered != nil {
+			g.entered <- struct{}{}
+		}
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.wordEmbedder.Embed(ctx, kind, texts)
+}
+
+// TestIndexBuildOutlivesDeadline: a caller whose deadline ends while the
+// skills are being embedded gets its error; the build goes on and serves
+// the next caller without embedding again.
+func TestIndexBuildOutlivesDeadline(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "deploy", "SKILL.md"), skill("deploy", "Ship it"))
+	emb := &gatedEmbedder{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
+	idx := NewIndex([]string{root}, emb)
+	defer idx.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-emb.entered; cancel() }() // the deadline ends mid-embedding
+	if _, err := idx.Search(ctx, "ship", 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("search past its deadline: %v", err)
+	}
+	close(emb.gate)
+	got, err := idx.Search(context.Background(), "ship", 1)
+	if err != nil || len(got) != 1 || got[0].Name != "deploy" {
+		t.Fatalf("next search = %+v, %v", got, err)
+	}
+	if n := emb.attempts.Load(); n != 1 {
+		t.Fatalf("skills embedded %d times, want 1 (the build outlived the first caller)", n)
+	}
+}
+
+// TestIndexClose: Close ends a build under way and waits for it.
+func TestIndexClose(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "deploy", "SKILL.md"), skill("deploy", "Ship it"))
+	idx := NewIndex([]string{root}, &gatedEmbedder{gate: make(chan struct{})}) // never opens
+	idx.Warm()
+	idx.Close()
+	if _, err := idx.Search(context.Background(), "ship", 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("search after Close: %v", err)
+	}
 }

@@ -41,14 +41,17 @@ func (e *env) skillWhisperer(cfg *config.Config, watch bool) (w *skills.Whispere
 		return nil, nil, err
 	}
 	idx := skills.NewIndex(corpus.Paths, emb)
+	closeEmb := close
+	close = func() { idx.Close(); closeEmb() }
 	if watch {
 		watcher, err := skills.Watch(idx, nil)
 		if err != nil {
 			close()
 			return nil, nil, err
 		}
-		closeEmb := close
-		close = func() { watcher.Close(); closeEmb() }
+		closeIdx := close
+		close = func() { watcher.Close(); closeIdx() }
+		idx.Warm() // a server's first turn finds the skills embedded
 	}
 	w = skills.NewWhisperer(idx, asker)
 	w.HistoryMessages = cfg.SkillWhisperer.HistoryMessages
