@@ -27,6 +27,10 @@ type Config struct {
 	// SkillWhisperer is the [skillWhisperer] table (skills.go), defaults
 	// filled; zero (disabled) when the file is missing.
 	SkillWhisperer SkillWhisperer
+	// QualityAudit and EvidenceReview gate the judged curation tools
+	// (curation.go); zero (disabled) when the file is missing.
+	QualityAudit   QualityAudit
+	EvidenceReview EvidenceReview
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
 	// Warnings are what Load found likely wrong but not invalid (two
@@ -105,7 +109,7 @@ func Load(path string, opts *LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Warnings = overlapWarnings(cfg)
+	cfg.Warnings = append(overlapWarnings(cfg), skillWarnings(cfg)...)
 	return cfg, nil
 }
 

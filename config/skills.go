@@ -70,6 +70,15 @@ func (c *Config) SkillsCorpus() (Corpus, bool) {
 	return Corpus{}, false
 }
 
+// skillWarnings says when the skill whisperer is on but cannot name a
+// skill: it embeds them, and there is no embedder.
+func skillWarnings(c *Config) []string {
+	if !c.SkillWhisperer.Enabled || c.Embedder != nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("config %s: [skillWhisperer] is enabled but no [embedder] is configured: skills are matched by their embeddings, so it names none", c.Path)}
+}
+
 // validateSkills checks a kind = "skills" table: named "skills", with
 // paths and nothing else.
 func validateSkills(rc rawCorpus, t tableLayout, fail func(key, format string, args ...any) (Corpus, error), r resolver) (Corpus, error) {

@@ -30,6 +30,9 @@ cooldownTurns = 3
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "no [embedder]") {
+		t.Fatalf("warnings = %q, want the missing embedder", cfg.Warnings)
+	}
 	c, ok := cfg.SkillsCorpus()
 	if !ok || c.Kind != cairn.KindSkills || !cmp.Equal(c.Paths, []string{filepath.Join(dir, "skills"), "/opt/skills/*"}) {
 		t.Fatalf("skills corpus = %+v, %v", c, ok)
@@ -49,6 +52,9 @@ cooldownTurns = 3
 	cfg, err = Load(writeConfig(t, dir, skillsCorpus), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Fatalf("warnings with the whisperer off: %q", cfg.Warnings)
 	}
 	if cfg.SkillWhisperer != DefaultSkillWhisperer() || DefaultSkillWhisperer() != (SkillWhisperer{HistoryMessages: 5, MinScore: 0.5, CooldownTurns: 10}) {
 		t.Fatalf("defaults = %+v", cfg.SkillWhisperer)
