@@ -27,6 +27,10 @@ type Config struct {
 	// SkillWhisperer is the [skillWhisperer] table (skills.go), defaults
 	// filled; zero (disabled) when the file is missing.
 	SkillWhisperer SkillWhisperer
+	// QualityAudit and EvidenceReview gate the judged curation tools
+	// (curation.go); zero (disabled) when the file is missing.
+	QualityAudit   QualityAudit
+	EvidenceReview EvidenceReview
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
 	// Warnings are what Load found likely wrong but not invalid (two

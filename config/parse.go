@@ -20,7 +20,7 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "defaultEx
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch], [memoryWhisperer] and [skillWhisperer]"
+	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch], [memoryWhisperer], [skillWhisperer], [qualityAudit] and [evidenceReview]"
 	allowedKinds = `allowed kinds: "files", "sessions", "skills"`
 )
 
@@ -52,6 +52,9 @@ type rawFile struct {
 
 	MemorySearch    *rawMemorySearch    `toml:"memorySearch"`    // enhanced.go
 	MemoryWhisperer *rawMemoryWhisperer `toml:"memoryWhisperer"` // enhanced.go
+
+	QualityAudit   *rawCurationGate `toml:"qualityAudit"`   // curation.go
+	EvidenceReview *rawCurationGate `toml:"evidenceReview"` // curation.go
 }
 
 type rawCorpus struct {
@@ -112,6 +115,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 		return nil, err
 	}
 	if err := validateEnhanced(file, data, raw, cfg); err != nil {
+		return nil, err
+	}
+	if err := validateCuration(file, data, raw.QualityAudit, raw.EvidenceReview, cfg); err != nil { // curation.go
 		return nil, err
 	}
 	return cfg, nil
@@ -236,6 +242,10 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 				llm = "enhanced:" + strings.Join(key, ".")
 				continue
 			}
+			if curationTable(key) { // curation.go
+				llm = "curation:" + key[0]
+				continue
+			}
 			return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown table [%s]; %s", strings.Join(key, "."), allowedTop)}
 		case unstable.KeyValue:
 			line = keyLine(&p, expr)
@@ -248,6 +258,12 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 			if llm == "embedder" {
 				if len(key) != 1 || !slices.Contains(embedderKeys, key[0]) {
 					return tables, &LoadError{File: file, Line: line, Msg: fmt.Sprintf("unknown key %q in [embedder]; allowed keys: %s", strings.Join(key, "."), strings.Join(embedderKeys, ", "))}
+				}
+				continue
+			}
+			if table, ok := strings.CutPrefix(llm, "curation:"); ok {
+				if err := curationKey(file, line, table, key); err != nil {
+					return tables, err
 				}
 				continue
 			}
