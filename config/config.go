@@ -33,6 +33,8 @@ type Config struct {
 	EvidenceReview EvidenceReview
 	// Embedder is the [embedder] table; nil when absent or provider "none".
 	Embedder *Embedder
+	// Store is the [store] table (store.go); zero: SQLite files.
+	Store Store
 	// Warnings are what Load found likely wrong but not invalid (two
 	// corpora covering the same files); callers print them.
 	Warnings []string

@@ -20,7 +20,7 @@ var corpusKeys = []string{"name", "kind", "paths", "glob", "exclude", "defaultEx
 
 const (
 	allowedKeys  = "allowed keys: name, kind, paths, glob, exclude, defaultExcludes, redact (files); name, kind, sources, chatTypes, maxExpandedTokens, syncIntervalMinutes, keepRemoved (sessions)"
-	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch], [memoryWhisperer], [skillWhisperer], [qualityAudit] and [evidenceReview]"
+	allowedTop   = "allowed: [[corpus]] tables, [embedder], [llm.consolidate], [llm.fast], [llm.judge], [memorySearch], [memoryWhisperer], [skillWhisperer], [qualityAudit], [evidenceReview] and [store]"
 	allowedKinds = `allowed kinds: "files", "sessions", "skills"`
 )
 
@@ -52,6 +52,7 @@ type rawFile struct {
 
 	MemorySearch    *rawMemorySearch    `toml:"memorySearch"`    // enhanced.go
 	MemoryWhisperer *rawMemoryWhisperer `toml:"memoryWhisperer"` // enhanced.go
+	Store           *rawStore           `toml:"store"`           // store.go
 
 	QualityAudit   *rawCurationGate `toml:"qualityAudit"`   // curation.go
 	EvidenceReview *rawCurationGate `toml:"evidenceReview"` // curation.go
@@ -115,6 +116,9 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 		return nil, err
 	}
 	if err := validateEnhanced(file, data, raw, cfg); err != nil {
+		return nil, err
+	}
+	if err := validateStore(file, data, raw.Store, r, cfg); err != nil { // store.go
 		return nil, err
 	}
 	if err := validateCuration(file, data, raw.QualityAudit, raw.EvidenceReview, cfg); err != nil { // curation.go
@@ -242,6 +246,10 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 				llm = "enhanced:" + strings.Join(key, ".")
 				continue
 			}
+			if isStoreTable(key) { // store.go
+				llm = "store"
+				continue
+			}
 			if curationTable(key) { // curation.go
 				llm = "curation:" + key[0]
 				continue
@@ -263,6 +271,12 @@ func scan(file string, data []byte) ([]tableLayout, error) {
 			}
 			if table, ok := strings.CutPrefix(llm, "curation:"); ok {
 				if err := curationKey(file, line, table, key); err != nil {
+					return tables, err
+				}
+				continue
+			}
+			if llm == "store" {
+				if err := storeKey(file, line, key); err != nil {
 					return tables, err
 				}
 				continue
