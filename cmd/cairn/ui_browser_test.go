@@ -239,6 +239,37 @@ func TestUIBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("keyboard, 200% zoom, nothing from the network", func(t *testing.T) {
+		do(t, bctx, "memories", chromedp.Navigate(base+"/ui/memories"), chromedp.WaitVisible(chromedp.CSS("tbody a")),
+			chromedp.KeyEvent("\t"))
+		if focused := jsEval[string](t, bctx, `document.activeElement.className`); focused != "skip" {
+			t.Errorf("the first Tab focuses %q, want the skip link", focused)
+		}
+		do(t, bctx, "skip", chromedp.KeyEvent("\r"))
+		if focused := jsEval[string](t, bctx, `document.activeElement.id`); focused != "main" {
+			t.Errorf("Enter on the skip link focuses %q, want main", focused)
+		}
+		memory := read(t, bctx, "memory link", chromedp.AttributeValue(chromedp.CSS("tbody a"), "href")).Value
+		pages := []string{"/?q=busy_timeout&min=0", "/ui/doc?path=cairn%3A%2F%2Fnotes%2Fdb.md&from=3&to=3", "/ui/corpora", "/ui/sessions",
+			"/ui/memories", memory, "/ui/clusters", "/ui/inbox", "/ui/diagnostics"}
+		// 200% zoom of a 1200 px window: a 600 CSS px wide viewport at twice the pixels.
+		do(t, bctx, "zoom", chromedp.EmulateViewport(600, 900, chromedp.EmulateScale(2)))
+		for _, p := range pages {
+			do(t, bctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main h1, main form")))
+			if wide := jsEval[int](t, bctx, `document.documentElement.scrollWidth - window.innerWidth`); wide > 0 {
+				t.Errorf("%s at 200%%: %d px wider than the window (scrolls sideways)", p, wide)
+			}
+			if foreign := jsEval[[]string](t, bctx, `performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(location.origin))`); len(foreign) > 0 {
+				t.Errorf("%s loads from elsewhere: %v", p, foreign)
+			}
+		}
+		do(t, bctx, "unzoom", chromedp.EmulateViewport(1200, 900))
+		do(t, bctx, "graph", chromedp.Navigate(base+memory), chromedp.WaitVisible(chromedp.CSS("svg.graph")))
+		if n := jsEval[int](t, bctx, `[...document.querySelectorAll('svg.graph a')].filter(a => a.tabIndex >= 0).length`); n < 2 {
+			t.Errorf("%d graph nodes reachable by keyboard", n)
+		}
+	})
+
 	t.Run("sync progress updates live", func(t *testing.T) {
 		for i := range 1200 {
 			note := fmt.Sprintf("# Batch note %d\n\nA new note number %d about quartz and basalt.\n", i, i)
