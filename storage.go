@@ -227,6 +227,15 @@ type Storage interface {
 	RenameTranscript(ctx context.Context, corpus, from, to string) error
 }
 
+// SyncLocker is implemented by a Storage that processes on several
+// machines share (a database server, package postgres): LockSync takes
+// the agent's sync lock there, waiting while another process holds it,
+// beside the data directory's file lock, so one sync at a time indexes the
+// agent's corpora whichever server runs it. unlock releases it.
+type SyncLocker interface {
+	LockSync(ctx context.Context) (unlock func() error, err error)
+}
+
 // StorageOptions tune how a Backend opens a data directory's storage.
 type StorageOptions struct {
 	// FeatureVersion names the chunker and tokenizer; a stored index with

@@ -34,6 +34,9 @@ const lockPoll = 200 * time.Millisecond
 type dirLock struct {
 	f           *os.File
 	interrupted bool
+	// store releases the storage's own sync lock (cairn.SyncLocker:
+	// several servers on one database), nil when it has none.
+	store func() error
 }
 
 // lockDir takes the sync lock of the data directory, waiting while
@@ -70,6 +73,12 @@ func (e *Engine) lockDir(ctx context.Context) (*dirLock, error) {
 		}
 	}
 	l := &dirLock{f: f}
+	if sl, ok := e.store.(cairn.SyncLocker); ok {
+		if l.store, err = sl.LockSync(ctx); err != nil {
+			f.Close() // closing the file releases its flock
+			return nil, fmt.Errorf("take the store's sync lock: %w", err)
+		}
+	}
 	if prev, err := os.ReadFile(path); err == nil {
 		_, l.interrupted = parseHolder(prev)
 	}
@@ -110,7 +119,11 @@ func (l *dirLock) unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := errors.Join(l.f.Truncate(0), unlockFile(l.f), l.f.Close())
+	var serr error
+	if l.store != nil {
+		serr, l.store = l.store(), nil
+	}
+	err := errors.Join(serr, l.f.Truncate(0), unlockFile(l.f), l.f.Close())
 	l.f = nil
 	return err
 }

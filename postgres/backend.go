@@ -75,6 +75,12 @@ func (b Backend) open(ctx context.Context, dir string, o cairn.StorageOptions) (
 	if b.URL == "" {
 		return nil, cairn.Invalidf("store url is empty: set [store] url = \"postgres://user@host/db\"")
 	}
+	// The engine keeps its sync lock and vector cache in the folder.
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data directory: %w", err)
+		}
+	}
 	pool, err := openPool(ctx, b.URL, b.schema(), b.MaxConns)
 	if err != nil {
 		return nil, err

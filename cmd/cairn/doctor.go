@@ -63,7 +63,7 @@ func (e *env) doctorOptions() (engine.Options, error) {
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
 	return local.Fill(engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
-		AgentName: e.agentName(), Embedder: emb, Logf: e.logf}), nil
+		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)}), nil
 }
 
 func (e *env) printDoctor(rep *engine.DoctorReport) error {

@@ -118,7 +118,7 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
 	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
-		AgentName: e.agentName(), Embedder: emb, Logf: e.logf})
+		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -110,7 +110,7 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string, e
 		name = ""
 	}
 	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), Location: time.Local,
-		AgentName: name, Embedder: emb, Logf: e.logf})
+		AgentName: name, Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, agent)})
 	if err != nil {
 		return nil, fmt.Errorf("open agent %s: %w", agent, err)
 	}

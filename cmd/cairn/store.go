@@ -1,0 +1,19 @@
+package main
+
+import (
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/postgres"
+)
+
+// storeBackend is the storage of [store]: nil (SQLite files in the
+// agent's data directory, local.Fill's default) without a url, else the
+// agent's tenant in the PostgreSQL database, named by the agent id, so
+// every server and CLI on the database that names the agent shares it.
+func storeBackend(cfg *config.Config, agent string) cairn.Backend {
+	if cfg == nil || !cfg.Store.Postgres() {
+		return nil
+	}
+	s := cfg.Store
+	return postgres.Backend{URL: s.URL, Agent: agent, Schema: s.Schema, MaxConns: int32(s.MaxConns), HNSW: s.HNSW}
+}
