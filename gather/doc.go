@@ -24,6 +24,10 @@
 //		fmt.Println(m.Kept, m.Rank, m.Title)
 //	}
 //
+// A further search the search refuses as invalid (a proposal of only
+// common words) is skipped and counted in Stats.Refused: the model's
+// input, not the caller's, so the gather goes on without it.
+//
 // Further searches are run once: what their candidates' parts propose is
 // counted (Stats.Proposed) but not searched again, so a gather costs at
 // most ceil(400/40) + ceil(180/40) = 15 model calls (20 when the

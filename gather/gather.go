@@ -142,6 +142,9 @@ type Stats struct {
 	// dropping repeats and those past FollowUps, and those the further
 	// searches' own parts proposed (never run).
 	Proposed int `json:"proposed"`
+	// Refused counts the further searches the search refused as invalid
+	// (a proposal of only common words): skipped, not in Searches.
+	Refused int `json:"refused"`
 }
 
 // Gather runs the wide search, has the fast model read the candidates in
@@ -185,13 +188,23 @@ func (g *Gatherer) Gather(ctx context.Context, req *Request) (*Result, error) {
 	}
 	res.Searches = gg.followUps(req.Question, first.searches, &res.Stats)
 	start := len(pool.items)
+	ran := []string{}
 	for _, q := range res.Searches {
 		hits, err := gg.Search.SearchMemories(ctx, Search{Text: q, Kinds: KindsAll, Limit: gg.FollowUpLimit})
+		if errors.Is(err, cairn.ErrInvalid) {
+			// A search the model proposed that the search refuses (only
+			// common words, no words): its input, not the caller's, so
+			// it is counted and the gather goes on.
+			res.Stats.Refused++
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gather: further search %q: %w", q, err)
 		}
+		ran = append(ran, q)
 		pool.add(hits[:min(len(hits), gg.FollowUpLimit)], 2)
 	}
+	res.Searches = ran
 	second, err := rd.read(ctx, pool.items[start:], 2)
 	if err != nil {
 		return nil, err
