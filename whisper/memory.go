@@ -57,6 +57,7 @@ type MemoryWhisperer struct {
 
 	mu       sync.Mutex
 	sessions map[sessionKey]*memorySession
+	clock    uint64
 }
 
 type sessionKey struct{ agent, session string }
@@ -66,7 +67,13 @@ type sessionKey struct{ agent, session string }
 type memorySession struct {
 	turn  int
 	shown map[string]int
+	used  uint64 // when last whispered, for eviction
 }
+
+// MaxSessions bounds the sessions a whisperer (and the Service) keeps
+// state for; past it the least recently used one is forgotten, as if it
+// had ended.
+const MaxSessions = 10000
 
 var _ Whisperer = (*MemoryWhisperer)(nil)
 
@@ -107,10 +114,14 @@ func (w *MemoryWhisperer) nextTurn(k sessionKey) (int, func(id string) bool) {
 	defer w.mu.Unlock()
 	s := w.sessions[k]
 	if s == nil {
+		if len(w.sessions) >= MaxSessions {
+			evictOldest(w.sessions, func(s *memorySession) uint64 { return s.used })
+		}
 		s = &memorySession{shown: map[string]int{}}
 		w.sessions[k] = s
 	}
-	s.turn++
+	w.clock++
+	s.turn, s.used = s.turn+1, w.clock
 	turn, cooldown := s.turn, w.cfg.CooldownTurns
 	for id, at := range s.shown {
 		if turn-at > cooldown {
@@ -395,3 +406,15 @@ func (w *MemoryWhisperer) event(r *run, name, code string, attrs ...slog.Attr) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// evictOldest deletes the entry of m whose used is least.
+func evictOldest[V any](m map[sessionKey]V, used func(V) uint64) {
+	var oldest sessionKey
+	first, least := true, uint64(0)
+	for k, v := range m {
+		if u := used(v); first || u < least {
+			oldest, least, first = k, u, false
+		}
+	}
+	delete(m, oldest)
+}

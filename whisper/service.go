@@ -40,6 +40,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[sessionKey]*sessionRun
+	clock    uint64
 	closed   bool
 	wg       sync.WaitGroup // runs in flight
 	base     context.Context
@@ -49,6 +50,7 @@ type Service struct {
 // sessionRun is a session's latest run: its id, result once done, and
 // the abort of its context.
 type sessionRun struct {
+	used   uint64 // when it started, for eviction
 	id     string
 	done   chan struct{}
 	result Result
@@ -95,8 +97,12 @@ func (s *Service) Whisper(ctx context.Context, t *Turn) (Result, error) {
 		}
 		prev.cancel() // a new run aborts the session's previous one
 	}
+	if s.sessions[key] == nil && len(s.sessions) >= MaxSessions {
+		evictOldest(s.sessions, func(r *sessionRun) uint64 { return r.used }) // its run, if any, still ends on its own
+	}
 	rctx, cancel := context.WithTimeout(s.base, s.RunTimeout)
-	r := &sessionRun{id: t.RunID, done: make(chan struct{}), cancel: cancel}
+	s.clock++
+	r := &sessionRun{id: t.RunID, done: make(chan struct{}), cancel: cancel, used: s.clock}
 	s.sessions[key] = r
 	s.wg.Add(1)
 	s.mu.Unlock()

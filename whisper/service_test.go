@@ -172,3 +172,19 @@ func TestStatsBound(t *testing.T) {
 		t.Errorf("measurement %+v", m)
 	}
 }
+
+// TestSessionBound: past MaxSessions sessions the least recently used
+// one is forgotten.
+func TestSessionBound(t *testing.T) {
+	w := NewMemoryWhisperer(MemoryOptions{})
+	for i := range MaxSessions + 1 {
+		w.nextTurn(sessionKey{"main", fmt.Sprint(i)})
+		if i == 1 {
+			w.nextTurn(sessionKey{"main", "0"}) // used again: session 1 is now the oldest
+		}
+	}
+	if len(w.sessions) != MaxSessions || w.sessions[sessionKey{"main", "1"}] != nil || w.sessions[sessionKey{"main", "0"}] == nil {
+		t.Errorf("%d sessions; session 1 kept %v, session 0 kept %v", len(w.sessions),
+			w.sessions[sessionKey{"main", "1"}] != nil, w.sessions[sessionKey{"main", "0"}] != nil)
+	}
+}
