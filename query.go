@@ -91,6 +91,11 @@ type HitSignals struct {
 	// (nonsense words and off-topic names are not): a property of the
 	// query, which every hit carries.
 	Known float64
+	// Rows is how many chunks the whole index held when the query's
+	// Known was counted (0 where it was not, as for a query of no terms):
+	// a word in none of three notes says little against the query, a word
+	// in none of ten thousand chunks much.
+	Rows int64
 	// CosGap is the cosine of the vector lane's first candidate less its
 	// tenth's (or its last's, with fewer): a query whose embedding is near
 	// nothing in particular meets a flat run of cosines. A property of the

@@ -145,7 +145,8 @@ func fixtureQuestions(t *testing.T) []string {
 
 // TestQuerySignals: a vector search knows how much of the query the index
 // holds (Known, from the lexical lane's term counts; it was 0 in vector
-// mode) and how flat its cosines run (CosGap), and a hybrid hit says which
+// mode), how large the index is (Rows, which weighs the words it lacks)
+// and how flat its cosines run (CosGap), and a hybrid hit says which
 // of the query's terms its chunk holds.
 func TestQuerySignals(t *testing.T) {
 	f := newFixture(t, map[string]string{
@@ -170,6 +171,9 @@ func TestQuerySignals(t *testing.T) {
 		for _, h := range hits {
 			if h.Signals.Known != 0.5 {
 				t.Errorf("%s %s: known %.3f, want 0.5", mode, h.Path, h.Signals.Known)
+			}
+			if h.Signals.Rows != 3 {
+				t.Errorf("%s %s: rows %d, want the index's 3 chunks", mode, h.Path, h.Signals.Rows)
 			}
 			last = min(last, h.Signals.Cosine)
 		}

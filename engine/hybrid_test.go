@@ -186,7 +186,7 @@ func TestFuseKeepsLaneScores(t *testing.T) {
 		{Path: "cairn://n/b.md", StartLine: 1, Score: 0.61},
 		{Path: "cairn://n/c.md", StartLine: 4, Score: 0.40},
 	}
-	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10}, func(h cairn.Hit) string { return h.Path })
+	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10}, func(h cairn.Hit) string { return h.Path }, rrfFusion)
 	got := map[string][2]float64{}
 	for _, h := range hits {
 		v := [2]float64{-1, -1}
@@ -386,7 +386,7 @@ func TestFuseRanksDocuments(t *testing.T) {
 		{Path: "cairn://n/noisy.md", StartLine: 5, EndLine: 6, Score: 0.36},
 		{Path: "cairn://n/answer.md", StartLine: 9, EndLine: 12, Score: 0.35},
 	}
-	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, func(h cairn.Hit) string { return h.Path })
+	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, func(h cairn.Hit) string { return h.Path }, rrfFusion)
 	var got []string
 	for _, h := range hits {
 		got = append(got, fmt.Sprintf("%s:%d %s", h.Path, h.StartLine, strings.Join(h.Explain, " ")))
@@ -416,7 +416,7 @@ func TestFuseExplainNamesOtherLanesLines(t *testing.T) {
 		{Path: "cairn://n/doc.md", StartLine: 1, EndLine: 4, Score: 0.7},
 	}
 	vec := []cairn.Hit{{Path: "cairn://n/doc.md", StartLine: 20, EndLine: 24, Score: 0.5}}
-	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, func(h cairn.Hit) string { return h.Path })
+	hits := fuse(lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, func(h cairn.Hit) string { return h.Path }, rrfFusion)
 	want := "cairn://n/doc.md:20 bm25(0.7000):rank 3 rrf 0.0159 (lines 1-4) vec(0.5000):rank 1 rrf 0.0164 fused:0.9841"
 	if got := fmt.Sprintf("%s:%d %s", hits[0].Path, hits[0].StartLine, strings.Join(hits[0].Explain, " ")); got != want {
 		t.Errorf("first hit\n got %s\nwant %s", got, want)
@@ -444,6 +444,52 @@ func TestVectorSnippetSameStartLine(t *testing.T) {
 			if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "support group") {
 				t.Errorf("%s, %s: hits %+v; want the support-group chunk's text first", name, mode, hits)
 			}
+		}
+	}
+}
+
+// TestFuseScores: hybrid search fuses the lanes' normalized scores (BM25
+// over the lane's best, cosine over the lane's range, the vector lane at
+// half weight). A lexical hit far ahead in BM25 keeps first place against
+// one the vector lane ranks first, which equal-weight reciprocal-rank
+// fusion put first (it sees ranks only); with BM25 close, the vector lane
+// decides.
+func TestFuseScores(t *testing.T) {
+	hit := func(path string, bm25, cos float64) cairn.Hit {
+		return cairn.Hit{Path: "cairn://n/" + path, StartLine: 1, EndLine: 2, Score: max(bm25, cos),
+			Signals: &cairn.HitSignals{BM25: bm25, Cosine: cos}}
+	}
+	vec := []cairn.Hit{hit("b.md", 0, 0.6), hit("c.md", 0, 0.55), hit("a.md", 0, 0.3)}
+	key := func(h cairn.Hit) string { return h.Path }
+	order := func(hits []cairn.Hit) string {
+		var s []string
+		for _, h := range hits {
+			s = append(s, strings.TrimPrefix(h.Path, "cairn://n/"))
+		}
+		return strings.Join(s, " ")
+	}
+	for _, c := range []struct {
+		name     string
+		lex      []cairn.Hit
+		fw       fusionWeights
+		want     string
+		wantHead string // the first hit's explanation
+	}{
+		// a: 1 + 0.5×0; b: 0.2 + 0.5×1; c: 0.5×0.833.
+		{"lead kept", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 2, 0)}, fusion, "a.md b.md c.md",
+			"bm25(10.0000):rank 1 part 1.0000 vec(0.3000):rank 3 part 0.0000 fused:0.6667"},
+		// RRF: b 1/62 + 1/61 beats a 1/61 + 1/63.
+		{"rrf", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 2, 0)}, rrfFusion, "b.md a.md c.md", ""},
+		// b: 0.95 + 0.5 beats a: 1 + 0.
+		{"close", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 9.5, 0)}, fusion, "b.md a.md c.md",
+			"bm25(9.5000):rank 2 part 0.9500 vec(0.6000):rank 1 part 0.5000 fused:0.9667"},
+	} {
+		hits := fuse(c.lex, vec, &cairn.SearchOptions{Limit: 10, Explain: true}, key, c.fw)
+		if got := order(hits); got != c.want {
+			t.Errorf("%s: order %s, want %s", c.name, got, c.want)
+		}
+		if got := strings.Join(hits[0].Explain, " "); c.wantHead != "" && got != c.wantHead {
+			t.Errorf("%s: first hit explained\n got %s\nwant %s", c.name, got, c.wantHead)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -85,5 +86,35 @@ func TestCalibrateKeepsBelievedHit(t *testing.T) {
 	got := Calibrate(hits, cairn.ModeLexical, 0.3, false)
 	if len(got) != 3 || got[2].Path != "c" {
 		t.Fatalf("kept %d hits, want a, b and c", len(got))
+	}
+}
+
+// TestUnknownFeature: the unknown-words feature grows with the index's
+// size and is 0 where the index's size was not counted (a query of no
+// terms) or every word is known.
+func TestUnknownFeature(t *testing.T) {
+	f := features["unknown"]
+	for _, c := range []struct {
+		known float64
+		rows  int64
+		want  float64
+	}{
+		{0, 0, 0},               // not counted
+		{0, 1, 0},               // a one-chunk index tells nothing
+		{0, 100, 0.5},           // log10(100)/4
+		{0.5, 100, 0.25},        // half the words known
+		{0, 10_000, 1},          // large: the full share
+		{0.25, 1_000_000, 0.75}, // capped at the share
+		{1, 1_000_000, 0},       // every word known
+	} {
+		if got := f(cairn.HitSignals{Known: c.known, Rows: c.rows}); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("unknown(known %.2f, rows %d) = %.4f, want %.4f", c.known, c.rows, got, c.want)
+		}
+	}
+	// The query's size reaches every hit, as Known does.
+	sigs := []cairn.HitSignals{{Cosine: 0.5}, {Known: 0.5, Rows: 300}}
+	QuerySignals(sigs)
+	if sigs[0].Rows != 300 || sigs[0].Known != 0.5 {
+		t.Errorf("first hit: rows %d known %.2f, want the query's 300 and 0.5", sigs[0].Rows, sigs[0].Known)
 	}
 }

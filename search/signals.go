@@ -165,3 +165,10 @@ func (s *Searcher) Known(ctx context.Context, raw string) (float64, error) {
 	}
 	return float64(known) / float64(len(q.Terms)), nil
 }
+
+// Rows returns how many chunks the index holds (the span its IDFs use,
+// cached as they are).
+func (s *Searcher) Rows(ctx context.Context) (int64, error) {
+	sp, err := s.indexSpan(ctx)
+	return sp.Rows, err
+}

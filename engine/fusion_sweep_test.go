@@ -1,0 +1,172 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/embed/onnx"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/eval"
+	"github.com/cairnmemory/cairn/internal/testshared"
+	"github.com/cairnmemory/cairn/tokenize"
+)
+
+// sweepSetting is one point of TestFusionSweep's grid.
+type sweepSetting struct {
+	mode        string
+	lex, vec, k float64
+	lexMatch    bool
+	vecScale    float64
+}
+
+func (s sweepSetting) String() string {
+	if s.mode == cairn.ModeLexical {
+		return "lexical"
+	}
+	return fmt.Sprintf("hybrid lex %.2f vec %.2f k %.0f m %v s %.2f", s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
+}
+
+// TestFusionSweep asks the LoCoMo development questions in lexical mode
+// and in hybrid mode under a grid of lane weights and rank constants
+// (CAIRN_FUSION_SWEEP=1; it imports and embeds six conversations, then
+// asks 883 questions per setting), and reports each setting's turn recall
+// and MRR by category, and the setting chosen by leave-one-conversation-
+// out cross-validation scored on the conversation held out. The choice is
+// the setting with the largest sum of turn recall at every cutoff and MRR
+// on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
+// "lex:vec:k[:lexmatch:vecscale],..." (k 0: fuse scores; lexmatch 1: BM25
+// over the query's ideal; vecscale: the cosine range). CAIRN_FUSION_DIR
+// keeps the index there, so a second sweep skips the embedding. Tables in bench/RESULTS.md, "Hybrid fusion".
+func TestFusionSweep(t *testing.T) {
+	if os.Getenv("CAIRN_FUSION_SWEEP") == "" {
+		t.Skip("set CAIRN_FUSION_SWEEP=1 to sweep fusion weights over the LoCoMo development split")
+	}
+	shared := testshared.Dir(t, testshared.Model, testshared.Library, testshared.LocomoDev)
+	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := []sweepSetting{{mode: cairn.ModeLexical}}
+	spec := os.Getenv("CAIRN_FUSION_GRID")
+	if spec == "" {
+		for _, k := range []float64{10, 30, 60} {
+			for _, v := range []float64{0.1, 0.2, 0.3, 0.5, 0.7, 1} {
+				grid = append(grid, sweepSetting{mode: cairn.ModeHybrid, lex: 1, vec: v, k: k})
+			}
+		}
+	}
+	for _, p := range strings.Split(spec, ",") {
+		if p == "" {
+			continue
+		}
+		f := strings.Split(p+":0:0", ":")
+		var x [5]float64
+		for i := range x {
+			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4]})
+	}
+	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
+	ctx := context.Background()
+	o := eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev),
+		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: emb,
+		Dir: os.Getenv("CAIRN_FUSION_DIR")}
+	res, err := eval.LocomoSweep(ctx, o, len(grid), func(i int) string {
+		s := grid[i]
+		if s.mode == cairn.ModeHybrid {
+			engine.SetFusion(s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
+		}
+		return s.mode
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range grid {
+		t.Logf("%-34s %s", s, sweepRow(res[i], nil))
+	}
+	// Leave one conversation out: pick on the rest, score the held out.
+	var convs []string
+	for _, q := range res[0] {
+		if !contains(convs, q.Conv) {
+			convs = append(convs, q.Conv)
+		}
+	}
+	var cv []eval.SweepQuestion
+	lexical := res[0]
+	for _, c := range convs {
+		best, bestV := 0, -1.0
+		for i := range grid {
+			if grid[i].mode != cairn.ModeHybrid {
+				continue
+			}
+			if v := objective(res[i], func(q eval.SweepQuestion) bool { return q.Conv != c }); v > bestV {
+				best, bestV = i, v
+			}
+		}
+		t.Logf("held out %s: chose %s", c, grid[best])
+		for _, q := range res[best] {
+			if q.Conv == c {
+				cv = append(cv, q)
+			}
+		}
+	}
+	t.Logf("%-34s %s", "lexical", sweepRow(lexical, nil))
+	t.Logf("%-34s %s", "hybrid, cross-validated", sweepRow(cv, nil))
+	cats := []string{"multi-hop", "temporal", "open-domain", "single-hop"}
+	for _, cat := range cats {
+		in := func(q eval.SweepQuestion) bool { return q.Category == cat }
+		t.Logf("  %-32s %s", cat+" lexical", sweepRow(lexical, in))
+		t.Logf("  %-32s %s", cat+" hybrid cv", sweepRow(cv, in))
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// objective is the sum of turn recall at every cutoff and MRR over the
+// questions sel selects, averaged.
+func objective(qs []eval.SweepQuestion, sel func(eval.SweepQuestion) bool) float64 {
+	sum, n := 0.0, 0
+	for _, q := range qs {
+		if !sel(q) {
+			continue
+		}
+		n++
+		for _, k := range eval.TurnKs {
+			sum += q.Scores.TurnRecall[k]
+		}
+		sum += q.Scores.MRR
+	}
+	return sum / float64(max(n, 1))
+}
+
+func sweepRow(qs []eval.SweepQuestion, sel func(eval.SweepQuestion) bool) string {
+	var s []eval.Scores
+	for _, q := range qs {
+		if sel == nil || sel(q) {
+			s = append(s, q.Scores)
+		}
+	}
+	m := eval.Average(s)
+	keys := make([]string, 0, len(eval.TurnKs))
+	for _, k := range eval.TurnKs {
+		keys = append(keys, fmt.Sprintf("@%d %4.1f", k, m[fmt.Sprintf("turn_recall@%d", k)]))
+	}
+	return fmt.Sprintf("n %3d  %s  mrr %4.1f", len(s), strings.Join(keys, " "), m["mrr"])
+}
