@@ -391,3 +391,37 @@ func TestMemoryUnavailable(t *testing.T) {
 		t.Errorf("logs:\n%s", r.logText())
 	}
 }
+
+// TestMemoryBudget: what the models are sent is the whole request and
+// the newest whole messages within 24,000 bytes; judge requests ask for
+// a one-line answer.
+func TestMemoryBudget(t *testing.T) {
+	r := newRig(t, newEngine(t), rigOpts{answer: useful("busy_timeout")})
+	var msgs []Message
+	for i := range 5 {
+		msgs = append(msgs, user(fmt.Sprintf("message %d %s", i, strings.Repeat("x", 9000))))
+	}
+	if _, err := r.w.Whisper(context.Background(), turn("s", "r", "What busy_timeout did we pick?", msgs...)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.judge.Calls() {
+		var hist []any
+		if c.Rubric == judge.HistoricalRecall.ID {
+			hist, _ = c.State["history"].([]any)
+		} else {
+			conv, _ := c.State["conversation"].(map[string]any)
+			hist, _ = conv["history"].([]any)
+		}
+		if len(hist) != 2 || !strings.HasPrefix(hist[0].(map[string]any)["text"].(string), "message 3 ") {
+			t.Errorf("%s: history of %d messages, want the newest 2", c.Rubric, len(hist))
+		}
+		if c.Body["max_tokens"] != float64(20) {
+			t.Errorf("%s: max_tokens %v, want 20 (one answer line)", c.Rubric, c.Body["max_tokens"])
+		}
+	}
+	q := r.model.Requests()[0]
+	raw, _ := json.Marshal(q)
+	if !strings.Contains(string(raw), "message 4 ") || strings.Contains(string(raw), "message 2 ") {
+		t.Error("the query model was not sent the newest two messages alone")
+	}
+}
