@@ -69,6 +69,9 @@ func cmdHooksInstall(_ context.Context, e *env, args []string) error {
 		return fmt.Errorf("find the cairn executable: %w", err)
 	}
 	configPath, _ := e.paths()
+	if configPath, err = filepath.Abs(configPath); err != nil { // the hook runs in the project's folder
+		return fmt.Errorf("resolve the config path: %w", err)
+	}
 	entries := hookEntries(exe, configPath, e.agent, *server)
 	changed, err := installHooks(path, entries)
 	if err != nil {

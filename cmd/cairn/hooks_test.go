@@ -161,6 +161,19 @@ func TestHooksNoSettingsFile(t *testing.T) {
 	}
 }
 
+// TestHooksConfigAbsolute: a relative --config is installed as an
+// absolute path, since Claude Code runs the hook in the project's folder.
+func TestHooksConfigAbsolute(t *testing.T) {
+	c := newCLI(t)
+	dir := claudeDir(t)
+	t.Chdir(c.home)
+	c.ok("hooks", "install", "claude-code", "--config", "my.toml")
+	ups := hookCommands(t, readFile(t, filepath.Join(dir, "settings.json")), "UserPromptSubmit")
+	if len(ups) != 1 || !strings.HasSuffix(ups[0], " --config "+shellQuote(filepath.Join(c.home, "my.toml"))) {
+		t.Fatalf("UserPromptSubmit = %q", ups)
+	}
+}
+
 // TestHooksSettingsFlag: --settings names the file (a project's
 // .claude/settings.json), CLAUDE_CONFIG_DIR aside.
 func TestHooksSettingsFlag(t *testing.T) {
