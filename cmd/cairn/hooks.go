@@ -82,6 +82,9 @@ func cmdHooksInstall(_ context.Context, e *env, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "added Cairn's UserPromptSubmit and PostToolUse (Read) hooks to %s\n", path)
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		e.logf("cairn: warning: the hooks run %s, a temporary build of go run that will vanish; install from an installed cairn (go install, or the release binary)", exe)
+	}
 	fmt.Fprintf(e.stdout, "undo with: cairn hooks uninstall claude-code%s\n", settingsFlag(*settings))
 	return nil
 }
