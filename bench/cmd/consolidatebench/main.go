@@ -73,6 +73,10 @@ func (m *fakeModel) Complete(_ context.Context, req *cairn.LLMRequest) (*cairn.L
 	text := strings.ReplaceAll(m.answer, "NUM", num)
 	if req.SchemaName == "cairn_observations" {
 		text = strings.ReplaceAll(m.observed, "NUM", num)
+	} else if strings.Contains(string(req.Schema), `"observations"`) {
+		// Observations in the main windows: the schema requires them.
+		obs := strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(m.observed, "NUM", num), "{"), "}")
+		text = strings.TrimSuffix(text, "}") + "," + obs + "}"
 	}
 	m.mu.Lock()
 	m.calls++
