@@ -99,6 +99,7 @@ type AuditResult struct {
 	Policy           string       `json:"policy"`
 	Scope            AuditScope   `json:"scope"`
 	Error            string       `json:"error,omitempty"`
+	Reason           string       `json:"reason,omitempty" jsonschema:"disabled, unavailable or busy: why"`
 }
 
 // audited is one occurrence's way through an audit.

@@ -29,6 +29,10 @@ type Agent struct {
 	// reads candidates with; nil: gathers come back unjudged. Set before
 	// serving.
 	FastModel cairn.LLM
+	// Curation, when set, gates and serves the judged curation tools
+	// (curation_judged.go); nil: they answer status disabled. Set before
+	// serving.
+	Curation *Curation
 	// Enhanced, when set, is the agent's judged search and whisperers
 	// (judged.go, whisper.go). Set before serving.
 	Enhanced *Enhanced

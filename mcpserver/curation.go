@@ -389,4 +389,5 @@ func addCuration(s *mcp.Server, a *Agent) {
 			"annotation (eventTime with offset, basis, evidence) that date sorts use from then on; a quality_review needs a note. " +
 			"Closed tasks never reopen for the same content.",
 	}, handler(a.UpdateTask))
+	addJudgedCuration(s, a) // curation_judged.go
 }

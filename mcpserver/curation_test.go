@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/judge"
 	"github.com/cairnmemory/cairn/local"
 )
 
@@ -171,3 +173,57 @@ func TestCurationTools(t *testing.T) {
 		t.Errorf("update of an unknown task: %+v", missing)
 	}
 }
+
+// TestJudgedCurationGates: without the tables or a judge the judged tools
+// answer disabled; with a judge whose key is missing, unavailable; a
+// second audit while one runs, busy.
+func TestJudgedCurationGates(t *testing.T) {
+	a := curationAgent(t)
+	cs := connect(t, a)
+	claim := map[string]any{"claim": "x", "citations": []any{map[string]any{"path": "cairn://notes/t0/n0.md", "from": 1, "lines": 1}}}
+	status := func(tool string, args map[string]any) string {
+		t.Helper()
+		var out struct{ Status, Reason string }
+		callOK(t, cs, tool, args, &out)
+		return out.Status + ": " + out.Reason
+	}
+	for _, tool := range []string{ToolAuditQuality, ToolReviewCluster, ToolReviewClaim} {
+		args := map[string]any{}
+		switch tool {
+		case ToolReviewCluster:
+			args = map[string]any{"clusterId": "0123456789"}
+		case ToolReviewClaim:
+			args = claim
+		}
+		if got := status(tool, args); !strings.HasPrefix(got, "disabled: not enabled") {
+			t.Errorf("%s with no curation: %s", tool, got)
+		}
+		a.Curation = &Curation{AuditEnabled: true, ReviewEnabled: true, AuditCorpora: []string{"notes"}, ReviewCorpora: []string{"notes"}}
+		if got := status(tool, args); !strings.HasPrefix(got, "disabled: no judge") {
+			t.Errorf("%s with no judge: %s", tool, got)
+		}
+		a.Curation.Judge = nopJudge{}
+		a.Curation.Credential = func() string { return "missing" }
+		if got := status(tool, args); got != "unavailable: judge key missing" {
+			t.Errorf("%s with a missing key: %s", tool, got)
+		}
+		a.Curation = nil
+	}
+	a.Curation = &Curation{AuditEnabled: true, AuditCorpora: []string{"notes"}, Judge: nopJudge{}}
+	a.Curation.audit.Lock()
+	if got := status(ToolAuditQuality, map[string]any{}); !strings.HasPrefix(got, "busy") {
+		t.Errorf("a second audit: %s", got)
+	}
+	a.Curation.audit.Unlock()
+	if text, isErr := call(t, cs, ToolReviewClaim, map[string]any{"claim": " ", "citations": claim["citations"]}); !isErr || !strings.Contains(text, "claim") {
+		t.Errorf("a blank claim: %v %s", isErr, text)
+	}
+}
+
+// nopJudge answers nothing; the gate tests never reach it.
+type nopJudge struct{}
+
+func (nopJudge) Ask(context.Context, *judge.Request) (*judge.Judgment, error) {
+	return nil, errors.New("nopJudge: not expected")
+}
+func (nopJudge) Policy(r *judge.Rubric) string { return "nop:" + r.ID }

@@ -25,8 +25,8 @@ func TestToolSchemasGolden(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{ToolDiagnostics, ToolExplore, ToolFetchCluster, ToolGather, ToolGet, ToolListClusters, ToolListTasks, ToolRecluster,
-		ToolRemember, ToolSearch, ToolSyncSessions, ToolSyncStatus, ToolUpdateTask}
+	want := []string{ToolAuditQuality, ToolDiagnostics, ToolExplore, ToolFetchCluster, ToolGather, ToolGet, ToolListClusters, ToolListTasks,
+		ToolRecluster, ToolRemember, ToolReviewClaim, ToolReviewCluster, ToolSearch, ToolSyncSessions, ToolSyncStatus, ToolUpdateTask}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools %v, want %v", names, want)
 	}

@@ -90,6 +90,7 @@ func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, 
 	a.ConfigPath = cfg.Path
 	a.FastModel = e.serverFastModel(cfg, agent) // gather.go
 	a.Enhanced = e.enhanced(cfg, eng, agent)    // whisper.go: judged search, whisperers
+	a.Curation = e.curation(cfg, agent)         // curation_serve.go: judged curation tools
 	if embErr != nil {
 		a.EmbedderError = embErr.Error()
 	}

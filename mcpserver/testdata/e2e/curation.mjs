@@ -3,6 +3,8 @@
 //
 //   node curation.mjs clusters CAIRN_BIN   `CAIRN_BIN mcp` over notes (three topics, a dated note, two notes
 //                                          sharing a passage) and fixture sessions, embedded by a fake endpoint
+//   node curation.mjs judged CAIRN_BIN     the same with quality notes and a judge endpoint (which checks each
+//                                          request, fails one, and changes a cited note during a claim review)
 //
 // Prints one line per check and exits 1 on the first failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -158,10 +160,84 @@ async function clusters(bin) {
   await client.close();
 }
 
+async function judged(bin) {
+  const client = await connect(bin);
+  const bad = await call(client, "memory_audit_quality", { limit: 21 });
+  check(bad.isError && bad.text.includes("limit"), "audit: limit 21 names the field", bad.text);
+  const badAfter = await call(client, "memory_audit_quality", { after: { documentId: 0, seq: 0 } });
+  check(badAfter.isError && badAfter.text.includes("after.documentId"), "audit: after.documentId 0 names the field", badAfter.text);
+
+  // Page through everything; the judge fails one request once.
+  let after, partial, pages = 0, scanned = 0, flagged = 0, last;
+  for (;;) {
+    const page = await call(client, "memory_audit_quality", after ? { limit: 20, after } : { limit: 20 });
+    check(!page.isError && ["ok", "partial"].includes(page.out.status) && page.out.policy === "judge-m:quality-v3-isolated" &&
+      page.out.scope.corpora.join() === "notes", `audit page ${pages}`, page.text);
+    pages++;
+    scanned += page.out.scanned;
+    flagged += page.out.flagged;
+    last = page.out;
+    if (page.out.status === "partial") {
+      partial = page.out;
+      check(page.out.error && page.out.next && !page.out.done, "a failed judgment makes the page partial, with a cursor", page.out);
+    }
+    if (page.out.done) break;
+    check(page.out.next, "a page that is not done has next", page.out);
+    after = page.out.next;
+    if (pages > 20) break;
+  }
+  check(partial !== undefined, "one page was partial", pages);
+  check(last.done && last.next === undefined && flagged >= 2, "the audit resumed from the cursor and finished", { scanned, flagged });
+  const groups = last.groups;
+  check(groups.length >= 2 && groups[0].triage === "preserve_evidence_repair" && groups.every((g) => g.examples.length <= 3 && g.pending >= 1),
+    "groups: evidence to preserve first", groups);
+  const reasons = groups.map((g) => g.reason);
+  check(reasons.includes("possible_double_encoded_message") && reasons.includes("possible_ingestion_noise"), "encoded and noisy chunks are flagged", reasons);
+
+  const again = await call(client, "memory_audit_quality", { limit: 20 });
+  check(!again.isError && again.out.judged === 0 && again.out.cached > 0, "a second audit comes from the cache", again.text);
+
+  const tasks = await call(client, "memory_list_maintenance_tasks", { limit: 10 });
+  const q = tasks.out.tasks.filter((t) => t.type === "quality_review");
+  check(q.length >= 2 && tasks.out.tasks[0].type === "quality_review" && tasks.out.tasks[0].detail.triage === "preserve_evidence_repair" &&
+    q.every((t) => t.indexPresence === "present_in_index" && t.detail.excerpt.length <= 400 && t.detail.instruction),
+    "quality_review tasks, the urgent one first, present in the index", tasks.out.tasks.slice(0, 3));
+  const noNote = await call(client, "memory_update_maintenance_task", { taskId: q[0].id, action: "resolve" });
+  check(noNote.isError && noNote.text.includes("note"), "resolving a quality_review needs a note", noNote.text);
+
+  const run = await call(client, "memory_recluster", { hdbscan: { minClusterSize: 4 } });
+  check(!run.isError && run.out.status === "ok", "recluster for the review", run.text);
+  const list = await call(client, "memory_list_clusters", { limit: 1 });
+  const review = await call(client, "memory_review_cluster", { clusterId: list.out.clusters[0].clusterId });
+  check(!review.isError && review.out.status === "ok" && review.out.runId === run.out.runId && review.out.sampled >= 2 && review.out.sampled <= 6 &&
+    review.out.members.every((m) => m.defect === "boilerplate" && m.flagged && m.from >= 1 && m.path.startsWith("cairn://notes/")) &&
+    review.out.recurring.length === 1 && review.out.recurring[0].defect === "boilerplate" && review.out.policy === "judge-m:cluster-defects-v1",
+    "memory_review_cluster flags a recurring defect", review.text);
+  const gone = await call(client, "memory_review_cluster", { clusterId: "0000000000" });
+  check(!gone.isError && gone.out.status === "not_found", "review of an unknown cluster: not_found", gone.text);
+
+  const claim = await call(client, "memory_review_claim", {
+    claim: "Deploys happen on Fridays", citations: [{ path: "cairn://notes/claims/deploy.md", from: 3, lines: 1 }] });
+  check(!claim.isError && claim.out.status === "ok" && claim.out.verdict === "supports" && claim.out.needsReview === false &&
+    claim.out.evidence.length === 1 && /^[0-9a-f]{64}$/.test(claim.out.evidence[0].documentHash) && claim.out.policy === "judge-m:claim-v1",
+    "memory_review_claim supports", claim.text);
+  const outside = await call(client, "memory_review_claim", {
+    claim: "x", citations: [{ path: "cairn://sessions/whatever.md", from: 1, lines: 1 }] });
+  check(!outside.isError && outside.out.status === "unavailable" && outside.out.needsReview === true, "a citation outside evidenceReview.corpora is unavailable", outside.text);
+  const tooMany = await call(client, "memory_review_claim", { claim: "x", citations: [1, 2, 3, 4].map(() => ({ path: "cairn://notes/a.md", from: 1, lines: 1 })) });
+  check(tooMany.isError && tooMany.text.includes("citations"), "four citations name the field", tooMany.text);
+  const changed = await call(client, "memory_review_claim", {
+    claim: "The office is in Berlin", citations: [{ path: "cairn://notes/claims/office.md", from: 3, lines: 1 }] });
+  check(!changed.isError && changed.out.status === "unavailable" && changed.out.needsReview === true && changed.out.reason.includes("changed") &&
+    changed.out.verdict === undefined, "a claim whose cited document changed during the review is unavailable", changed.text);
+  await client.close();
+}
+
 const [mode, a] = process.argv.slice(2);
 try {
   if (mode === "clusters") await clusters(a);
-  else check(false, "usage", "node curation.mjs clusters CAIRN_BIN");
+  else if (mode === "judged") await judged(a);
+  else check(false, "usage", "node curation.mjs clusters|judged CAIRN_BIN");
   console.log("PASS");
   process.exit(0);
 } catch (e) {
