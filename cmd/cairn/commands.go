@@ -56,6 +56,7 @@ func init() {
 		{"gather", "QUESTION", "every memory a question that counts, lists or compares needs: wide search, the [llm.fast] model keeps what matters", cmdGather},
 		{"explore", "[TOPIC]", "what else memory holds about a topic (or --id memories): the concept graph walked, no model", cmdExplore},
 		{"remember", "SUMMARY", "write a memory directly: a fact, decision, preference, ... or a dated observation (told by cli or --agent)", cmdRemember},
+		{"skills list", "", "the skills of the skills corpus as the Skill Whisperer sees them (name, SKILL.md, description; duplicates)", cmdSkillsList},
 		{"hooks install", "claude-code", "add Cairn's whisperers to Claude Code's prompt hooks (merged into its settings.json; undo with hooks uninstall)", cmdHooksInstall},
 		{"hooks uninstall", "claude-code", "remove exactly what hooks install added (the settings file restored byte for byte when nothing else changed)", cmdHooksUninstall},
 		{"hooks run", "claude-code EVENT", "what the installed hooks run: Claude Code's hook JSON on stdin (EVENT user-prompt-submit or post-tool-use)", cmdHooksRun},

@@ -222,3 +222,32 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestSkillsList(t *testing.T) {
+	c := newCLI(t)
+	dir := filepath.Join(t.TempDir(), "skills")
+	for rel, text := range map[string]string{
+		"deploy/SKILL.md": "---\nname: deploy\ndescription: Ship it\n---\n",
+		"other/skill.md":  "---\nname: Deploy\n---\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o700)
+		os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o600)
+	}
+	if _, errs, code := c.run("skills", "list"); code != 2 || !strings.Contains(errs, "no skills corpus") {
+		t.Fatalf("without a corpus: exit %d, %q", code, errs)
+	}
+	os.WriteFile(filepath.Join(c.home, "config.toml"), []byte("[[corpus]]\nname = \"skills\"\nkind = \"skills\"\npaths = [\""+dir+"\"]\n"), 0o600)
+	var got struct {
+		Skills []skillJSON `json:"skills"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("skills", "list", "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []skillJSON{{"deploy", "Ship it", filepath.Join(dir, "deploy", "SKILL.md"), false}, {"Deploy", "", filepath.Join(dir, "other", "skill.md"), true}}
+	if !slices.Equal(got.Skills, want) {
+		t.Fatalf("skills = %+v, want %+v", got.Skills, want)
+	}
+	if out := c.ok("skills", "list"); !strings.Contains(out, "Deploy (duplicate: never named)") {
+		t.Fatalf("table = %q", out)
+	}
+}
