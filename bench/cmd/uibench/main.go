@@ -82,6 +82,13 @@ func run(work, shared string, nq int, modes []string) error {
 		return err
 	}
 	fmt.Printf("%d documents, %d chunks; %d queries per mode; GOMAXPROCS %d\n", stats.Documents, stats.Chunks, nq, runtime.GOMAXPROCS(0))
+	// The other pages once each, after a warm request: they read the
+	// store, not the search index.
+	for _, p := range []string{"/ui/corpora", "/ui/corpora?corpus=bench", "/ui/sessions", "/ui/memories", "/ui/diagnostics"} {
+		get(h, p)
+		took, n := get(h, p)
+		fmt.Printf("%-26s %7.2f ms %7.1f KB\n", p, ms(took), float64(n)/1024)
+	}
 	qs := corpus.Queries(nq, 1)
 	for _, mode := range modes {
 		if mode != cairn.ModeLexical && opts.Embedder == nil {
@@ -123,6 +130,16 @@ func serve(h http.Handler, q, mode string) (time.Duration, time.Duration, int, e
 	dur, _ := strings.CutPrefix(rec.Header().Get("Server-Timing"), "search;dur=")
 	f, _ := strconv.ParseFloat(dur, 64)
 	return took, time.Duration(f * float64(time.Millisecond)), rec.Body.Len(), nil
+}
+
+// get serves one page and returns its server time and size.
+func get(h http.Handler, path string) (time.Duration, int) {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1:7777"
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(rec, req)
+	return time.Since(start), rec.Body.Len()
 }
 
 func pct(d []time.Duration, p int) time.Duration {
