@@ -23,7 +23,8 @@ import (
 // TestWhisperLatency measures what the Memory Whisperer adds to a turn
 // beyond its judge: every judge request (the recall gate, each usefulness
 // judgment) answers after JudgeDelay, the query model at once, over a
-// lexical index of CAIRN_WHISPER_NOTES generated notes (default 2,000).
+// lexical index of CAIRN_WHISPER_NOTES generated notes (default 2,000);
+// CAIRN_WHISPER_VECTORS=1 adds the vector lane (a word-hash embedder).
 // A whisper's critical path holds two judge rounds (the gate beside query
 // generation, then the usefulness judgments side by side), so the added
 // latency is the whisper's wall time less 2 × JudgeDelay: retrieval,
@@ -53,7 +54,12 @@ func TestWhisperLatency(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	eng, err := local.Open(ctx, engine.Options{Dir: t.TempDir(),
+	var emb cairn.Embedder
+	lanes := "lexical lane, no embedder"
+	if os.Getenv("CAIRN_WHISPER_VECTORS") == "1" {
+		emb, lanes = &wt.WordEmbedder{}, "both lanes, a word-hash embedder"
+	}
+	eng, err := local.Open(ctx, engine.Options{Dir: t.TempDir(), Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}}})
 	if err != nil {
 		t.Fatal(err)
@@ -97,9 +103,9 @@ func TestWhisperLatency(t *testing.T) {
 		slices.Sort(s)
 		return s[max(int(math.Ceil(q*float64(len(s))))-1, 0)]
 	}
-	t.Logf("%d whispers over %d notes (lexical lane, no embedder), judge %s per request: added latency p50 %.1f ms, p99 %.1f ms; "+
+	t.Logf("%d whispers over %d notes (%s), judge %s per request: added latency p50 %.1f ms, p99 %.1f ms; "+
 		"retrieval p50 %.1f ms (last 256), candidates %.1f, eligible %.1f per whisper",
-		n, notesN, JudgeDelay, p(added, 0.5), p(added, 0.99), tel.Measurements["retrievalMs"].P50,
+		n, notesN, lanes, JudgeDelay, p(added, 0.5), p(added, 0.99), tel.Measurements["retrievalMs"].P50,
 		tel.Measurements["candidates"].Total/float64(n), tel.Measurements["eligible"].Total/float64(n))
 }
 
