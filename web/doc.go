@@ -6,6 +6,9 @@
 // beside the JSON API (mcpserver.HTTPOptions.UI); cairn ui starts that
 // server on loopback and opens a browser.
 //
+// The pages show one agent's memory: the server's default agent (the
+// first --agent of cairn serve).
+//
 // # Why server-rendered templates
 //
 // The pages are Go html/template files rendered on the server, styled by

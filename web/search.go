@@ -86,6 +86,8 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		d.Message, status = err.Error(), http.StatusBadRequest
+	} else if why := h.opts.Agent.EmbedderError; why != "" {
+		d.Message = "vectors are off, so only the lexical lane answers: the embedder could not load: " + why
 	}
 	d.Title = "Search"
 	if f.Q != "" {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -232,5 +233,25 @@ func TestPagesRender(t *testing.T) {
 	}
 	if code, _, body := s.get(t, "/v1/nope"); code != 404 || !strings.Contains(body, `"error"`) {
 		t.Errorf("/v1/nope: %d %s", code, body)
+	}
+}
+
+// TestTemplatesNoInline: the CSP forbids inline script and style, so no
+// template may hold a script body, a style attribute or element, or an
+// event handler attribute (they would silently not work).
+func TestTemplatesNoInline(t *testing.T) {
+	bad := regexp.MustCompile(`(?i)<script[^>]*>[^<]|<style|\sstyle=|\son[a-z]+=|javascript:`)
+	entries, err := templateFS.ReadDir("templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := templateFS.ReadFile("templates/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := bad.FindString(string(data)); m != "" {
+			t.Errorf("%s holds %q, which the CSP blocks", e.Name(), m)
+		}
 	}
 }
