@@ -62,6 +62,7 @@ func init() {
 		{"tasks update", "TASK_ID", "resolve, defer or mark irrelevant a task (an event date with --event-time); Cairn never edits the source", tasksUpdate},
 		{"remember", "SUMMARY", "write a memory directly: a fact, decision, preference, ... or a dated observation (told by cli or --agent)", cmdRemember},
 		{"skills list", "", "the skills of the skills corpus as the Skill Whisperer sees them (name, SKILL.md, description; duplicates)", cmdSkillsList},
+		{"skills install", "curator", "write Cairn's curator skill (clusters and the maintenance inbox into topic files) for Claude Code and OpenClaw", cmdSkillsInstall},
 		{"hooks install", "claude-code", "add Cairn's whisperers to Claude Code's prompt hooks (merged into its settings.json; undo with hooks uninstall)", cmdHooksInstall},
 		{"hooks uninstall", "claude-code", "remove exactly what hooks install added (the settings file restored byte for byte when nothing else changed)", cmdHooksUninstall},
 		{"hooks run", "claude-code EVENT", "what the installed hooks run: Claude Code's hook JSON on stdin (EVENT user-prompt-submit or post-tool-use)", cmdHooksRun},
