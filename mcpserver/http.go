@@ -38,6 +38,9 @@ type HTTPOptions struct {
 	// Token, when set, is required as "Authorization: Bearer <Token>" on
 	// every request except /healthz.
 	Token string
+	// Access, when set, replaces Token: tokens from the access file, each
+	// naming the agents it may use and whether it may write (access.go).
+	Access *Access
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed
 	// besides loopback ones; any other Origin header is refused.
 	AllowedOrigins []string
@@ -162,7 +165,7 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			}
 			w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
 		}
-		if h.opts.Token != "" && r.URL.Path != "/healthz" && !h.authorized(r) {
+		if (h.opts.Token != "" || h.opts.Access != nil) && r.URL.Path != "/healthz" && !h.authorized(r) {
 			switch h.uiRoute(r) {
 			case "static":
 				h.opts.UI.ServeHTTP(w, r)
@@ -199,6 +202,10 @@ func (h *httpServer) uiRoute(r *http.Request) string {
 }
 
 func (h *httpServer) authorized(r *http.Request) bool {
+	if h.opts.Access != nil {
+		_, ok := h.opts.Access.grant(r)
+		return ok
+	}
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.opts.Token)) == 1
 }
@@ -241,6 +248,9 @@ func (h *httpServer) withAgent(next http.Handler) http.Handler {
 				writeError(w, http.StatusForbidden, fmt.Sprintf("agent %q is not served here: allowed %s", name, strings.Join(h.names(), ", ")))
 				return
 			}
+		}
+		if h.opts.Access != nil && !h.opts.Access.allow(w, r, a.name) {
+			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, a)))
 	})

@@ -66,11 +66,19 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 	if len(f.agents) == 0 {
 		f.agents = stringList{e.agent}
 	}
-	token, err := serveToken(f.addr, f.tokenFile, os.Getenv("CAIRN_TOKEN"))
+	cfg, cfgErr := e.loadConfig()
+	// An access file ([store] access) replaces the one token: each of its
+	// tokens names the agents it may use (store.go).
+	access, err := serveAccess(cfg)
 	if err != nil {
 		return err
 	}
-	cfg, cfgErr := e.loadConfig()
+	var token string
+	if access == nil {
+		if token, err = serveToken(f.addr, f.tokenFile, os.Getenv("CAIRN_TOKEN")); err != nil {
+			return err
+		}
+	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	agents, err := e.openAgents(ctx, cfg, cfgErr, f, logger)
 	if err != nil {
@@ -81,9 +89,9 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 			closeAgent(e, a)
 		}
 	}()
-	opts := mcpserver.HTTPOptions{Agents: agents, Token: token, AllowedOrigins: f.origins,
+	opts := mcpserver.HTTPOptions{Agents: agents, Token: token, Access: access, AllowedOrigins: f.origins,
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.requestTimeout, Logger: logger}
-	if f.ui {
+	if f.ui && access == nil { // the pages show the first agent to any token: not with per-agent grants
 		pages, err := web.New(web.Options{Agent: agents[0], TokenRequired: token != "", Logger: logger})
 		if err != nil {
 			return err
@@ -103,7 +111,7 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 		WriteTimeout: f.requestTimeout + 10*time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	fmt.Fprintf(e.stderr, "cairn: serving agents %s on http://%s (MCP at /mcp, JSON API at /v1/, auth %s)\n",
-		strings.Join(f.agents, ", "), ln.Addr(), map[bool]string{true: "bearer token", false: "none (loopback)"}[token != ""])
+		strings.Join(f.agents, ", "), ln.Addr(), map[bool]string{true: "bearer token", false: map[bool]string{true: "access file tokens", false: "none (loopback)"}[access != nil]}[token != ""])
 	if listening != nil {
 		listening(ln.Addr())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/mcpserver"
 	"github.com/cairnmemory/cairn/postgres"
 )
 
@@ -16,4 +17,21 @@ func storeBackend(cfg *config.Config, agent string) cairn.Backend {
 	}
 	s := cfg.Store
 	return postgres.Backend{URL: s.URL, Agent: agent, Schema: s.Schema, MaxConns: int32(s.MaxConns), HNSW: s.HNSW}
+}
+
+// serveAccess loads the access file of [store] access (nil without one):
+// the tokens a team server accepts and what each may do.
+func serveAccess(cfg *config.Config) (*mcpserver.Access, error) {
+	if cfg == nil || cfg.Store.Access == "" {
+		return nil, nil
+	}
+	tokens, err := config.LoadAccess(cfg.Store.Access)
+	if err != nil {
+		return nil, err
+	}
+	grants := map[string]mcpserver.Grant{}
+	for _, t := range tokens {
+		grants[t.SHA256] = mcpserver.Grant{Name: t.Name, Agents: t.Agents, Write: t.Write}
+	}
+	return mcpserver.NewAccess(grants)
 }

@@ -1,0 +1,136 @@
+package mcpserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Grant is what one bearer token may do on a shared server: use these
+// agents (AllAgents: every agent served) and, with Write, change them
+// (sync, remember, curation changes). Name is for messages and logs.
+type Grant struct {
+	Name   string
+	Agents []string
+	Write  bool
+}
+
+// AllAgents in Grant.Agents grants every agent.
+const AllAgents = "*"
+
+// Access is the file-configured access control of a team server (the
+// [store] access file): bearer tokens, kept as their sha256, each with its
+// Grant. With Access set, a request needs a token it knows, may name only
+// the agents its grant names, and writes only with Write; each agent's
+// engine reads its own tenant of the store, so a granted request reaches
+// no other agent's rows (every store query names the agent).
+type Access struct {
+	grants map[[sha256.Size]byte]Grant
+}
+
+// NewAccess returns the access control of grants keyed by the sha256 hex
+// of each token.
+func NewAccess(byHash map[string]Grant) (*Access, error) {
+	a := &Access{grants: map[[sha256.Size]byte]Grant{}}
+	for h, g := range byHash {
+		b, err := hex.DecodeString(h)
+		if err != nil || len(b) != sha256.Size {
+			return nil, fmt.Errorf("access token %q: the sha256 %q is not 64 hex digits", g.Name, h)
+		}
+		a.grants[[sha256.Size]byte(b)] = g
+	}
+	return a, nil
+}
+
+// grant returns the grant of the request's bearer token.
+func (a *Access) grant(r *http.Request) (Grant, bool) {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return Grant{}, false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+	for h, g := range a.grants { // compare every one in constant time
+		if subtle.ConstantTimeCompare(h[:], sum[:]) == 1 {
+			return g, true
+		}
+	}
+	return Grant{}, false
+}
+
+func (g Grant) allows(agent string) bool {
+	return slices.Contains(g.Agents, AllAgents) || slices.Contains(g.Agents, agent)
+}
+
+// writeTools are the MCP tools that change an agent's state.
+var writeTools = []string{"memory_remember", "memory_sync_sessions", "memory_recluster", "memory_update_maintenance_task"}
+
+// writes reports whether r changes the agent: a write endpoint, or an MCP
+// message calling a write tool (the body is read and put back).
+func writes(r *http.Request) (bool, error) {
+	if r.Method != http.MethodPost {
+		return false, nil
+	}
+	p := r.URL.Path
+	if strings.HasSuffix(p, "/v1/sync") || strings.HasSuffix(p, "/v1/memories") {
+		return true, nil
+	}
+	if !strings.HasSuffix(p, "/mcp") {
+		return false, nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return false, err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	type call struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	var msgs []call
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		_ = json.Unmarshal(t, &msgs)
+	} else {
+		var one call
+		_ = json.Unmarshal(t, &one)
+		msgs = []call{one}
+	}
+	for _, m := range msgs {
+		if m.Method == "tools/call" && slices.Contains(writeTools, m.Params.Name) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// allow checks the request's grant for agent: 403 with a message when the
+// token may not use the agent or may not write.
+func (a *Access) allow(w http.ResponseWriter, r *http.Request, agent string) bool {
+	g, ok := a.grant(r)
+	if !ok {
+		writeError(w, http.StatusUnauthorized, "missing or unknown bearer token: send Authorization: Bearer <token>")
+		return false
+	}
+	if !g.allows(agent) {
+		writeError(w, http.StatusForbidden, fmt.Sprintf("token %q may not use agent %q", g.Name, agent))
+		return false
+	}
+	wr, err := writes(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "read request body: "+err.Error())
+		return false
+	}
+	if wr && !g.Write {
+		writeError(w, http.StatusForbidden, fmt.Sprintf("token %q is read only: it may not sync, remember or change curation state of agent %q", g.Name, agent))
+		return false
+	}
+	return true
+}
