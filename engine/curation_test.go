@@ -308,3 +308,23 @@ func TestReclusterUnavailable(t *testing.T) {
 		t.Errorf("an unknown corpus: %v", err)
 	}
 }
+
+// TestReclusterStaleAfterForcedSync: a sync that changes nothing keeps
+// the run fresh; a forced one marks it stale.
+func TestReclusterStaleAfterForcedSync(t *testing.T) {
+	ctx := context.Background()
+	f := reclusterFixture(t)
+	if _, err := f.eng.Recluster(ctx, smallClusters()); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	if l, _ := f.eng.ListClusters(ctx, 0); l.Stale {
+		t.Fatalf("a sync that changed nothing made the run stale")
+	}
+	if _, err := f.eng.Sync(ctx, &cairn.SyncOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := f.eng.ListClusters(ctx, 0); !l.Stale || l.StaleSince == nil {
+		t.Errorf("after a forced sync: stale %v since %v", l.Stale, l.StaleSince)
+	}
+}

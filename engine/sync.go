@@ -99,6 +99,14 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 			syncErr = e.loadVectors(ctx)
 		}
 	}
+	// C17: a forced or failed sync leaves the clustering run stale (what
+	// it wrote may be partial); other changes mark it through the store's
+	// writes.
+	if o.Force || syncErr != nil {
+		if err := e.store.MarkAnalysisStale(context.WithoutCancel(ctx)); err != nil && syncErr == nil {
+			syncErr = err
+		}
+	}
 	res.Seconds = cairn.Since(start)
 	return res, syncErr
 }
