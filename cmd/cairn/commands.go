@@ -36,7 +36,7 @@ func init() {
 		{"get", "PATH", "read lines of an indexed document (cairn://<corpus>/<path>[:<from>-<to>], as search prints it, or its file's absolute path)", cmdGet},
 		{"mcp", "", "serve the memory tools over MCP on stdio (protocol on stdout, logs on stderr)", cmdMCP},
 		{"serve", "", "serve MCP at /mcp and a JSON API at /v1/ over HTTP", cmdServe},
-		{"ui", "", "the web pages (search, corpora, sessions, memories, diagnostics) on loopback, opened in a browser", cmdUI},
+		{"ui", "", "the web pages (search, corpora, sessions, memories, clusters, inbox, diagnostics) on loopback, opened in a browser", cmdUI},
 		{"doctor", "", "check the index, full-text index, vectors.bin, temp files and lock; --repair rebuilds what is derived", cmdDoctor},
 		{"models pull", "OWNER/NAME", "fetch an ONNX embedding model (resumable, sha256-checked)",
 			func(ctx context.Context, e *env, args []string) error {

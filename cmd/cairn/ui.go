@@ -28,7 +28,7 @@ func cmdUI(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("cairn ui", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.addr, "addr", DefaultUIAddr, "listen address (loopback only; port 0 picks a free one)")
-	fs.Var(&f.agents, "agent", "agent whose memory the pages show")
+	fs.Var(&f.agents, "agent", "agent to serve (the pages show the first)")
 	fs.StringVar(&e.configPath, "config", "", "configuration file")
 	fs.BoolVar(&f.watch, "watch", true, "watch the files corpora and sync on change")
 	fs.BoolVar(&noOpen, "no-open", false, "print the address instead of opening a browser")
