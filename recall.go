@@ -25,6 +25,19 @@ type RecallStore interface {
 	// MemoriesStamp returns a value that changes whenever a memory or a
 	// memory link is written, changed or removed, by any process.
 	MemoriesStamp(ctx context.Context) (int64, error)
+	// MemoryRefs lists the id and kind of the memories Memories(f) would
+	// return, in the same order, without reading the rest of each: what
+	// a filtered memory search needs to name their documents.
+	MemoryRefs(ctx context.Context, f MemoryFilter) ([]MemoryRef, error)
+	// MemoriesByID returns the memories with these ids, by id; ids not
+	// stored are left out.
+	MemoriesByID(ctx context.Context, ids []string) (map[string]Memory, error)
+}
+
+// MemoryRef names a memory and its kind (which, with its id, names its
+// document in the memories corpus).
+type MemoryRef struct {
+	ID, Kind string
 }
 
 // NeighbourList is one memory's nearest memories by key vector (best key

@@ -115,6 +115,7 @@ type Engine struct {
 	// running status with this process's PID is only alive then.
 	sessionSyncing atomic.Bool
 	vec            vectors
+	recall         recallState // recall.go
 	// bg counts the engine's background work (settling a loaded vector
 	// index into memory); Close waits for it. bgMu orders starts against
 	// Close: after closed is set nothing starts.
@@ -162,11 +163,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Corpora, err = withMemories(ctx, opts.Corpora, st.HasMemories); err != nil { // memories.go
+	var live bool
+	if opts.Corpora, live, err = withMemories(ctx, opts.Corpora, st.HasMemories); err != nil { // memories.go
 		st.Close()
 		return nil, err
 	}
-	return &Engine{opts: opts, store: st, searcher: &search.Searcher{Index: st}}, nil
+	e := &Engine{opts: opts, store: st, searcher: &search.Searcher{Index: st}}
+	e.recall.live.Store(live)
+	return e, nil
 }
 
 // Reindexed reports whether Open found an index built by another chunker
@@ -211,7 +215,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if opts != nil {
 		o = *opts
 	}
-	sel, err := cairn.SelectCorpora(e.opts.Corpora, o.Corpora)
+	live, err := e.liveCorpora(ctx) // memories.go
+	if err != nil {
+		return nil, err
+	}
+	sel, err := cairn.SelectCorpora(live, o.Corpora)
 	if err != nil {
 		return nil, err
 	}

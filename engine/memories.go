@@ -25,28 +25,49 @@ const MemoriesDir = "memories"
 
 func (e *Engine) memoriesRoot() string { return filepath.Join(e.opts.Dir, MemoriesDir) }
 
-// memoriesCorpus is the corpus Open adds when a sessions corpus is
-// configured or memories are stored.
+// memoriesCorpus is the corpus Open adds to every engine.
 func memoriesCorpus() cairn.Corpus {
 	return cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindMemories}
 }
 
-// withMemories appends the memories corpus when there can be memories.
-func withMemories(ctx context.Context, corpora []cairn.Corpus, has func(context.Context) (bool, error)) ([]cairn.Corpus, error) {
+// withMemories appends the memories corpus and reports whether it is
+// live: a sessions corpus is configured (consolidation writes memories)
+// or memories are stored. A corpus that is not live stays out of the
+// corpora a search or sync selects (liveCorpora) until the first memory
+// is stored, by this process (Remember) or another one; so a server
+// started with neither searches a memory remembered later at once,
+// without a restart, and an engine of notes alone shows no memories
+// corpus.
+func withMemories(ctx context.Context, corpora []cairn.Corpus, has func(context.Context) (bool, error)) ([]cairn.Corpus, bool, error) {
 	if slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) {
-		return corpora, nil
+		return corpora, true, nil
 	}
-	add := slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions })
-	if !add {
+	live := slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions })
+	if !live {
 		var err error
-		if add, err = has(ctx); err != nil {
-			return nil, err
+		if live, err = has(ctx); err != nil {
+			return nil, false, err
 		}
 	}
-	if add {
-		return append(slices.Clip(corpora), memoriesCorpus()), nil
+	return append(slices.Clip(corpora), memoriesCorpus()), live, nil
+}
+
+// liveCorpora returns the corpora a search or sync selects from: every
+// configured one, and the memories corpus once it is live. While it is
+// not, each call asks the store whether memories arrived (one indexed
+// row read).
+func (e *Engine) liveCorpora(ctx context.Context) ([]cairn.Corpus, error) {
+	if !e.recall.live.Load() {
+		has, err := e.store.HasMemories(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !has {
+			return slices.DeleteFunc(slices.Clone(e.opts.Corpora), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }), nil
+		}
+		e.recall.live.Store(true)
 	}
-	return corpora, nil
+	return e.opts.Corpora, nil
 }
 
 // ConsolidateOptions tune the worker beyond cairn.ConsolidateOptions; nil
@@ -167,6 +188,7 @@ func (e *Engine) Memory(ctx context.Context, id string) (cairn.Memory, error) {
 func (e *Engine) indexMemories(ctx context.Context, ms []cairn.Memory, other cairn.Committed) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
+	e.recall.live.Store(true) // the memories corpus is searched from now on
 	if e.opts.Embedder != nil {
 		// New memory chunks have no vectors until the next sync embeds
 		// them: the lane recounts what is pending before its next search.
@@ -311,24 +333,52 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 
 // annotateMemoryHits links each hit in the memories corpus to its memory
 // and the transcript lines it came from.
+// The memories are read in one query (one per hit took 8% of a
+// 200-result search's time at 10,000 memories); a hit whose memory is
+// gone meanwhile keeps no annotation.
 func (e *Engine) annotateMemoryHits(ctx context.Context, hits []cairn.Hit) error {
+	if recallLegacy { // TEMPORARY
+		for i := range hits {
+			h := &hits[i]
+			if h.Corpus != cairn.MemoriesCorpus {
+				continue
+			}
+			id := consolidate.IDFromPath(h.Path)
+			if id == "" {
+				continue
+			}
+			m, err := e.store.Memory(ctx, id)
+			if errors.Is(err, cairn.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			h.Memory = memoryHit(&m)
+		}
+		return nil
+	}
+	var ids []string
+	for _, h := range hits {
+		if h.Corpus == cairn.MemoriesCorpus {
+			if id := consolidate.IDFromPath(h.Path); id != "" {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ms, err := e.store.MemoriesByID(ctx, ids)
+	if err != nil {
+		return err
+	}
 	for i := range hits {
-		h := &hits[i]
-		if h.Corpus != cairn.MemoriesCorpus {
-			continue
+		if h := &hits[i]; h.Corpus == cairn.MemoriesCorpus {
+			if m, ok := ms[consolidate.IDFromPath(h.Path)]; ok {
+				h.Memory = memoryHit(&m) // recall.go
+			}
 		}
-		id := consolidate.IDFromPath(h.Path)
-		if id == "" {
-			continue
-		}
-		m, err := e.store.Memory(ctx, id)
-		if errors.Is(err, cairn.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		h.Memory = memoryHit(&m) // recall.go
 	}
 	return nil
 }

@@ -75,27 +75,13 @@ func (e *Engine) Explore(ctx context.Context, topic string, opts *ExploreOptions
 
 // filterIDs returns the ids of the active memories f keeps.
 func (e *Engine) filterIDs(ctx context.Context, f *cairn.MemorySearch) (map[string]bool, error) {
-	lf := cairn.MemoryFilter{Status: cairn.StatusActive, Kinds: f.Kinds, Scope: f.Scope,
-		ToldFrom: f.ToldFrom, ToldTo: f.ToldTo, EventFrom: f.From, EventTo: f.To}
-	if p := strings.TrimSpace(f.Project); p != "" {
-		lf.Threads = []string{}
-		if c, ok := e.sessionsCorpus(); ok {
-			paths, err := e.store.FilterSessions(ctx, []string{c.Name}, storedForm(cairn.SessionFilter{Cwd: p}))
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range paths {
-				lf.Threads = append(lf.Threads, c.Name+"/"+p)
-			}
-		}
-	}
-	ms, err := e.store.Memories(ctx, lf)
+	refs, err := e.memoryRefs(ctx, f) // recall.go
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]bool, len(ms))
-	for i := range ms {
-		out[ms[i].ID] = true
+	out := make(map[string]bool, len(refs))
+	for _, r := range refs {
+		out[r.ID] = true
 	}
 	return out, nil
 }

@@ -302,3 +302,54 @@ func TestRecallBeyondHundred(t *testing.T) {
 		t.Fatalf("%d hits with a filter (%v), want 120", len(hits), err)
 	}
 }
+
+// TestRememberWithoutMemoriesCorpus: an engine opened with notes alone (no
+// sessions corpus, no memories: the memories corpus is not live) searches
+// a memory remembered later at once, by name and by default, without a
+// reopen; one remembered by another engine on the same data directory (a
+// CLI beside a server) too. Before, the search failed with "unknown
+// corpus: memories" until a restart.
+func TestRememberWithoutMemoriesCorpus(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{"a.md": "# Garden\n\nThe tomatoes need compost.\n"}, Options{})
+	f.sync()
+	for _, c := range f.eng.SearchCorpora() {
+		if c.Kind == cairn.KindMemories {
+			t.Fatalf("an engine of notes alone lists %v", f.eng.SearchCorpora())
+		}
+	}
+	if _, err := f.eng.Search(ctx, "okapi", &cairn.SearchOptions{Corpora: []string{cairn.MemoriesCorpus}}); err == nil {
+		t.Fatal("the memories corpus is selectable before any memory is stored")
+	}
+	res, err := f.eng.Remember(ctx, &cairn.RememberRequest{Agent: "test", Kind: "fact", Title: "Okapi review", Summary: "The okapi review is on Fridays."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := memoryIDs(t, f.eng, "okapi review", cairn.ModeLexical); len(got) != 1 || got[0] != res.Memory.ID {
+		t.Fatalf("memories found after remember = %v, want %s", got, res.Memory.ID)
+	}
+	hits, err := f.eng.Search(ctx, "okapi", nil) // every corpus
+	if err != nil || len(hits) != 1 || hits[0].Memory == nil {
+		t.Fatalf("default search = %+v, %v; want the memory", hits, err)
+	}
+	if !slices.ContainsFunc(f.eng.SearchCorpora(), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) {
+		t.Errorf("SearchCorpora after remember = %v, want the memories corpus", f.eng.SearchCorpora())
+	}
+
+	// Another engine on a second data directory of notes alone, and a
+	// third opened on it meanwhile that remembers.
+	g := newFixture(t, map[string]string{"b.md": "# Bees\n\nThe hive needs a roof.\n"}, Options{})
+	g.sync()
+	other, err := Open(ctx, g.eng.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	res, err = other.Remember(ctx, &cairn.RememberRequest{Agent: "cli", Kind: "fact", Title: "Hive roof", Summary: "The hive roof is cedar."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := memoryIDs(t, g.eng, "cedar roof", cairn.ModeLexical); len(got) != 1 || got[0] != res.Memory.ID {
+		t.Fatalf("memories the first engine finds after another remembered = %v, want %s", got, res.Memory.ID)
+	}
+}

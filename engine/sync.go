@@ -39,7 +39,11 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 	}
 	defer release()
 	start := time.Now()
-	sel, err := cairn.SelectCorpora(e.opts.Corpora, o.Corpora)
+	live, err := e.liveCorpora(ctx) // memories.go
+	if err != nil {
+		return nil, err
+	}
+	sel, err := cairn.SelectCorpora(live, o.Corpora)
 	if err != nil {
 		return nil, err
 	}

@@ -316,7 +316,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 func (e *Engine) searchableCorpora() int {
 	n := 0
 	for _, c := range e.opts.Corpora {
-		if c.Kind != cairn.KindSkills {
+		if c.Kind != cairn.KindSkills && (c.Kind != cairn.KindMemories || e.recall.live.Load()) {
 			n++
 		}
 	}

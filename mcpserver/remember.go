@@ -83,12 +83,6 @@ func (a *Agent) Remember(ctx context.Context, in RememberIn) (*RememberOut, erro
 	if res.EmbedError != "" {
 		out.Warning = "not embedded yet, lexical search finds it: " + res.EmbedError
 	}
-	if !slices.ContainsFunc(a.eng.SearchCorpora(), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) {
-		// The engine adds the memories corpus when it opens (with a
-		// sessions corpus, or memories stored): a server opened with
-		// neither stores this one but searches it only once restarted.
-		out.Warning = "stored; memory_search finds it after the server restarts (it started with no memories and no sessions corpus)"
-	}
 	return out, nil
 }
 

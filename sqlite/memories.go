@@ -292,6 +292,58 @@ func (s *Store) DoneRecords(ctx context.Context, corpus, thread, pass string) (m
 
 // Memories lists memories matching f, newest told first (then by id).
 func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Memory, error) {
+	q, args, err := memoriesQuery("data", f)
+	if err != nil || q == "" {
+		return nil, err
+	}
+	return queryMemories(ctx, s.r, q, args...)
+}
+
+// MemoryRefs lists the id and kind of the memories matching f, in the
+// order of Memories. It decodes no JSON: at 10,000 memories a filtered
+// memory search spent half its time decoding the memories it needed
+// only the paths of (TestRecallLatency).
+func (s *Store) MemoryRefs(ctx context.Context, f cairn.MemoryFilter) ([]cairn.MemoryRef, error) {
+	q, args, err := memoriesQuery("id, kind", f)
+	if err != nil || q == "" {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	defer rows.Close()
+	out := []cairn.MemoryRef{}
+	for rows.Next() {
+		var r cairn.MemoryRef
+		if err := rows.Scan(&r.ID, &r.Kind); err != nil {
+			return nil, fmt.Errorf("list memories: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// MemoriesByID reads the memories with these ids in one query.
+func (s *Store) MemoriesByID(ctx context.Context, ids []string) (map[string]cairn.Memory, error) {
+	out := make(map[string]cairn.Memory, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(ids)
+	ms, err := queryMemories(ctx, s.r, `SELECT data FROM memories WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		out[m.ID] = m
+	}
+	return out, nil
+}
+
+// memoriesQuery is the statement listing cols of the memories f keeps,
+// newest told first; "" when f keeps none.
+func memoriesQuery(cols string, f cairn.MemoryFilter) (string, []any, error) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) {
@@ -318,7 +370,7 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 	}
 	if f.Threads != nil {
 		if len(f.Threads) == 0 {
-			return nil, nil
+			return "", nil, nil
 		}
 		list, _ := json.Marshal(f.Threads)
 		add("corpus || '/' || thread IN (SELECT value FROM json_each(?))", string(list))
@@ -336,12 +388,12 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 		var ok bool
 		if f.EventFrom != "" {
 			if lo, _, ok = cairn.DateBounds(f.EventFrom); !ok {
-				return nil, cairn.Invalidf("event from %q: allowed YYYY, YYYY-MM or YYYY-MM-DD", f.EventFrom)
+				return "", nil, cairn.Invalidf("event from %q: allowed YYYY, YYYY-MM or YYYY-MM-DD", f.EventFrom)
 			}
 		}
 		if f.EventTo != "" {
 			if _, hi, ok = cairn.DateBounds(f.EventTo); !ok {
-				return nil, cairn.Invalidf("event to %q: allowed YYYY, YYYY-MM or YYYY-MM-DD", f.EventTo)
+				return "", nil, cairn.Invalidf("event to %q: allowed YYYY, YYYY-MM or YYYY-MM-DD", f.EventTo)
 			}
 		}
 		// A memory's event date covers its first to last day at its
@@ -352,7 +404,7 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 				AND (end_date = '' OR `+lastDay("end_date")+` >= ?)))`)
 		args = append(args, hi, lo, hi, lo)
 	}
-	q := `SELECT data FROM memories`
+	q := `SELECT ` + cols + ` FROM memories`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -360,7 +412,7 @@ func (s *Store) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Mem
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	return queryMemories(ctx, s.r, q, args...)
+	return q, args, nil
 }
 
 // firstDay and lastDay are cairn.DateBounds in SQL, for a column holding

@@ -261,11 +261,37 @@ func testMemoryFilters(t *testing.T, s cairn.Storage) {
 		{"kind, thread, status, limit", cairn.MemoryFilter{Kind: "fact", Thread: "sessions/" + thread, Status: cairn.StatusActive, Limit: 5}, []string{"m-1"}},
 		{"no match", cairn.MemoryFilter{Kind: "pitfall"}, nil},
 	} {
-		if d := cmp.Diff(tc.want, order(listMemories(t, s, tc.f))); d != "" {
+		ms := listMemories(t, s, tc.f)
+		if d := cmp.Diff(tc.want, order(ms)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
 		}
+		// MemoryRefs: the same memories in the same order, id and kind.
+		refs, err := s.MemoryRefs(context.Background(), tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []cairn.MemoryRef
+		for _, m := range ms {
+			want = append(want, cairn.MemoryRef{ID: m.ID, Kind: m.Kind})
+		}
+		if d := cmp.Diff(want, refs, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: MemoryRefs (-want +got):\n%s", tc.name, d)
+		}
+	}
+	byID, err := s.MemoriesByID(context.Background(), []string{"m-1", "m-3", "m-none", "m-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]cairn.Memory{"m-1": getMemory(t, s, "m-1"), "m-3": sup}, byID, ignoreUpdated); d != "" {
+		t.Errorf("MemoriesByID (-want +got):\n%s", d)
+	}
+	if got, err := s.MemoriesByID(context.Background(), nil); err != nil || len(got) != 0 {
+		t.Errorf("MemoriesByID of no ids = %v, %v", got, err)
 	}
 }
+
+// ignoreUpdated leaves out what a sleep decision's write may set.
+var ignoreUpdated = cmpopts.IgnoreFields(cairn.Memory{}, "CreatedAt")
 
 func testKnownNames(t *testing.T, s cairn.Storage) {
 	ctx := context.Background()
