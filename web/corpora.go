@@ -24,8 +24,10 @@ type corporaPage struct {
 	MoreDocs   int
 	Sessions   *engine.SyncStatus // the last session sync
 	Background []field            // the server's first sync, watcher, periodic sync
-	Sync       syncState          // the last sync started here
-	Failures   []cairn.FileFailure
+	// ServerRunning: one of those is running, and the script follows it.
+	ServerRunning bool
+	Sync          syncState // the last sync started here
+	Failures      []cairn.FileFailure
 }
 
 // corpusView is one corpus's line.
@@ -88,10 +90,46 @@ func (h *Handler) corpora(w http.ResponseWriter, r *http.Request) {
 	if st, err := eng.SyncStatus(); err == nil && st.Status != "idle" {
 		d.Sessions = st
 	}
-	if out, err := h.opts.Agent.SyncStatus(ctx, mcpserver.Empty{}); err == nil && out.Background != nil {
-		d.Background = flatten(out.Background)
-	}
+	d.Background, d.ServerRunning = h.serverSyncs(r)
 	h.render(w, r, http.StatusOK, "corpora", d)
+}
+
+// serverSyncs flattens the server's own syncs (the first sync, the
+// watcher, the periodic session sync, and a running session sync's phase)
+// and says whether one is running.
+func (h *Handler) serverSyncs(r *http.Request) ([]field, bool) {
+	out, err := h.opts.Agent.SyncStatus(r.Context(), mcpserver.Empty{})
+	if err != nil {
+		return []field{{Key: "error", Value: err.Error()}}, false
+	}
+	var fields []field
+	running := out.Status == "running"
+	if running {
+		fields = append(fields, field{Key: "sessionSync", Value: strings.TrimSpace("running " + out.Phase)})
+	}
+	if b := out.Background; b != nil {
+		fields = append(fields, flatten(b)...)
+		running = running || b.FirstSync != nil && b.FirstSync.Status == "running" || b.Watcher != nil && b.Watcher.Pending
+	}
+	return fields, running
+}
+
+// serverProgress serves GET /ui/sync/server: the server's own syncs as
+// the corpora page shows them, for the script to follow while one runs.
+func (h *Handler) serverProgress(w http.ResponseWriter, r *http.Request) {
+	fields, running := h.serverSyncs(r)
+	type kv struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	out := struct {
+		Running bool `json:"running"`
+		Fields  []kv `json:"fields"`
+	}{Running: running, Fields: []kv{}}
+	for _, f := range fields {
+		out.Fields = append(out.Fields, kv{f.Key, f.Value})
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // docRows lists up to maxDocRows documents, newest first, and how many

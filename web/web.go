@@ -89,6 +89,7 @@ func New(opts Options) (*Handler, error) {
 	mux.HandleFunc("GET /ui/corpora", h.corpora)
 	mux.HandleFunc("POST /ui/sync", h.startSync)
 	mux.HandleFunc("GET /ui/sync/progress", h.progress)
+	mux.HandleFunc("GET /ui/sync/server", h.serverProgress)
 	mux.HandleFunc("GET /ui/sessions", h.sessions)
 	mux.HandleFunc("GET /ui/memories", h.memories)
 	mux.HandleFunc("GET /ui/memory", h.memory)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
@@ -24,6 +26,7 @@ import (
 type server struct {
 	*httptest.Server
 	eng   *engine.Engine
+	agent *mcpserver.Agent
 	pages *Handler
 	notes string
 }
@@ -72,7 +75,7 @@ func newServerWith(t *testing.T, token string, files map[string]string, emb cair
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Server, s.eng, s.pages = httptest.NewServer(h), eng, pages
+	s.Server, s.eng, s.agent, s.pages = httptest.NewServer(h), eng, agent, pages
 	t.Cleanup(func() {
 		s.Close()
 		pages.Close(ctx)
@@ -253,5 +256,38 @@ func TestTemplatesNoInline(t *testing.T) {
 		if m := bad.FindString(string(data)); m != "" {
 			t.Errorf("%s holds %q, which the CSP blocks", e.Name(), m)
 		}
+	}
+}
+
+// TestServerSyncs: /ui/sync/server reports the server's own first sync
+// until it has completed, and the corpora page shows it.
+func TestServerSyncs(t *testing.T) {
+	s := newServer(t, "")
+	if err := s.agent.StartBackground(mcpserver.BackgroundOptions{FirstSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Running bool
+		Fields  []struct{ Key, Value string }
+	}
+	for range 300 {
+		_, _, body := s.get(t, "/ui/sync/server")
+		if err := json.Unmarshal([]byte(body), &st); err != nil {
+			t.Fatalf("server syncs: %v: %s", err, body)
+		}
+		if !st.Running {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	done := false
+	for _, f := range st.Fields {
+		done = done || f.Key == "firstSync.status" && f.Value == "completed"
+	}
+	if st.Running || !done {
+		t.Fatalf("server syncs after the first sync: %+v", st)
+	}
+	if _, _, page := s.get(t, "/ui/corpora"); !strings.Contains(page, `id="server-sync" data-running="0"`) || !strings.Contains(page, "firstSync.status") {
+		t.Errorf("corpora page without the server's syncs:\n%s", page)
 	}
 }

@@ -201,6 +201,23 @@
       .catch(function (err) { button.disabled = false; document.getElementById('sync-state').textContent = 'Could not start a sync: ' + err.message; });
   }
 
+  // followServer refreshes the server's own syncs (first sync, watcher,
+  // session sync) every second while one runs and the page shows them.
+  function followServer() {
+    fetch('/ui/sync/server', { headers: headers({ Accept: 'application/json' }) })
+      .then(function (res) { return res.json(); })
+      .then(function (st) {
+        var box = document.getElementById('server-sync');
+        var dl = document.getElementById('server-fields');
+        if (!box || !dl) { return; }
+        dl.replaceChildren();
+        (st.fields || []).forEach(function (f) { dl.appendChild(text('dt', f.key)); dl.appendChild(text('dd', f.value)); });
+        box.dataset.running = st.running ? '1' : '0';
+        if (st.running) { setTimeout(followServer, 1000); } else { refreshTable(); }
+      })
+      .catch(function () { setTimeout(followServer, 5000); });
+  }
+
   function init() {
     var form = document.getElementById('token-form');
     if (form && token()) {
@@ -218,6 +235,8 @@
     if (again) { again.addEventListener('click', recluster); document.getElementById('recluster-hint').hidden = true; }
     var box = document.getElementById('sync');
     if (box && box.dataset.status === 'running') { poll(Number(box.dataset.seq)); }
+    var server = document.getElementById('server-sync');
+    if (server && server.dataset.running === '1') { setTimeout(followServer, 1000); }
   }
 
   init();
