@@ -16,7 +16,7 @@ func cmdExplore(ctx context.Context, e *env, args []string) error {
 	var mf memoryFlags
 	var ids stringList
 	fs.Var(&ids, "id", "a memory to start from (repeatable), besides the topic's search hits")
-	fs.Var(&mf.kinds, "kind", "only memories of this kind (repeatable): episode, observation or an item kind")
+	fs.Var(&mf.kinds, "kind", "only memories of this kind (repeatable): episode, observation, profile or an item kind")
 	fs.StringVar(&mf.scope, "scope", "", "only items of this scope: project, global or person")
 	fs.StringVar(&mf.project, "project", "", "only memories from sessions run in this working folder (the session's cwd)")
 	limit := fs.Int("limit", explore.DefaultLimit, fmt.Sprintf("related memories to return, 1 to %d", explore.MaxLimit))

@@ -33,7 +33,7 @@ func (m *memoryFlags) filter() *cairn.MemorySearch {
 func cmdGather(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("gather")
 	var mf memoryFlags
-	fs.Var(&mf.kinds, "kind", "only memories of this kind (repeatable): episode, observation or an item kind")
+	fs.Var(&mf.kinds, "kind", "only memories of this kind (repeatable): episode, observation, profile or an item kind")
 	fs.StringVar(&mf.scope, "scope", "", "only items of this scope: project, global or person")
 	fs.StringVar(&mf.project, "project", "", "only memories from sessions run in this working folder (the session's cwd)")
 	from := fs.String("from", "", "start of the time the question is about: YYYY, YYYY-MM or YYYY-MM-DD (default: the time it names)")

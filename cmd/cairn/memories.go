@@ -50,7 +50,7 @@ func (e *env) openMemories(ctx context.Context) (memorySource, error) {
 
 func memoriesList(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("memories list")
-	kind := fs.String("kind", "", "only memories of this kind: episode, observation or an item kind")
+	kind := fs.String("kind", "", "only memories of this kind: episode, observation, profile or an item kind")
 	status := fs.String("status", cairn.StatusActive, "only memories of this status: active, superseded or all")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)

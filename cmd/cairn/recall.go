@@ -20,7 +20,7 @@ func cmdRecall(ctx context.Context, e *env, args []string) error {
 	minScore := fs.Float64("min-score", cairn.DefaultMinScore, "minimum calibrated score (the probability a hit answers the query), 0 to 1")
 	mode := fs.String("mode", "", "hybrid, lexical or vector (default hybrid with an embedder, else lexical)")
 	var kinds stringList
-	fs.Var(&kinds, "kind", "only memories of this kind (repeatable): episode, observation or an item kind")
+	fs.Var(&kinds, "kind", "only memories of this kind (repeatable): episode, observation, profile or an item kind")
 	scope := fs.String("scope", "", "only items of this scope: project, global or person")
 	project := fs.String("project", "", "only memories from sessions run in this working folder (the session's cwd)")
 	status := fs.String("status", cairn.StatusActive, "memory status: active (superseded memories are listed by cairn memories list)")
