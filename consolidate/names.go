@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -16,7 +17,9 @@ import (
 // names it (its about or one of its concepts), or a profile's summary.
 // The entries are chosen for the window, not by frequency: a source
 // scores by the rare words it shares with the window's records (each
-// shared word weighs ln(1 + N/df), N sources, df those holding the word),
+// shared word weighs ln(1 + N/df), N sources, df those holding the word;
+// words without a letter, and words that more than half the sources
+// hold, are not counted),
 // a name the window spells out counts as shared words too, and a source
 // needs at least minSharedWords shared words to be offered. Each name is
 // shown once, with its best-scoring description, best first, at most
@@ -124,7 +127,7 @@ func (d *nameDirectory) pick(thread, text string, limit int) []knownName {
 		}
 		shared, score := 0, 0.0
 		for _, w := range s.words {
-			if in[w] {
+			if in[w] && telling(w, d.df[w], len(d.sources)) {
 				shared++
 				score += math.Log(1 + n/float64(d.df[w]))
 			}
@@ -158,6 +161,17 @@ func (d *nameDirectory) pick(thread, text string, limit int) []knownName {
 		}
 	}
 	return out
+}
+
+// telling reports whether a shared word says something: it has a letter
+// (dates and times in record headings are shared by every window of a
+// day) and, in a directory of more than a few sources, at most half of
+// them hold it.
+func telling(w string, df, sources int) bool {
+	if !strings.ContainsFunc(w, unicode.IsLetter) {
+		return false
+	}
+	return sources < 4 || 2*df <= sources
 }
 
 // windowText is what a window's names are chosen by: its records' text.
