@@ -3,13 +3,16 @@ package skills
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/whisper"
 )
 
 func TestIndexSearch(t *testing.T) {
@@ -54,6 +57,14 @@ func TestIndexNoEmbedder(t *testing.T) {
 	idx := NewIndex([]string{t.TempDir()}, nil)
 	if _, err := idx.Search(context.Background(), "x", 1); !errors.Is(err, cairn.ErrUnavailable) {
 		t.Fatalf("search without embedder: %v, want ErrUnavailable", err)
+	}
+	// The whisperer over it: unavailable, counted as such, and logged by code.
+	var logs strings.Builder
+	w := NewWhisperer(idx, nil)
+	w.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	sec, err := w.Whisper(context.Background(), &whisper.Turn{AgentID: "a", SessionID: "s", RunID: "r", Prompt: "deploy"})
+	if err != nil || sec.Outcome != "unavailable" || !strings.Contains(logs.String(), `"code":"unavailable"`) || strings.Contains(logs.String(), "deploy") {
+		t.Fatalf("whisper without embedder = %+v, %v; log %s", sec, err, logs.String())
 	}
 }
 

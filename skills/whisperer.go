@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/judge"
 	"github.com/cairnmemory/cairn/whisper"
 )
@@ -82,6 +84,9 @@ type Whisperer struct {
 	HistoryMessages int     // visible messages before the prompt in the query
 	MinScore        float64 // local mode: the least similarity named
 	CooldownTurns   int
+	// Logger hears turns that end timed out, cancelled or unavailable
+	// (codes only, never text); nil: discarded.
+	Logger *slog.Logger
 
 	deadline time.Duration // Deadline; tests shorten it
 
@@ -142,8 +147,46 @@ func (w *Whisperer) credential() string {
 }
 
 // Whisper answers one turn: a <skill> section naming one skill, or an
-// empty Body with the reason in Outcome.
+// empty Body with the reason in Outcome. A turn that ends with an outcome
+// of its own (timed_out, cancelled, unavailable) returns it with a nil
+// error, so the Service counts it as such, and logs its code; an error
+// is a failure (every judgment failed, an unreadable key file).
 func (w *Whisperer) Whisper(ctx context.Context, t *whisper.Turn) (whisper.Section, error) {
+	sec, err := w.whisper(ctx, t)
+	if err != nil && sec.Outcome != "failed" {
+		w.logger().LogAttrs(context.Background(), slog.LevelWarn, "whisper", slog.String("event", "skill_"+sec.Outcome),
+			slog.String("whisperer", whisper.KindSkill), slog.String("agent", t.AgentID), slog.String("session", t.SessionID),
+			slog.String("run", t.RunID), slog.String("code", errorCode(err)))
+		return sec, nil
+	}
+	return sec, err
+}
+
+func (w *Whisperer) logger() *slog.Logger {
+	if w.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Logger
+}
+
+// errorCode names an error for logs without its text (which may quote a
+// provider's body or a path): the judge's code, else timeout, cancelled,
+// unavailable or unexpected.
+func errorCode(err error) string {
+	switch {
+	case judge.CodeOf(err) != "":
+		return string(judge.CodeOf(err))
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, cairn.ErrUnavailable):
+		return "unavailable"
+	}
+	return "unexpected"
+}
+
+func (w *Whisperer) whisper(ctx context.Context, t *whisper.Turn) (whisper.Section, error) {
 	out := whisper.Section{Kind: whisper.KindSkill}
 	d := w.deadline
 	if d <= 0 {

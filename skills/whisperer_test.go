@@ -352,7 +352,7 @@ func TestWhispererDeadline(t *testing.T) {
 	w.deadline = 100 * time.Millisecond
 	ask := "please ship the website to the staging server"
 	sec, err := w.Whisper(context.Background(), turn("r1", ask))
-	if err == nil || sec.Outcome != "timed_out" || sec.Body != "" {
+	if err != nil || sec.Outcome != "timed_out" || sec.Body != "" {
 		t.Fatalf("late judge = %+v, %v; want timed_out, no hint", sec, err)
 	}
 	f.mu.Lock()
@@ -365,7 +365,7 @@ func TestWhispererDeadline(t *testing.T) {
 	// A caller that cancels: cancelled.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if sec, err := w.Whisper(ctx, turn("r3", "review the pull request")); err == nil || sec.Outcome != "cancelled" {
+	if sec, err := w.Whisper(ctx, turn("r3", "review the pull request")); err != nil || sec.Outcome != "cancelled" {
 		t.Fatalf("cancelled = %+v, %v", sec, err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/cairnmemory/cairn/config"
@@ -57,6 +58,7 @@ func (e *env) skillWhisperer(cfg *config.Config, watch bool) (w *skills.Whispere
 	w.HistoryMessages = cfg.SkillWhisperer.HistoryMessages
 	w.MinScore = cfg.SkillWhisperer.MinScore
 	w.CooldownTurns = cfg.SkillWhisperer.CooldownTurns
+	w.Logger = slog.New(slog.NewJSONHandler(e.stderr, nil)) // as the whisper Service logs (whisper.go)
 	judgeCfg := cfg.Judge
 	w.Credential = func() string { return judge.Credential(judgeCfg, os.Getenv) }
 	return w, close, nil
