@@ -268,14 +268,14 @@ func (w *Whisperer) Observe(_ context.Context, o *whisper.Observation) error {
 		return nil
 	}
 	var args struct {
-		Path     string `json:"path"`
-		FilePath string `json:"file_path"`
-		FilePth2 string `json:"filePath"`
+		Path       string `json:"path"`
+		FilePath   string `json:"file_path"`
+		FilePathJS string `json:"filePath"`
 	}
 	if len(o.Args) > 0 && json.Unmarshal(o.Args, &args) != nil {
 		return nil // args that are no object name no file
 	}
-	p := firstNonBlank(args.Path, args.FilePath, args.FilePth2)
+	p := firstNonBlank(args.Path, args.FilePath, args.FilePathJS)
 	if p == "" || !filepath.IsAbs(p) || !strings.EqualFold(filepath.Base(p), FileName) {
 		return nil
 	}

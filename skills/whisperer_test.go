@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -374,5 +375,38 @@ func TestRenderEscapes(t *testing.T) {
 	got := render(Skill{Name: "<b>x</b>", Path: "/skills/<x>/SKILL.md"})
 	if strings.ContainsAny(got, "<>") || !strings.Contains(got, `\u003cb\u003ex\u003c/b\u003e`) {
 		t.Fatalf("render = %s", got)
+	}
+}
+
+// TestObserveArgs: a read names its file as path, file_path or filePath
+// (C30 step 5), by any name of the file (a symlink to it counts); only a
+// successful read of a SKILL.md counts.
+func TestObserveArgs(t *testing.T) {
+	root := skillRoot(t)
+	link := filepath.Join(t.TempDir(), "linked")
+	if err := os.Symlink(filepath.Join(root, "deploy"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, tool, args string
+		ok, opened       bool
+	}{
+		{"path", "read", `{"path": %q}`, true, true},
+		{"file_path", "Read", `{"file_path": %q}`, true, true},
+		{"filePath", "READ", `{"filePath": %q}`, true, true},
+		{"failed read", "Read", `{"file_path": %q}`, false, false},
+		{"another tool", "Edit", `{"file_path": %q}`, true, false},
+		{"not an object", "Read", `[%q]`, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := NewWhisperer(NewIndex([]string{root}, &wordEmbedder{}), nil)
+			mustWhisper(t, w, turn("r0", "zebra")) // turn 1, nothing named
+			args := fmt.Sprintf(tc.args, filepath.Join(link, "SKILL.md"))
+			w.Observe(context.Background(), &whisper.Observation{AgentID: "a", SessionID: "s", Tool: tc.tool, Args: json.RawMessage(args), OK: tc.ok})
+			sec := mustWhisper(t, w, turn("r1", "please ship the website to the staging server"))
+			if opened := sec.Outcome == "cooldown"; opened != tc.opened {
+				t.Fatalf("after the read: %+v, want opened %v", sec, tc.opened)
+			}
+		})
 	}
 }
