@@ -56,7 +56,7 @@ func laneSize(limit int) int { return max(10, int(math.Ceil(1.5*float64(limit)))
 // alone, and says so in every hit's explanation, while the vectors are
 // incomplete.
 func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, string, error) {
-	n := laneSize(o.Limit)
+	n := laneWant(o) // recall.go: more for the memories corpus alone
 	if o.Mode == cairn.ModeVector {
 		vecCands, _, err := e.vectorLane(ctx, query, o.Corpora, scope, n)
 		if err != nil {
@@ -79,7 +79,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	lo := *o
 	// The lane's own explanations are shown only when the vector lane is
 	// off; fusion writes its own.
-	lo.Limit, lo.MinScore = min(n, cairn.MaxSearchLimit), 0
+	lo.Limit, lo.MinScore = min(n, laneTop(o)), 0
 	var lex []cairn.Hit
 	var lerr error
 	_, perr := search.Parse(query)

@@ -36,6 +36,39 @@ func memoriesOnly(sel []cairn.Corpus) bool {
 	return len(sel) > 0 && !slices.ContainsFunc(sel, func(c cairn.Corpus) bool { return c.Kind != cairn.KindMemories })
 }
 
+// memoryChunksPerHit is how many chunk candidates a lane brings per hit
+// wanted when only the memories corpus is searched: a memory is several
+// chunks (its keys, recall_keys.go), each a candidate of its own, and a
+// lane keeps one per memory. With 1.5 chunks per hit (laneSize), capped
+// at 100 for hybrid's lexical lane, a 200-result search found 150
+// memories (TestRecallFillsTwoHundred).
+const memoryChunksPerHit = 4
+
+// laneWant is how many candidates each lane of a search brings: laneSize,
+// times memoryChunksPerHit for a search of the memories corpus alone.
+func laneWant(o *cairn.SearchOptions) int {
+	if memoryNames(o.Corpora) {
+		return laneSize(o.Limit) * memoryChunksPerHit
+	}
+	return laneSize(o.Limit)
+}
+
+// laneTop is the most candidates the lexical lane is asked for: laneCap,
+// or search.MaxLaneLimit (memoryChunksPerHit times MaxRecallLimit) for a
+// search of the memories corpus alone.
+func laneTop(o *cairn.SearchOptions) int {
+	if memoryNames(o.Corpora) {
+		return search.MaxLaneLimit
+	}
+	return laneCap(o.Limit)
+}
+
+// memoryNames reports whether the corpora named are the memories corpus
+// alone.
+func memoryNames(names []string) bool {
+	return len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return n != cairn.MemoriesCorpus })
+}
+
 // checkLimit holds a search that takes in other corpora than memories to
 // cairn.MaxSearchLimit.
 func checkLimit(sel []cairn.Corpus, limit int) error {

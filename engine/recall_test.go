@@ -353,3 +353,48 @@ func TestRememberWithoutMemoriesCorpus(t *testing.T) {
 		t.Fatalf("memories the first engine finds after another remembered = %v, want %s", got, res.Memory.ID)
 	}
 }
+
+// TestRecallFillsTwoHundred: a memories-only search asking for
+// cairn.MaxRecallLimit results gets them when that many memories match,
+// in lexical and hybrid mode. A memory is several chunks (content key,
+// body, one per cue), each a candidate of its own in a lane, and the
+// lanes asked for at most 200 (lexical) or 100 (hybrid's lexical lane)
+// and 300 (vector) chunks: a 200-result search returned about 70 to 170.
+func TestRecallFillsTwoHundred(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{"a.md": "# Notes\n\nNothing here.\n"}, Options{Embedder: &conceptEmbedder{model: "v1"},
+		Corpora: nil})
+	var ms []cairn.Memory
+	var recs []string
+	for i := range 260 {
+		id := fmt.Sprintf("m-fill%04d", i)
+		ms = append(ms, cairn.Memory{ID: id, Kind: "fact", Title: fmt.Sprintf("Compost pile %d", i),
+			Summary: fmt.Sprintf("The compost pile %d needs turning.", i), Body: "Turn the compost weekly and keep the compost moist.",
+			Cues: []string{"compost turning", "compost moisture", "compost pile"}, Concepts: []string{}, Thread: "sessions/t.md",
+			ToldAt: time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC), Status: cairn.StatusActive,
+			Provenance: []cairn.Provenance{{Record: "r" + id, Corpus: "sessions", Path: "cairn://sessions/t.md"}}})
+		recs = append(recs, "r"+id)
+	}
+	if _, err := f.eng.store.CommitWindow(ctx, cairn.WindowCommit{Corpus: "sessions", Thread: "t.md", Pass: "main", Records: recs,
+		Hashes: make([]string, len(recs)), Memories: ms}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{cairn.ModeLexical, cairn.ModeHybrid} {
+		hits, err := f.eng.Search(ctx, "compost", &cairn.SearchOptions{Corpora: []string{cairn.MemoriesCorpus}, Limit: cairn.MaxRecallLimit, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, h := range hits {
+			if h.Memory != nil {
+				seen[h.Memory.ID] = true
+			}
+		}
+		if len(hits) != cairn.MaxRecallLimit || len(seen) != cairn.MaxRecallLimit {
+			t.Errorf("%s: %d hits of %d memories, want %d of as many", mode, len(hits), len(seen), cairn.MaxRecallLimit)
+		}
+	}
+}

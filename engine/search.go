@@ -57,8 +57,8 @@ func storedForm(f cairn.SessionFilter) cairn.SessionFilter {
 // are fewer than the limit and more candidates remain.
 func (e *Engine) lexicalSearch(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, error) {
 	lo := *o
-	top := laneCap(o.Limit)
-	for n := laneSize(o.Limit); ; n *= 4 {
+	top := laneTop(o) // recall.go: more for the memories corpus alone
+	for n := laneWant(o); ; n *= 4 {
 		lo.Limit = min(n, top)
 		hits, err := e.searcher.SearchPaths(ctx, query, &lo, scope)
 		if err != nil {

@@ -82,6 +82,12 @@ type Scope struct {
 	PathCorpora []string
 }
 
+// MaxLaneLimit is the most candidates SearchPaths returns: the engine's
+// lexical lane asks for up to four chunks per hit of a search of the
+// memories corpus alone (a memory is several chunks), so up to four
+// times cairn.MaxRecallLimit. Requests stop at cairn.MaxRecallLimit.
+const MaxLaneLimit = 4 * cairn.MaxRecallLimit
+
 // SearchPaths is Search restricted to the documents in scope.
 //
 // Scores are BM25 as FTS5 defines it (k1 = 1.2, b = 0.75, column weights
@@ -95,7 +101,11 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 		o = *opts
 	}
 	o.SetDefaults()
-	if err := o.Validate(); err != nil {
+	check := o
+	if o.Limit > cairn.MaxRecallLimit && o.Limit <= MaxLaneLimit {
+		check.Limit = cairn.MaxRecallLimit // a lane of a memories-only search: more chunks than hits
+	}
+	if err := check.Validate(); err != nil {
 		return nil, err
 	}
 	q, err := Parse(raw)
