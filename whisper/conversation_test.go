@@ -75,3 +75,25 @@ func TestFit(t *testing.T) {
 		t.Error("8,200 two-byte characters (16,400 bytes) fit 8,192 tokens")
 	}
 }
+
+// FuzzVisible: any turn a harness sends reads without a panic, and what
+// Fit keeps is within the budget.
+func FuzzVisible(f *testing.F) {
+	f.Add(`{"prompt":"q","messages":[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"text","text":"b"}]}]}`)
+	f.Add(`{"prompt":"Conversation info: ⟦openclaw:ctx⟧\n` + "```json\\n{}\\n```" + `\n\nhi","messages":[{"role":"user","content":"x","provenance":{}}]}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		var tn Turn
+		if json.Unmarshal([]byte(data), &tn) != nil {
+			return
+		}
+		c, ok := Fit(Visible(&tn))
+		if ok && !withinBudget(c) {
+			t.Fatalf("Fit kept %d messages over the budget", len(c.History))
+		}
+		for _, m := range c.History {
+			if m.Text == "" || (m.Role != "user" && m.Role != "assistant") {
+				t.Fatalf("message %+v", m)
+			}
+		}
+	})
+}
