@@ -169,7 +169,7 @@ func TestMCPOverHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 8 {
+	if err != nil || len(tools.Tools) != 16 {
 		t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 	}
 	var hits SearchOut
