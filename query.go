@@ -58,6 +58,11 @@ type SearchOptions struct {
 	// rank; the default when an embedder is configured), "lexical" (the
 	// default without one) or "vector".
 	Mode string
+	// ExpandChars, when positive, expands session hits within this many
+	// characters, the messages written "<type>: <body>" one a line (judged
+	// search's passages, C12 enhanced mode), instead of the corpus's
+	// maxExpandedTokens.
+	ExpandChars int
 }
 
 // DefaultMinScore is the minimum score the CLI and the MCP tools apply

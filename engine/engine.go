@@ -279,7 +279,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 		return nil, e.store.Diagnose("search index", err)
 	}
 	hits = search.Calibrate(hits, lanes, minScore, o.Explain)
-	if err := e.expandSessionHits(ctx, hits); err != nil {
+	if err := e.expandSessionHits(ctx, hits, o.ExpandChars); err != nil {
 		return nil, err
 	}
 	if err := e.annotateMemoryHits(ctx, hits); err != nil {

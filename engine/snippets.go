@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/chunk"
@@ -15,8 +16,9 @@ import (
 // the whole turn (a user message and the replies up to the next one) when
 // it fits the corpus's MaxExpandedTokens, else the messages the chunk
 // touches, else the chunk itself marked partial. The match is never
-// clipped: every choice contains the hit's chunk.
-func (e *Engine) expandSessionHits(ctx context.Context, hits []cairn.Hit) error {
+// clipped: every choice contains the hit's chunk. chars > 0 measures in
+// characters instead (SearchOptions.ExpandChars).
+func (e *Engine) expandSessionHits(ctx context.Context, hits []cairn.Hit, chars int) error {
 	type doc struct {
 		rec   cairn.SessionRecord
 		text  string
@@ -52,7 +54,12 @@ func (e *Engine) expandSessionHits(ctx context.Context, hits []cairn.Hit) error 
 		if budget <= 0 {
 			budget = cairn.DefaultMaxExpandedTokens
 		}
-		expand(h, d.text, d.spans, budget)
+		text := d.text
+		fits := func(sp []transcript.Span) bool { return tokens(text, sp) <= budget }
+		if chars > 0 {
+			fits = func(sp []transcript.Span) bool { return renderedChars(text, sp) <= chars }
+		}
+		expand(h, d.text, d.spans, fits)
 	}
 	return nil
 }
@@ -67,7 +74,7 @@ func spansOf(rec cairn.SessionRecord, text string) []transcript.Span {
 	return transcript.Messages(text)
 }
 
-func expand(h *cairn.Hit, text string, spans []transcript.Span, budget int) {
+func expand(h *cairn.Hit, text string, spans []transcript.Span, fits func([]transcript.Span) bool) {
 	first, last := -1, -1
 	for i, sp := range spans {
 		if sp.StartLine <= h.EndLine && sp.EndLine >= h.StartLine {
@@ -84,9 +91,9 @@ func expand(h *cairn.Hit, text string, spans []transcript.Span, budget int) {
 	h.MessageTimestamp = spans[first].Timestamp
 	ts, te := turn(spans, first, last)
 	switch {
-	case tokens(text, spans[ts:te+1]) <= budget:
+	case fits(spans[ts : te+1]):
 		first, last = ts, te
-	case tokens(text, spans[first:last+1]) <= budget:
+	case fits(spans[first : last+1]):
 	default:
 		// Too long even alone: the chunk itself, which holds the match.
 		// Partial means an excerpt: a chunk that holds the whole message
@@ -119,6 +126,23 @@ func tokens(text string, spans []transcript.Span) int {
 	n := 0
 	for _, sp := range spans {
 		n += chunk.EstimateTokens(sp.Body(text))
+	}
+	return n
+}
+
+// renderedChars is the length in characters of the messages written
+// "<type>: <body>" one a line ("summary" for a generated one).
+func renderedChars(text string, spans []transcript.Span) int {
+	n := 0
+	for i, sp := range spans {
+		role := typeOf(sp)
+		if role == "" {
+			role = "summary"
+		}
+		n += utf8.RuneCountInString(role) + 2 + utf8.RuneCountInString(sp.Body(text))
+		if i > 0 {
+			n++
+		}
 	}
 	return n
 }

@@ -24,7 +24,8 @@ var _ Retriever = EngineRetriever{}
 // Lanes runs both lanes. A lane whose query holds nothing searchable
 // (only stop words) is empty, not an error.
 func (r EngineRetriever) Lanes(ctx context.Context, q LaneQuery) (lex, vec []Passage, err error) {
-	o := cairn.SearchOptions{Corpora: q.Corpora, Limit: q.Limit, Sessions: q.Sessions, Mode: cairn.ModeLexical}
+	o := cairn.SearchOptions{Corpora: q.Corpora, Limit: q.Limit, Sessions: q.Sessions, Mode: cairn.ModeLexical,
+		ExpandChars: MaxPassageChars} // a session hit: its turn, else its messages, else its chunk, within 1,200 characters (C12)
 	var lexHits []cairn.Hit
 	var lerr error
 	done := make(chan struct{})
