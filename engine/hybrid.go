@@ -363,7 +363,10 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 	return out
 }
 
-// lexNorm scales a lexical hit's BM25 by the lane's best.
+// lexNorm scales a lexical hit's BM25 by the lane's best. It is BM25, not
+// the lane's order: the lexical lane puts chunks holding every term first,
+// and a chunk of the any-words plan with a higher BM25 below them counts
+// for its BM25 here (the sweep measured it so).
 func lexNorm(hits []cairn.Hit, match bool) func(cairn.Hit) float64 {
 	if match {
 		return func(h cairn.Hit) float64 { return signalsOf(h).Match }

@@ -13,7 +13,7 @@
 // recall@10 lost at the default minimum score, off-topic searches that
 // still return hits) and prints the models fitted on everything. -eval
 // runs the LoCoMo evaluation in every mode at no minimum score and at the
-// default. The data set stays in shared/ (CC BY-NC, evaluation only):
+// default, overall and by category. The data set stays in shared/ (CC BY-NC, evaluation only):
 // nothing of it is written into the repository.
 package main
 
@@ -101,6 +101,11 @@ func runEval(shared string) error {
 			m := rep.Metrics
 			fmt.Printf("%-8s min %.2f  questions %d  recall@1 %.1f  @5 %.1f  @10 %.1f  @25 %.1f  @50 %.1f  mrr %.1f  %.0fs\n", mode, ms, rep.Questions,
 				m["turn_recall@1"], m["turn_recall@5"], m["turn_recall@10"], m["turn_recall@25"], m["turn_recall@50"], m["mrr"], rep.Seconds)
+			for _, cat := range []string{"multi-hop", "temporal", "open-domain", "single-hop"} {
+				c := rep.ByCategory[cat]
+				fmt.Printf("  %-11s recall@1 %.1f  @5 %.1f  @10 %.1f  @25 %.1f  @50 %.1f  mrr %.1f\n", cat,
+					c["turn_recall@1"], c["turn_recall@5"], c["turn_recall@10"], c["turn_recall@25"], c["turn_recall@50"], c["mrr"])
+			}
 		}
 	}
 	return nil
