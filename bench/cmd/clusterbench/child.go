@@ -32,13 +32,17 @@ type result struct {
 
 func runChild(ctx context.Context, n int) error {
 	chunks := generate(n, *seed)
-	digest, err := modelDigest()
-	if err != nil {
-		return err
-	}
-	c, err := loadCache(cachePath(), digest, chunks)
-	if err != nil {
-		return err
+	c := &cache{}
+	if *synthetic {
+		c.vecs = synthVectors(chunks, *seed)
+	} else {
+		digest, err := modelDigest()
+		if err != nil {
+			return err
+		}
+		if c, err = loadCache(cachePath(), digest, chunks); err != nil {
+			return err
+		}
 	}
 	if len(c.vecs) < n {
 		return fmt.Errorf("cache holds %d of %d chunks", len(c.vecs), n)
