@@ -198,6 +198,8 @@ func deadlineOutcome(caller, own context.Context) string {
 
 func (w *MemoryWhisperer) whisper(ctx, caller context.Context, r *run) Section {
 	t := r.t
+	key := sessionKey{t.AgentID, t.SessionID}
+	turn, cooling := w.nextTurn(key) // every user turn counts, hint or not
 	conv, ok := Fit(Visible(t))
 	switch {
 	case conv.CurrentRequest == "":
@@ -217,8 +219,6 @@ func (w *MemoryWhisperer) whisper(ctx, caller context.Context, r *run) Section {
 	if w.o.Judge == nil {
 		return Section{Outcome: "missing_key"}
 	}
-	key := sessionKey{t.AgentID, t.SessionID}
-	turn, cooling := w.nextTurn(key)
 	q, outcome := w.gateAndQueries(ctx, r, conv)
 	if outcome != "" {
 		return Section{Outcome: outcome}

@@ -425,3 +425,20 @@ func TestMemoryBudget(t *testing.T) {
 		t.Error("the query model was not sent the newest two messages alone")
 	}
 }
+
+// TestMemoryCooldownTurns: every user turn counts toward a cooldown, also
+// one that ends without a search (here a missing key).
+func TestMemoryCooldownTurns(t *testing.T) {
+	cfg := config.DefaultMemoryWhisperer()
+	cfg.Enabled, cfg.Corpora, cfg.CooldownTurns = true, []string{"notes"}, 1
+	r := newRig(t, newEngine(t), rigOpts{cfg: cfg, answer: useful("busy_timeout")})
+	for i, step := range []struct{ cred, want string }{
+		{CredentialAvailable, "emitted"}, {CredentialMissing, "missing_key"}, {CredentialAvailable, "emitted"},
+	} {
+		r.cred = step.cred
+		sec, _ := r.w.Whisper(context.Background(), turn("s", fmt.Sprint(i), "What busy_timeout did we pick?"))
+		if sec.Outcome != step.want {
+			t.Errorf("turn %d: %s, want %s", i+1, sec.Outcome, step.want)
+		}
+	}
+}
