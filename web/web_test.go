@@ -132,6 +132,23 @@ func TestSearchWithoutScript(t *testing.T) {
 	}
 }
 
+// TestSearchFilters: the filters are URL parameters too; a bad one is a
+// 400 page naming the field, the form still filled in.
+func TestSearchFilters(t *testing.T) {
+	s := newServer(t, "")
+	code, _, body := s.get(t, "/?q=busy_timeout&min=0&mode=lexical&corpus=notes&s_from=2026-01-01")
+	if code != 200 || !strings.Contains(body, "cairn://notes/db.md") || !strings.Contains(body, `value="notes" checked`) {
+		t.Errorf("search with filters: %d\n%s", code, body)
+	}
+	code, _, body = s.get(t, "/?q=busy_timeout&s_from=yesterday")
+	if code != 400 || !strings.Contains(body, `from &#34;yesterday&#34;`) || !strings.Contains(body, `value="busy_timeout"`) {
+		t.Errorf("bad session filter: %d\n%s", code, body)
+	}
+	if code, _, body = s.get(t, "/?q=busy_timeout&limit=many"); code != 400 || !strings.Contains(body, "limit") {
+		t.Errorf("bad limit: %d\n%s", code, body)
+	}
+}
+
 // TestInjectedScriptEscaped: a note's <script> and event handler come
 // back as text in the search page and the document view.
 func TestInjectedScriptEscaped(t *testing.T) {
