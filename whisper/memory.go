@@ -167,7 +167,15 @@ type run struct {
 	also       []string
 }
 
-// Whisper runs C29 for one turn; see the package doc for the stages.
+// Whisper runs C29 for one turn within the total deadline: the visible
+// conversation within the budget (input_too_large), the judge key
+// (missing_key, judge_disabled), the recall gate beside query generation
+// (recall_not_needed, failed), judged search over the configured corpora
+// with cooled passages left out (cooldown, no_candidates, failed,
+// rejected), the top maxHints (with complementaryHints, redundancy
+// pairs), the render (payload_limit) and, when emitted, the passages put
+// in cooldown. It never returns an error: the Section's Outcome says how
+// the turn ended.
 func (w *MemoryWhisperer) Whisper(ctx context.Context, t *Turn) (Section, error) {
 	r := &run{t: t, start: time.Now()}
 	dctx, cancel := context.WithTimeout(ctx, w.Timeout())
