@@ -99,6 +99,15 @@ func TestJudgedSearch(t *testing.T) {
 	if tel.Outcomes["ok"] != 2 || tel.Measurements["judgeMs"].Samples != 2 {
 		t.Errorf("telemetry %+v", tel)
 	}
+	// POST /v1/search takes the judged input in judged mode.
+	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}})
+	code, body := do(t, srv, request{method: "POST", path: "/v1/search", body: `{"bm25Query":"busy_timeout","vectorQuery":"how long writers wait"}`})
+	if code != 200 || !strings.Contains(body, `"path":"cairn://notes/db.md"`) || !strings.Contains(body, `"score":0.92`) {
+		t.Errorf("/v1/search: %d %s", code, body)
+	}
+	if code, body := do(t, srv, request{method: "POST", path: "/v1/search", body: `{"query":"busy_timeout"}`}); code != 400 || !strings.Contains(body, `unknown field \"query\"`) {
+		t.Errorf("/v1/search with local input: %d %s", code, body)
+	}
 }
 
 // TestJudgedSearchOutcomes: no judge, a disabled one, every judgment
