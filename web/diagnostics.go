@@ -49,12 +49,36 @@ func (h *Handler) diagnostics(w http.ResponseWriter, r *http.Request) {
 			loose = append(loose, field{Key: k, Value: fs[0].Value})
 			continue
 		}
-		d.Sections = append(d.Sections, section{Name: k, Fields: fs})
+		d.Sections = append(d.Sections, split(k, fs)...)
 	}
 	if loose != nil {
 		d.Sections = append([]section{{Name: "status", Fields: loose}}, d.Sections...)
 	}
 	h.render(w, r, http.StatusOK, "diagnostics", d)
+}
+
+// bigSection is the most fields a section shows before it is split by its
+// next key (whisperers into memory, skill, telemetry).
+const bigSection = 20
+
+// split cuts a long section into one per next key, in order.
+func split(name string, fs []field) []section {
+	if len(fs) <= bigSection {
+		return []section{{Name: name, Fields: fs}}
+	}
+	var out []section
+	for _, f := range fs {
+		head, rest, ok := strings.Cut(f.Key, ".")
+		if !ok {
+			head, rest = "", f.Key
+		}
+		sub := strings.TrimSuffix(name+"."+head, ".")
+		if n := len(out); n == 0 || out[n-1].Name != sub {
+			out = append(out, section{Name: sub})
+		}
+		out[len(out)-1].Fields = append(out[len(out)-1].Fields, field{Key: rest, Value: f.Value})
+	}
+	return out
 }
 
 // flatten turns any JSON-encodable value into its leaves.
