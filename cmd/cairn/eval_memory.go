@@ -33,6 +33,11 @@ func (e *env) evalMemoryFlagSet(fs *flag.FlagSet) *evalMemoryFlags {
 // [llm.fast]. It returns what flushes the usage counts.
 func (e *env) memoryOptions(f *evalMemoryFlags, qa bool) (eval.MemoryOptions, func(), error) {
 	o := eval.MemoryOptions{Sleep: f.sleep, MaxConversations: *f.conversations}
+	// Each conversation costs a consolidation: say so as each is done.
+	o.Progress = func(name string, res *cairn.ConsolidateResult) {
+		fmt.Fprintf(e.stderr, "cairn: consolidated %s: %d windows, %d episodes, %d items, %d observations, %d tokens in\n",
+			name, res.Windows, res.Episodes, res.Items, res.Observations, res.TokensIn)
+	}
 	cfg, err := e.loadConfig()
 	if err != nil {
 		return o, nil, err

@@ -97,9 +97,10 @@ func TestCLIEvalMemory(t *testing.T) {
 	if models["cons"] == 0 || models["fast"] == 0 {
 		t.Errorf("requests by model %v: want the consolidation and the fast model", models)
 	}
-	text := c.ok("eval", "locomo", "--data", file, "--memory")
-	if !strings.Contains(text, "memory mode: 1 conversations consolidated") || !strings.Contains(text, "turn_recall@1") {
-		t.Errorf("text report %q", text)
+	text, stderr, code := c.run("eval", "locomo", "--data", file, "--memory")
+	if code != 0 || !strings.Contains(text, "memory mode: 1 conversations consolidated") || !strings.Contains(text, "turn_recall@1") ||
+		!strings.Contains(stderr, "cairn: consolidated locomo:conv-t: 2 windows, 0 episodes, 0 items, 2 observations") {
+		t.Errorf("text report: exit %d, stdout %q, stderr %q", code, text, stderr)
 	}
 	if _, stderr, code := c.run("eval", "longmemeval", "--data", file, "--qa"); code != 2 || !strings.Contains(stderr, "--qa needs --memory") {
 		t.Errorf("longmemeval --qa without --memory: exit %d, stderr %q", code, stderr)
