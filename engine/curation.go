@@ -243,8 +243,10 @@ func analysisWrite(created time.Time, id cairn.EmbedderIdentity, corpora []strin
 		return nil, err
 	}
 	fp := sha256.Sum256([]byte(id.Key()))
+	// Dimensions are the vectors' own: an embedder that learns its
+	// dimension from the first answer (openai) has 0 in its identity.
 	w := &cairn.AnalysisWrite{Run: cairn.AnalysisRun{ID: runID, CreatedAt: created, CompletedAt: time.Now().UTC(),
-		InputDigest: in.digest, Model: id.Model, EmbeddingFingerprint: hex.EncodeToString(fp[:]), Dimensions: id.Dimension,
+		InputDigest: in.digest, Model: id.Model, EmbeddingFingerprint: hex.EncodeToString(fp[:]), Dimensions: len(in.items[0].Vector),
 		Params: params, Corpora: corpora, Clusters: len(res.Clusters), Members: len(res.Members), Noise: res.Noise}}
 	for _, c := range res.Clusters {
 		w.Clusters = append(w.Clusters, cairn.AnalysisCluster{ID: c.ID, Size: c.Size, MeanProbability: c.MeanProbability})

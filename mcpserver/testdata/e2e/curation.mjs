@@ -66,7 +66,8 @@ async function clusters(bin) {
   check(bad.isError && bad.text.includes("hdbscan.minClusterSize"), "recluster: an out-of-range option names the field", bad.text);
   const run = await call(client, "memory_recluster", { hdbscan: { minClusterSize: 4 }, seed: 42 });
   check(!run.isError && run.out.status === "ok" && run.out.clusters >= 2 && run.out.members > 28 && run.out.stale === false &&
-    run.out.staleSince === null && /^[0-9a-f]{64}$/.test(run.out.inputDigest) && run.out.model === "topics", "memory_recluster", run.text);
+    run.out.staleSince === null && /^[0-9a-f]{64}$/.test(run.out.inputDigest) && run.out.model === "topics" && run.out.dimensions === 32,
+    "memory_recluster", run.text);
 
   const list = await call(client, "memory_list_clusters", { limit: 50 });
   check(!list.isError && list.out.status === "ok" && list.out.runId === run.out.runId && list.out.stale === false && list.out.clusters.length === run.out.clusters,
