@@ -3,7 +3,9 @@ package engine
 import (
 	"cmp"
 	"context"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -28,11 +30,24 @@ func (e *Engine) Documents(ctx context.Context, corpus string) ([]cairn.DocState
 
 // Sessions returns the session records of a sessions corpus that match f,
 // newest start first (sessions without a start last, by path), and how
-// many matched: at most limit records are read (0: all).
+// many matched. At most limit records are read (0: all): the paths are
+// ordered by the start time their file name begins with
+// (transcript.Path: <startedAt>--<sessionId>.md, "unknown-start" for
+// none), so a long history costs limit reads, not one per session.
 func (e *Engine) Sessions(ctx context.Context, corpus string, f cairn.SessionFilter, limit int) ([]cairn.SessionRecord, int, error) {
 	paths, err := e.store.FilterSessions(ctx, []string{corpus}, f)
 	if err != nil {
 		return nil, 0, err
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		if c := cmp.Compare(startKey(b), startKey(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	n := len(paths)
+	if limit > 0 && n > limit {
+		paths = paths[:limit]
 	}
 	recs := make([]cairn.SessionRecord, 0, len(paths))
 	for _, p := range paths {
@@ -42,17 +57,25 @@ func (e *Engine) Sessions(ctx context.Context, corpus string, f cairn.SessionFil
 		}
 		recs = append(recs, r)
 	}
-	slices.SortFunc(recs, func(a, b cairn.SessionRecord) int {
-		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
-			return c
+	slices.SortStableFunc(recs, func(a, b cairn.SessionRecord) int {
+		switch {
+		case a.StartedAt.IsZero() != b.StartedAt.IsZero():
+			return map[bool]int{true: 1, false: -1}[a.StartedAt.IsZero()]
 		}
-		return cmp.Compare(a.Path, b.Path)
+		return b.StartedAt.Compare(a.StartedAt)
 	})
-	n := len(recs)
-	if limit > 0 && n > limit {
-		recs = recs[:limit]
-	}
 	return recs, n, nil
+}
+
+// startKey is the start time a projection's file name begins with, ""
+// for a session without one ("unknown-start") or a name of another form.
+func startKey(p string) string {
+	base := path.Base(p)
+	start, _, ok := strings.Cut(base, "--")
+	if !ok || start == "unknown-start" {
+		return ""
+	}
+	return start
 }
 
 // TranscriptFailures returns the transcript files of a sessions corpus
