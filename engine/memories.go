@@ -244,6 +244,7 @@ func (e *Engine) indexAndEmbed(ctx context.Context, ms []cairn.Memory, other cai
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	e.embedMemories(ctx, hashes)
+	e.refreshNeighbours(ctx, ms) // recall_near.go
 	return nil
 }
 

@@ -25,9 +25,12 @@ func (e *Engine) SearchCorpora() []cairn.Corpus {
 }
 
 // recallState is the engine's memory recall state: whether the memories
-// corpus is live (liveCorpora).
+// corpus is live (liveCorpora), explore's cached graph
+// (recall_explore.go) and neighbour computations (recall_near.go).
 type recallState struct {
-	live atomic.Bool
+	live  atomic.Bool
+	graph graphCache
+	near  nearState
 }
 
 // memoriesOnly reports whether every selected corpus is the memories

@@ -64,3 +64,49 @@ func TestExploreWiring(t *testing.T) {
 		t.Fatalf("bad kind: %v", err)
 	}
 }
+
+// TestExploreNeighbours: with an embedder, explore reaches a memory that
+// shares no concept and no link with the seed through the seed's nearest
+// memories by key vector (spec §7), from lists kept in the store; a
+// memory remembered later near the seed is reached on the next walk (its
+// list, computed when it was embedded, was offered to the seed's). Before,
+// the engine's walk had no neighbour edges.
+func TestExploreNeighbours(t *testing.T) {
+	ctx := context.Background()
+	f := rememberFixture(t, &conceptEmbedder{model: "v1"})
+	ids := rememberAll(t, f.eng,
+		cairn.RememberRequest{Kind: "fact", Title: "Compost the garden", Summary: "Garden soil needs compost.", Concepts: []string{"beds"}},
+		cairn.RememberRequest{Kind: "fact", Title: "Tomatoes in soil", Summary: "Tomatoes grow in garden soil.", Concepts: []string{"greenhouse"}},
+		cairn.RememberRequest{Kind: "fact", Title: "Quarterly budget", Summary: "Quarterly finance spending review.", Concepts: []string{"money"}},
+	)
+	seed, near, far := ids["Garden soil needs compost."], ids["Tomatoes grow in garden soil."], ids["Quarterly finance spending review."]
+	related := func() map[string]explore.Related {
+		t.Helper()
+		res, err := f.eng.Explore(ctx, "", &ExploreOptions{IDs: []string{seed}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]explore.Related{}
+		for _, r := range res.Related {
+			out[r.ID] = r
+		}
+		return out
+	}
+	got := related()
+	r, ok := got[near]
+	if !ok || len(r.Path) != 1 || r.Path[0].Via != explore.ViaNeighbour {
+		t.Fatalf("the tomatoes fact: %+v (related %+v); want it reached as a nearest neighbour", r, got)
+	}
+	if c, ok := got[far]; ok && c.Score >= r.Score {
+		t.Errorf("the budget fact scores %v, the tomatoes fact %v", c.Score, r.Score)
+	}
+	if n, err := f.eng.store.CountNeighbours(ctx, f.eng.identity()); err != nil || n < 3 {
+		t.Errorf("stored lists: %d, %v; want one per memory", n, err)
+	}
+
+	later := rememberAll(t, f.eng, cairn.RememberRequest{Kind: "fact", Title: "Compost soil", Summary: "Turn the compost into the garden soil.", Concepts: []string{"autumn"}})
+	id := later["Turn the compost into the garden soil."]
+	if r, ok := related()[id]; !ok || r.Path[0].Via != explore.ViaNeighbour {
+		t.Fatalf("a memory remembered after the seed's list was made: %+v; want it reached as a neighbour", r)
+	}
+}

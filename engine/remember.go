@@ -52,6 +52,10 @@ func (e *Engine) Remember(ctx context.Context, req *cairn.RememberRequest) (*cai
 		res.Embedded, res.Pending, err = e.embedMemory(ctx, &res.Memory)
 		if err != nil {
 			res.EmbedError = err.Error()
+		} else {
+			// Explore's neighbour lists (recall_near.go). This loads the
+			// vector lane when it is stale, as the next search would.
+			e.refreshNeighbours(ctx, []cairn.Memory{res.Memory})
 		}
 	}
 	return res, nil

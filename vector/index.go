@@ -139,6 +139,31 @@ func (ix *Index) Remove(key int64) bool {
 	return true
 }
 
+// Vector returns a copy of the vector stored under key. An index loaded
+// from a mapped file builds its key-to-slot map on the first call.
+func (ix *Index) Vector(key int64) ([]float32, bool) {
+	ix.mu.RLock()
+	if ix.slots == nil {
+		ix.mu.RUnlock()
+		ix.mu.Lock()
+		if ix.slots == nil {
+			slots := make(map[int64]int32, len(ix.keys))
+			for i, k := range ix.keys {
+				slots[k] = int32(i)
+			}
+			ix.slots = slots
+		}
+		ix.mu.Unlock()
+		ix.mu.RLock()
+	}
+	defer ix.mu.RUnlock()
+	slot, ok := ix.slots[key]
+	if !ok {
+		return nil, false
+	}
+	return append([]float32(nil), ix.vector(slot)...), true
+}
+
 // vector returns the stored vector at slot. The caller holds the lock.
 func (ix *Index) vector(slot int32) []float32 {
 	off := int(slot) * ix.dim
