@@ -216,3 +216,18 @@ func addJudgedCuration(s *mcp.Server, a *Agent) {
 			"Writes nothing; unavailable when a cited document changed during the review.",
 	}, handler(a.ReviewClaim))
 }
+
+// curationDiag fills C16's enabled flags of the judged curation tools:
+// on when the table enables them and a judge with a usable key serves them.
+func (a *Agent) curationDiag(out *DiagnosticsOut) {
+	c := a.Curation
+	if c == nil {
+		return
+	}
+	if status, _ := c.gate(c.AuditEnabled); status == "" {
+		out.Enabled.QualityAudit = true
+	}
+	if status, _ := c.gate(c.ReviewEnabled); status == "" {
+		out.Enabled.EvidenceReview = true
+	}
+}

@@ -209,7 +209,16 @@ func TestJudgedCurationGates(t *testing.T) {
 		}
 		a.Curation = nil
 	}
+	var diag DiagnosticsOut
+	callOK(t, cs, ToolDiagnostics, map[string]any{}, &diag)
+	if diag.Enabled.QualityAudit || diag.Enabled.EvidenceReview {
+		t.Errorf("diagnostics with no curation: %+v", diag.Enabled)
+	}
 	a.Curation = &Curation{AuditEnabled: true, AuditCorpora: []string{"notes"}, Judge: nopJudge{}}
+	callOK(t, cs, ToolDiagnostics, map[string]any{}, &diag)
+	if !diag.Enabled.QualityAudit || diag.Enabled.EvidenceReview {
+		t.Errorf("diagnostics with the audit enabled: %+v", diag.Enabled)
+	}
 	a.Curation.audit.Lock()
 	if got := status(ToolAuditQuality, map[string]any{}); !strings.HasPrefix(got, "busy") {
 		t.Errorf("a second audit: %s", got)

@@ -24,6 +24,7 @@ func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, erro
 		Background: a.background(),
 	}
 	a.enhancedDiag(out) // whisper.go
+	a.curationDiag(out) // curation_judged.go
 	out.Index = a.indexDiag(ctx, scope)
 	return out, nil
 }
