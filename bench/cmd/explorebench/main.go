@@ -1,8 +1,9 @@
 // Command explorebench measures explore (the concept graph walk) over
 // generated memories: the graph's build time and memory, and explore's
-// p50/p99 with three kinds of nearest-neighbour edges: none, a cached
-// table, and live searches of a vector index (vector.Index, one key vector
-// per memory).
+// p50/p99 with four kinds of nearest-neighbour edges: none, a cached
+// table in memory, the same lists stored in SQLite and read per memory as
+// the engine reads them (cairn.RecallStore), and live searches of a
+// vector index (vector.Index, one key vector per memory).
 //
 //	go run -tags sqlite_fts5 ./bench/cmd/explorebench -sizes 10000,100000
 //
@@ -35,6 +36,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/explore"
+	"github.com/cairnmemory/cairn/sqlite"
 	"github.com/cairnmemory/cairn/vector"
 )
 
@@ -146,6 +148,48 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
+// stored reads the lists from a store, one read per memory, as the
+// engine's explore does.
+type stored struct{ st cairn.Storage }
+
+const benchIdentity = "explorebench"
+
+func (s stored) Nearest(ctx context.Context, id string, k int) ([]explore.Neighbour, error) {
+	lists, err := s.st.Neighbours(ctx, benchIdentity, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	var out []explore.Neighbour
+	for _, nb := range lists[id].Near[:min(k, len(lists[id].Near))] {
+		out = append(out, explore.Neighbour{ID: nb.ID, Similarity: nb.Similarity})
+	}
+	return out, nil
+}
+
+// makeStored writes t into a SQLite store in a temporary folder.
+func makeStored(ctx context.Context, t table) (stored, func(), error) {
+	dir, err := os.MkdirTemp("", "explorebench")
+	if err != nil {
+		return stored{}, nil, err
+	}
+	st, err := sqlite.Backend{}.Open(ctx, dir, cairn.StorageOptions{FeatureVersion: "explorebench"})
+	if err != nil {
+		return stored{}, nil, err
+	}
+	var lists []cairn.NeighbourList
+	for id, l := range t {
+		nl := cairn.NeighbourList{ID: id, Hash: "h"}
+		for _, nb := range l {
+			nl.Near = append(nl.Near, cairn.MemoryNeighbour{ID: nb.ID, Similarity: nb.Similarity})
+		}
+		lists = append(lists, nl)
+	}
+	if err := st.PutNeighbours(ctx, benchIdentity, lists); err != nil {
+		return stored{}, nil, err
+	}
+	return stored{st}, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
+
 // live searches a vector index with the memory's own vector.
 type live struct {
 	ix   *vector.Index
@@ -213,10 +257,16 @@ func run(n, queries, dim int, seed uint64) error {
 	build := time.Since(start)
 	graphHeap := heapMB() - before
 	st := g.Stats()
+	tab := makeTable(c, rng)
+	sq, done, err := makeStored(context.Background(), tab)
+	if err != nil {
+		return err
+	}
+	defer done()
 	modes := []struct {
 		name string
 		near explore.Neighbours
-	}{{"graph only", nil}, {"cached neighbour table", makeTable(c, rng)}}
+	}{{"graph only", nil}, {"cached neighbour table", tab}, {"neighbour lists in SQLite", sq}}
 	if dim > 0 {
 		l, err := makeLive(c, dim, rng)
 		if err != nil {
