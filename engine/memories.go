@@ -338,27 +338,6 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 // 200-result search's time at 10,000 memories); a hit whose memory is
 // gone meanwhile keeps no annotation.
 func (e *Engine) annotateMemoryHits(ctx context.Context, hits []cairn.Hit) error {
-	if recallLegacy { // TEMPORARY
-		for i := range hits {
-			h := &hits[i]
-			if h.Corpus != cairn.MemoriesCorpus {
-				continue
-			}
-			id := consolidate.IDFromPath(h.Path)
-			if id == "" {
-				continue
-			}
-			m, err := e.store.Memory(ctx, id)
-			if errors.Is(err, cairn.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			h.Memory = memoryHit(&m)
-		}
-		return nil
-	}
 	var ids []string
 	for _, h := range hits {
 		if h.Corpus == cairn.MemoriesCorpus {

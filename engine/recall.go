@@ -144,19 +144,8 @@ func (e *Engine) memoryScope(ctx context.Context, sel []cairn.Corpus, scope sear
 	if f.IsZero() || !slices.ContainsFunc(sel, func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) {
 		return scope, sel, nil
 	}
-	var refs []cairn.MemoryRef
-	var err error
-	if recallLegacy { // TEMPORARY: before/after measurement
-		lf := cairn.MemoryFilter{Status: cairn.StatusActive, Kinds: f.Kinds, Scope: f.Scope,
-			ToldFrom: f.ToldFrom, ToldTo: f.ToldTo, EventFrom: f.From, EventTo: f.To}
-		ms, err := e.store.Memories(ctx, lf)
-		if err != nil {
-			return scope, nil, err
-		}
-		for _, m := range ms {
-			refs = append(refs, cairn.MemoryRef{ID: m.ID, Kind: m.Kind})
-		}
-	} else if refs, err = e.memoryRefs(ctx, f); err != nil {
+	refs, err := e.memoryRefs(ctx, f)
+	if err != nil {
 		return scope, nil, err
 	}
 	if len(refs) == 0 {
@@ -228,6 +217,3 @@ func (e *Engine) CountMemories(ctx context.Context) (MemoryCounts, error) {
 	}
 	return c, nil
 }
-
-// recallLegacy TEMPORARY switch for the before/after measurement.
-var recallLegacy bool
