@@ -19,8 +19,7 @@ var _ cairn.CurationStore = (*Store)(nil)
 // markStale sets stale_at of the agent's fresh run to now (at most one run
 // is stored); a run already stale keeps its time.
 func (s *Store) markStale(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `UPDATE analysis_runs SET stale_at = $2 WHERE agent = $1 AND stale_at IS NULL`,
-		s.agent, time.Now().UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, staleSQL, s.agent, time.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("mark clustering run stale: %w", err)
 	}
 	return nil

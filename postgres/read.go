@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -17,70 +16,59 @@ import (
 // first (at most q.MaxCandidates of them), the best q.Limit by score kept
 // in the database and joined to every document that holds them; when a
 // corpus or path filter leaves too few, the pass runs again with the
-// filter inside, uncapped. Both passes and the join see one snapshot.
+// filter inside, uncapped. Each pass is one statement (scan, scores and
+// the join to documents and text), so it sees one snapshot and costs one
+// round trip.
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
-	res := &cairn.LexicalResult{}
-	err := s.read(ctx, "search index", func(tx pgx.Tx) error {
-		c, err := s.compile(ctx, tx, q.Match)
-		if err != nil {
-			return err
-		}
-		if q.Limit <= 0 || c.tsq == "" {
-			return nil
-		}
-		r, err := s.lexical(ctx, tx, q, c, false)
-		if err != nil {
-			return err
-		}
-		if (len(q.Corpora) > 0 || q.Paths != nil) && len(r.Candidates) < q.Limit && r.Scanned >= q.Limit {
-			if r, err = s.lexical(ctx, tx, q, c, true); err != nil {
-				return err
-			}
-		}
-		*res = *r
-		return nil
-	})
+	c, err := s.compile(ctx, s.pool, q.Match)
 	if err != nil {
-		return nil, err
+		return nil, classify("search index", err)
+	}
+	if q.Limit <= 0 || c.tsq == "" {
+		return &cairn.LexicalResult{}, nil
+	}
+	res, err := s.lexical(ctx, s.pool, q, c, false)
+	if err != nil {
+		return nil, classify("search index", err)
+	}
+	if (len(q.Corpora) > 0 || q.Paths != nil) && len(res.Candidates) < q.Limit && res.Scanned >= q.Limit {
+		if res, err = s.lexical(ctx, s.pool, q, c, true); err != nil {
+			return nil, classify("search index", err)
+		}
 	}
 	return res, nil
 }
 
-type scored struct {
-	id    int64
-	score float64
-}
-
-func (s *Store) lexical(ctx context.Context, tx pgx.Tx, q cairn.LexicalQuery, c *compiled, filterInside bool) (*cairn.LexicalResult, error) {
+func (s *Store) lexical(ctx context.Context, tx querier, q cairn.LexicalQuery, c *compiled, filterInside bool) (*cairn.LexicalResult, error) {
 	res := &cairn.LexicalResult{}
 	query, args := scanQuery(s.agent, q, c, filterInside)
 	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	var top []scored
+	defer rows.Close()
+	var cands []cairn.Candidate
 	for rows.Next() {
-		var m scored
+		var cd cairn.Candidate
 		var n, low int64
-		if err := rows.Scan(&m.id, &m.score, &n, &low); err != nil {
-			rows.Close()
+		var corpus, path, title *string
+		var seq, sl, el *int
+		var text []byte
+		if err := rows.Scan(&cd.ChunkID, &cd.Score, &n, &low, &corpus, &path, &title, &seq, &sl, &el, &text); err != nil {
 			return nil, err
 		}
 		res.Scanned, res.Low = int(n), low
 		if !filterInside && q.MaxCandidates > 0 && n > int64(q.MaxCandidates) {
 			res.Scanned, res.Capped = q.MaxCandidates, true
 		}
-		top = append(top, m)
+		if corpus == nil {
+			continue // a winner no document holds any more
+		}
+		cd.Corpus, cd.Path, cd.Title, cd.Seq, cd.StartLine, cd.EndLine = *corpus, *path, *title, *seq, *sl, *el
+		cd.Text, cd.Lane = string(text), cairn.LaneLexical
+		cands = append(cands, cd)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(top) == 0 {
-		return res, nil
-	}
-	cands, err := hydrate(ctx, tx, s.agent, top)
-	if err != nil {
 		return nil, err
 	}
 	limited := func(string) bool { return true }
@@ -125,8 +113,7 @@ func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside boo
 	var f, sc []string
 	for i, cnt := range c.counts {
 		f = append(f, fmt.Sprintf("%s AS f%d", cnt, i))
-		w := strconv.FormatFloat(c.weights[i], 'g', -1, 64)
-		sc = append(sc, fmt.Sprintf("%s * s.f%d * %g / (s.f%d + %g)", w, i, k1+1, i, k1))
+		sc = append(sc, fmt.Sprintf("%s::float8 * s.f%d * %g / (s.f%d + %g)", arg(c.weights[i]), i, k1+1, i, k1))
 	}
 	ag := arg(agent)
 	where := `agent = ` + ag + ` AND NOT noise AND tsv @@ ` + arg(c.tsq) + `::tsquery`
@@ -153,43 +140,17 @@ func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside boo
 	// so: it is not scored, and the lowest id scored is the second lowest.
 	query := `WITH s AS MATERIALIZED (SELECT id, ` + strings.Join(f, ", ") + ` FROM chunks WHERE ` + where + ` ORDER BY id DESC` + limit + `),
 		m AS MATERIALIZED (SELECT count(*) AS n, min(id) AS low,
-			(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s)
-		SELECT s.id, (` + strings.Join(sc, " + ") + `)::float8 AS score, m.n,
-			CASE WHEN ` + capped + ` THEN coalesce(m.low2, 0) ELSE coalesce(m.low, 0) END
+			(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s),
+		top AS (SELECT s.id, (` + strings.Join(sc, " + ") + `)::float8 AS score, m.n,
+			CASE WHEN ` + capped + ` THEN coalesce(m.low2, 0) ELSE coalesce(m.low, 0) END AS low
 		FROM s, m WHERE NOT (` + capped + `) OR s.id > m.low
-		ORDER BY score DESC, s.id DESC LIMIT ` + arg(int64(q.Limit))
-	return query, args
-}
-
-// hydrate joins the winning chunks to every document holding them, with
-// their text cut from the document's bytes.
-func hydrate(ctx context.Context, tx pgx.Tx, agent string, top []scored) ([]cairn.Candidate, error) {
-	ids := make([]int64, len(top))
-	byID := make(map[int64]float64, len(top))
-	for i, m := range top {
-		ids[i] = m.id
-		byID[m.id] = m.score
-	}
-	rows, err := tx.Query(ctx, `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
+		ORDER BY score DESC, s.id DESC LIMIT ` + arg(int64(q.Limit)) + `)
+		SELECT top.id, top.score, top.n, top.low, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
 			substring(ct.doc FROM c.pos::int + 1 FOR c.len::int)
-		FROM chunks c JOIN documents d ON d.agent = c.agent AND d.hash = c.hash
-			JOIN content ct ON ct.agent = c.agent AND ct.hash = c.hash
-		WHERE c.agent = $1 AND c.id = ANY($2)`, agent, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []cairn.Candidate
-	for rows.Next() {
-		var c cairn.Candidate
-		var text []byte
-		if err := rows.Scan(&c.ChunkID, &c.Corpus, &c.Path, &c.Title, &c.Seq, &c.StartLine, &c.EndLine, &text); err != nil {
-			return nil, err
-		}
-		c.Text, c.Score, c.Lane = string(text), byID[c.ChunkID], cairn.LaneLexical
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		FROM top JOIN chunks c ON c.agent = ` + ag + ` AND c.id = top.id
+			LEFT JOIN documents d ON d.agent = ` + ag + ` AND d.hash = c.hash
+			LEFT JOIN content ct ON ct.agent = ` + ag + ` AND ct.hash = c.hash`
+	return query, args
 }
 
 // MatchCount counts the chunks m matches, newest first, up to max.

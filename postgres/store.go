@@ -109,6 +109,15 @@ func lockKey(kind, agent string) int64 {
 // write runs fn in one transaction holding the agent's write lock, and
 // commits it.
 func (s *Store) write(ctx context.Context, op string, fn func(pgx.Tx) error) error {
+	return s.writeTx(ctx, op, true, fn)
+}
+
+// lockSQL takes the agent's write lock; a write that sends its first
+// statements as a batch queues it first (writeTx with lock false) and
+// saves a round trip.
+const lockSQL = `SELECT pg_advisory_xact_lock($1)`
+
+func (s *Store) writeTx(ctx context.Context, op string, lock bool, fn func(pgx.Tx) error) error {
 	if s.readOnly {
 		return fmt.Errorf("%s: the store was opened read only", op)
 	}
@@ -119,8 +128,10 @@ func (s *Store) write(ctx context.Context, op string, fn func(pgx.Tx) error) err
 		return classify(op, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("write", s.agent)); err != nil {
-		return classify(op, err)
+	if lock {
+		if _, err := tx.Exec(ctx, lockSQL, lockKey("write", s.agent)); err != nil {
+			return classify(op, err)
+		}
 	}
 	if err := fn(tx); err != nil {
 		return classify(op, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/jackc/pgx/v5"
@@ -84,20 +85,20 @@ func (s *Store) PutVectors(ctx context.Context, identity string, ids []int64, ve
 	if err := s.ensureHNSW(ctx, identity, len(vecs[0])); err != nil {
 		return err
 	}
-	return s.write(ctx, "store vectors", func(tx pgx.Tx) error {
+	return s.writeTx(ctx, "store vectors", false, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
+		b.Queue(lockSQL, lockKey("write", s.agent))
 		for i, id := range ids {
 			b.Queue(`INSERT INTO vectors(agent, chunk_id, identity, vec) VALUES($1, $2, $3, $4)
 				ON CONFLICT(agent, chunk_id) DO UPDATE SET identity = excluded.identity, vec = excluded.vec`,
 				s.agent, id, identity, pgvector.NewVector(vecs[i]))
 		}
+		b.Queue(staleSQL, s.agent, time.Now().UnixMilli())
+		b.Queue(addMetaSQL, s.agent, vectorsVersionKey, "1", int64(1))
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("store vectors: %w", err)
 		}
-		if err := s.markStale(ctx, tx); err != nil {
-			return err
-		}
-		return addMeta(ctx, tx, s.agent, vectorsVersionKey, 1)
+		return nil
 	})
 }
 

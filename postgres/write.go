@@ -12,88 +12,122 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Apply writes one batch in one transaction.
+// Apply writes one batch in one transaction, in three round trips
+// whatever its size: the paths' stored hashes and the contents already
+// stored are read first, then every write is sent as one pipelined batch.
 func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
-	return s.write(ctx, "write index", func(tx pgx.Tx) error {
+	return s.writeTx(ctx, "write index", false, func(tx pgx.Tx) error {
 		now := time.Now().UnixNano()
+		old, stored, err := s.applyState(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
 		orphans, changed := false, false
 		indexed := 0
 		for i := range b.Upserts {
-			n, replaced, isNew, err := s.upsertDoc(ctx, tx, b.Corpus, &b.Upserts[i], now)
-			if err != nil {
-				return err
+			d := &b.Upserts[i]
+			switch {
+			case stored[d.Hash]:
+			case d.Chunks != nil:
+				n, err := s.queueContent(batch, d, now)
+				if err != nil {
+					return err
+				}
+				indexed += n
+				stored[d.Hash] = true
+			default:
+				return fmt.Errorf("index document %s: content %s is not stored and no chunks were given", d.Path, d.Hash)
 			}
-			indexed += n
-			orphans = orphans || replaced
-			changed = changed || replaced || isNew
+			h, ok := old[d.Path]
+			orphans = orphans || ok && h != d.Hash
+			changed = changed || !ok || h != d.Hash
+			batch.Queue(`INSERT INTO documents(agent, corpus, path, hash, size, mtime, created_at, modified_at)
+				VALUES($1, $2, $3, $4, $5, $6, $7, $7)
+				ON CONFLICT(agent, corpus, path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
+					mtime = excluded.mtime, modified_at = excluded.modified_at`,
+				s.agent, b.Corpus, d.Path, d.Hash, d.Size, d.ModTime, now)
 		}
 		for _, d := range b.Touch {
-			if _, err := tx.Exec(ctx, `UPDATE documents SET size = $1, mtime = $2 WHERE agent = $3 AND corpus = $4 AND path = $5`,
-				d.Size, d.ModTime, s.agent, b.Corpus, d.Path); err != nil {
-				return fmt.Errorf("update document %s: %w", d.Path, err)
-			}
+			batch.Queue(`UPDATE documents SET size = $1, mtime = $2 WHERE agent = $3 AND corpus = $4 AND path = $5`,
+				d.Size, d.ModTime, s.agent, b.Corpus, d.Path)
 		}
 		if len(b.Remove) > 0 {
-			tag, err := tx.Exec(ctx, `DELETE FROM documents WHERE agent = $1 AND corpus = $2 AND path = ANY($3)`, s.agent, b.Corpus, b.Remove)
-			if err != nil {
+			// Known before the writes: what the removal deletes (the
+			// agent's lock is held, so nothing changes meanwhile).
+			var n int64
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM documents WHERE agent = $1 AND corpus = $2 AND path = ANY($3)`,
+				s.agent, b.Corpus, b.Remove).Scan(&n); err != nil {
 				return fmt.Errorf("remove documents of %s: %w", b.Corpus, err)
 			}
-			orphans = orphans || tag.RowsAffected() > 0
-			changed = changed || tag.RowsAffected() > 0
+			batch.Queue(`DELETE FROM documents WHERE agent = $1 AND corpus = $2 AND path = ANY($3)`, s.agent, b.Corpus, b.Remove)
+			orphans, changed = orphans || n > 0, changed || n > 0
 		}
 		if changed {
-			if err := s.markStale(ctx, tx); err != nil {
-				return err
-			}
+			batch.Queue(staleSQL, s.agent, time.Now().UnixMilli())
 		}
 		if indexed > 0 {
-			if err := addMeta(ctx, tx, s.agent, "fts_rows", int64(indexed)); err != nil {
-				return err
-			}
+			batch.Queue(addMetaSQL, s.agent, "fts_rows", strconv.Itoa(indexed), int64(indexed))
 		}
 		if orphans {
-			return setMeta(ctx, tx, s.agent, gcPendingKey, "1")
+			batch.Queue(setMetaSQL, s.agent, gcPendingKey, "1")
+		}
+		if batch.Len() == 0 {
+			return nil
+		}
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return fmt.Errorf("write documents of %s: %w", b.Corpus, err)
 		}
 		return nil
 	})
 }
 
-// upsertDoc stores a document (its content and chunks when they are new)
-// and returns how many chunks it indexed, whether it replaced other
-// content at its path and whether the path is new.
-func (s *Store) upsertDoc(ctx context.Context, tx pgx.Tx, corpus string, d *cairn.Document, now int64) (int, bool, bool, error) {
-	indexed := 0
-	if d.Chunks != nil {
-		n, err := s.insertContent(ctx, tx, d, now)
-		if err != nil {
-			return 0, false, false, err
+// applyState takes the agent's write lock and reads what a batch's
+// writes depend on, the stored hash of each upserted path and which of
+// their contents are stored, in one round trip.
+func (s *Store) applyState(ctx context.Context, tx pgx.Tx, b *cairn.Batch) (map[string]string, map[string]bool, error) {
+	old, stored := map[string]string{}, map[string]bool{}
+	paths, hashes := make([]string, len(b.Upserts)), make([]string, len(b.Upserts))
+	for i, d := range b.Upserts {
+		paths[i], hashes[i] = d.Path, d.Hash
+	}
+	reads := &pgx.Batch{}
+	reads.Queue(lockSQL, lockKey("write", s.agent))
+	reads.Queue(`SELECT path, hash FROM documents WHERE agent = $1 AND corpus = $2 AND path = ANY($3)`, s.agent, b.Corpus, paths)
+	reads.Queue(`SELECT hash FROM content WHERE agent = $1 AND hash = ANY($2)`, s.agent, hashes)
+	br := tx.SendBatch(ctx, reads)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, nil, fmt.Errorf("take write lock: %w", err)
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read documents of %s: %w", b.Corpus, err)
+	}
+	for rows.Next() {
+		var p, h string
+		if err := rows.Scan(&p, &h); err != nil {
+			rows.Close()
+			return nil, nil, err
 		}
-		indexed = n
-	} else {
-		var one int
-		if err := tx.QueryRow(ctx, `SELECT 1 FROM content WHERE agent = $1 AND hash = $2`, s.agent, d.Hash).Scan(&one); err != nil {
-			return 0, false, false, fmt.Errorf("index document %s: content %s is not stored and no chunks were given: %w", d.Path, d.Hash, err)
-		}
+		old[p] = h
 	}
-	var old string
-	replaced, isNew := false, false
-	switch err := tx.QueryRow(ctx, `SELECT hash FROM documents WHERE agent = $1 AND corpus = $2 AND path = $3`,
-		s.agent, corpus, d.Path).Scan(&old); {
-	case err == nil:
-		replaced = old != d.Hash
-	case errors.Is(err, pgx.ErrNoRows):
-		isNew = true
-	default:
-		return 0, false, false, fmt.Errorf("index document %s: %w", d.Path, err)
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO documents(agent, corpus, path, hash, size, mtime, created_at, modified_at)
-		VALUES($1, $2, $3, $4, $5, $6, $7, $7)
-		ON CONFLICT(agent, corpus, path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
-			mtime = excluded.mtime, modified_at = excluded.modified_at`,
-		s.agent, corpus, d.Path, d.Hash, d.Size, d.ModTime, now); err != nil {
-		return 0, false, false, fmt.Errorf("index document %s: %w", d.Path, err)
+	rows, err = br.Query()
+	if err != nil {
+		return nil, nil, fmt.Errorf("look up content: %w", err)
 	}
-	return indexed, replaced, isNew, nil
+	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, nil, fmt.Errorf("look up content: %w", err)
+	}
+	for _, h := range have {
+		stored[h] = true
+	}
+	return old, stored, br.Close()
 }
 
 // insertChunks writes a document's chunks in one statement: each indexed
@@ -109,18 +143,15 @@ const insertChunks = `INSERT INTO chunks(agent, hash, seq, pos, len, start_line,
 	CROSS JOIN LATERAL (SELECT CASE WHEN u.noise THEN NULL::tsvector ELSE setweight(to_tsvector('cairn', $12::text), 'A')
 		|| setweight(to_tsvector('cairn', u.body), 'B') || setweight(to_tsvector('cairn', u.ident), 'C') END AS tsv) v`
 
-// insertContent stores a document's text and chunks unless its content is
-// stored already; it returns how many chunks it indexed.
-func (s *Store) insertContent(ctx context.Context, tx pgx.Tx, d *cairn.Document, now int64) (int, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO content(agent, hash, doc, title, created_at) VALUES($1, $2, $3, $4, $5)
+// queueContent queues a new content's text and chunks and returns how
+// many chunks it indexes.
+func (s *Store) queueContent(batch *pgx.Batch, d *cairn.Document, now int64) (int, error) {
+	batch.Queue(`INSERT INTO content(agent, hash, doc, title, created_at) VALUES($1, $2, $3, $4, $5)
 		ON CONFLICT(agent, hash) DO NOTHING`, s.agent, d.Hash, []byte(d.Text), cleanText(d.Title), now)
-	if err != nil {
-		return 0, fmt.Errorf("store content of %s: %w", d.Path, err)
-	}
-	if tag.RowsAffected() == 0 || len(d.Chunks) == 0 {
-		return 0, nil // already stored with its chunks
-	}
 	n := len(d.Chunks)
+	if n == 0 {
+		return 0, nil
+	}
 	seq, sl, el, tok := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	pos, ln := make([]int64, n), make([]int64, n)
 	noise := make([]bool, n)
@@ -137,9 +168,7 @@ func (s *Store) insertContent(ctx context.Context, tx pgx.Tx, d *cairn.Document,
 			indexed++
 		}
 	}
-	if _, err := tx.Exec(ctx, insertChunks, s.agent, d.Hash, seq, pos, ln, sl, el, tok, noise, body, ident, plain(d.Title)); err != nil {
-		return 0, fmt.Errorf("store chunks of %s: %w", d.Path, err)
-	}
+	batch.Queue(insertChunks, s.agent, d.Hash, seq, pos, ln, sl, el, tok, noise, body, ident, plain(d.Title))
 	return indexed, nil
 }
 
@@ -257,9 +286,16 @@ func getMeta(ctx context.Context, q querier, agent, key string) (string, bool, e
 	return v, err == nil, err
 }
 
+const (
+	setMetaSQL = `INSERT INTO agent_meta(agent, key, value) VALUES($1, $2, $3)
+		ON CONFLICT(agent, key) DO UPDATE SET value = excluded.value`
+	addMetaSQL = `INSERT INTO agent_meta(agent, key, value) VALUES($1, $2, $3)
+		ON CONFLICT(agent, key) DO UPDATE SET value = (agent_meta.value::bigint + $4)::text`
+	staleSQL = `UPDATE analysis_runs SET stale_at = $2 WHERE agent = $1 AND stale_at IS NULL`
+)
+
 func setMeta(ctx context.Context, tx pgx.Tx, agent, key, value string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO agent_meta(agent, key, value) VALUES($1, $2, $3)
-		ON CONFLICT(agent, key) DO UPDATE SET value = excluded.value`, agent, key, value)
+	_, err := tx.Exec(ctx, setMetaSQL, agent, key, value)
 	if err != nil {
 		return fmt.Errorf("write meta %s: %w", key, err)
 	}
@@ -268,8 +304,7 @@ func setMeta(ctx context.Context, tx pgx.Tx, agent, key, value string) error {
 
 // addMeta adds delta to a counter row.
 func addMeta(ctx context.Context, tx pgx.Tx, agent, key string, delta int64) error {
-	_, err := tx.Exec(ctx, `INSERT INTO agent_meta(agent, key, value) VALUES($1, $2, $3)
-		ON CONFLICT(agent, key) DO UPDATE SET value = (agent_meta.value::bigint + $4)::text`, agent, key, strconv.FormatInt(max(delta, 0), 10), delta)
+	_, err := tx.Exec(ctx, addMetaSQL, agent, key, strconv.FormatInt(max(delta, 0), 10), delta)
 	if err != nil {
 		return fmt.Errorf("count %s: %w", key, err)
 	}

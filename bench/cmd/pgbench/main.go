@@ -2,6 +2,12 @@
 // machine: SQLite, a single PostgreSQL server and a Citus cluster.
 //
 //	go run -tags sqlite_fts5 ./bench/cmd/pgbench -locomo -pg $CAIRN_TEST_POSTGRES_URL
+//	go run -tags sqlite_fts5 ./bench/cmd/pgbench -scale 48000   # about 100k chunks
+//
+// -scale generates notes (bench/corpus), indexes them into each store with
+// a hashed-word stand-in embedder (384 dimensions, microseconds a chunk, so
+// the time is the store's), and reports sync throughput, lexical and
+// hybrid search p50/p99 and the storage size (scale.go).
 //
 // -locomo runs the LoCoMo lexical evaluation (eval.Locomo, the shared
 // development split) on each store and prints recall and MRR: the lexical
@@ -25,6 +31,9 @@ func main() {
 	pg := flag.String("pg", os.Getenv("CAIRN_TEST_POSTGRES_URL"), "single PostgreSQL server URL")
 	citus := flag.String("citus", os.Getenv("CAIRN_TEST_CITUS_URL"), "Citus coordinator URL (empty: leave Citus out)")
 	locomo := flag.Bool("locomo", false, "LoCoMo lexical evaluation on each store")
+	scale := flag.Int("scale", 0, "generate this many notes, index them into each store and time searches")
+	queries := flag.Int("queries", 200, "searches timed per store and mode with -scale")
+	fill := flag.Int("fill", 6, "with -scale on Citus: other agents indexed first, so both workers hold data")
 	flag.Parse()
 	ctx := context.Background()
 	stores := []namedBackend{{"sqlite", nil}}
@@ -38,6 +47,8 @@ func main() {
 	switch {
 	case *locomo:
 		err = runLocomo(ctx, stores)
+	case *scale > 0:
+		err = runScale(ctx, stores, *scale, *queries, *fill)
 	default:
 		flag.Usage()
 		os.Exit(2)
