@@ -89,3 +89,17 @@ func TestSearchLanes(t *testing.T) {
 		t.Errorf("candidates %d eligible %d judged %d", res.Candidates, res.Eligible, len(judged))
 	}
 }
+
+// TestSearchMemoriesNotYet: a whisperer configured with the memories
+// corpus searches the others while the engine has no memories corpus yet.
+func TestSearchMemoriesNotYet(t *testing.T) {
+	eng := newEngine(t)
+	lex, _, err := EngineRetriever{Engine: eng}.Lanes(context.Background(), LaneQuery{Lex: "busy_timeout", Corpora: []string{cairn.MemoriesCorpus, "notes"}, Limit: 10})
+	if err != nil || len(lex) == 0 || lex[0].Path != "cairn://notes/db.md" {
+		t.Fatalf("lanes %v, %v", lex, err)
+	}
+	lex, _, err = EngineRetriever{Engine: eng}.Lanes(context.Background(), LaneQuery{Lex: "busy_timeout", Corpora: []string{cairn.MemoriesCorpus}, Limit: 10})
+	if err != nil || len(lex) != 0 {
+		t.Fatalf("memories alone: %v, %v", lex, err)
+	}
+}

@@ -24,6 +24,9 @@ var _ Retriever = EngineRetriever{}
 // Lanes runs both lanes. A lane whose query holds nothing searchable
 // (only stop words) is empty, not an error.
 func (r EngineRetriever) Lanes(ctx context.Context, q LaneQuery) (lex, vec []Passage, err error) {
+	if q.Corpora = r.known(q.Corpora); q.Corpora == nil {
+		return nil, nil, nil
+	}
 	o := cairn.SearchOptions{Corpora: q.Corpora, Limit: q.Limit, Sessions: q.Sessions, Mode: cairn.ModeLexical,
 		ExpandChars: MaxPassageChars} // a session hit: its turn, else its messages, else its chunk, within 1,200 characters (C12)
 	var lexHits []cairn.Hit
@@ -103,4 +106,22 @@ func (r EngineRetriever) passages(ctx context.Context, hits []cairn.Hit) ([]Pass
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// known keeps the corpora the engine can search. The memories corpus
+// exists only once there are sessions or memories, and a whisperer
+// configured with it should not fail until then. nil: none is left of a
+// non-empty list (nothing to search); an empty list stays empty (every
+// corpus).
+func (r EngineRetriever) known(names []string) []string {
+	if len(names) == 0 {
+		return []string{}
+	}
+	var out []string
+	for _, n := range names {
+		if slices.ContainsFunc(r.Engine.SearchCorpora(), func(c cairn.Corpus) bool { return strings.EqualFold(c.Name, n) }) || strings.EqualFold(n, "all") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
