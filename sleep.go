@@ -93,15 +93,15 @@ type SleepOptions struct {
 
 // SleepResult reports a sleep pass. JSON names are fixed.
 type SleepResult struct {
-	Groups     int            `json:"groups"`     // groups judged (dry run: found)
-	Merged     int            `json:"merged"`     // duplicates merged into the memory kept
-	Superseded int            `json:"superseded"` // memories marked superseded by a newer one
-	Linked     int            `json:"linked"`     // pairs linked as related
+	Groups     int `json:"groups"`     // groups judged (dry run: found)
+	Merged     int `json:"merged"`     // duplicates merged into the memory kept
+	Superseded int `json:"superseded"` // memories marked superseded by a newer one
+	Linked     int `json:"linked"`     // pairs linked as related
 	// Profiles counts the profile memories written (built for a subject
 	// that enough observations are about, or rebuilt because they
 	// changed); a dry run counts those it would write.
-	Profiles int `json:"profiles"`
-	Dropped    map[string]int `json:"dropped"`    // gate reason → count
+	Profiles int            `json:"profiles"`
+	Dropped  map[string]int `json:"dropped"` // gate reason → count
 	// Status is ConsolidateCompleted, a paused status,
 	// ConsolidateCompletedWithFailures when some group's answer was
 	// unusable twice, or ConsolidateFailed when every group's was.
