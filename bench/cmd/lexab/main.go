@@ -90,6 +90,7 @@ func child(dir, corpus, notes string) error {
 
 type side struct {
 	name string
+	dir  string // the index copy, removed at the end
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	out  *bufio.Scanner
@@ -119,7 +120,7 @@ func start(name, bin, index, notes, corpus string) (*side, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	s := &side{name: name, cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
+	s := &side{name: name, dir: dir, cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
 	if !s.out.Scan() || s.out.Text() != "ready" {
 		return nil, fmt.Errorf("%s did not start: %q", bin, s.out.Text())
 	}
@@ -185,6 +186,7 @@ func drive(before, after, index, notes, corpus string, n int, seed uint64) error
 	for _, s := range []*side{a, b} {
 		s.in.Close()
 		s.cmd.Wait()
+		os.RemoveAll(s.dir)
 	}
 	lo, hi := bootstrap(diffs, rng)
 	fmt.Printf("| queries | before p50 ms | after p50 ms | before mean | after mean | median of after - before, ms | 95%% interval | after slower in |\n|---:|---:|---:|---:|---:|---:|---|---:|\n")
