@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 )
 
 // contextLines are shown before and after the lines a hit or a source
@@ -53,16 +55,21 @@ func (h *Handler) doc(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	d := &docPage{page: h.pageOf("Document", "search"), Path: strings.TrimSpace(q.Get("path")), Query: q.Get("q")}
-	d.From, _ = strconv.Atoi(q.Get("from"))
-	d.To, _ = strconv.Atoi(q.Get("to"))
-	all := q.Get("all") != ""
-	start, n := 1, cairn.MaxGetLines
-	if d.From > 0 && !all {
-		d.To = max(d.To, d.From)
-		start = max(1, d.From-contextLines)
-		n = min(cairn.MaxGetLines, d.To-start+1+contextLines)
+	all, err := parseDocRange(q, &d.From, &d.To)
+	if err != nil {
+		h.fail(w, r, 0, err)
+		return
 	}
-	res, err := eng.Get(r.Context(), d.Path, &cairn.GetOptions{From: start, Lines: n})
+	read := func() (*cairn.GetResult, int, error) {
+		start, n := 1, cairn.MaxGetLines
+		if d.From > 0 && !all {
+			start = max(1, d.From-contextLines)
+			n = min(cairn.MaxGetLines, d.To-start+1+contextLines)
+		}
+		res, err := eng.Get(r.Context(), d.Path, &cairn.GetOptions{From: start, Lines: n})
+		return res, start, err
+	}
+	res, start, err := read()
 	if err != nil {
 		h.fail(w, r, 0, err)
 		return
@@ -73,9 +80,39 @@ func (h *Handler) doc(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "doc", d)
 		return
 	}
+	if d.From > 0 && !all && res.NextFrom == 0 && !res.Truncated && start+res.Lines-1 < d.To {
+		// The range runs past the end: clamp it to the document's lines.
+		total, err := docLineCount(r, eng, d.Path, start+res.Lines)
+		if err != nil {
+			h.fail(w, r, 0, err)
+			return
+		}
+		asked := fmt.Sprintf("%d–%d", d.From, d.To)
+		if d.From > total {
+			d.Message = fmt.Sprintf("the document has %d lines: lines %s are past its end", total, asked)
+			d.From, d.To = 0, 0
+			if total > 0 {
+				d.From, d.To = total, total
+			}
+		} else {
+			d.Message = fmt.Sprintf("the document has %d lines: lines %s cut to %d–%d", total, asked, d.From, total)
+			d.To = total
+		}
+		if d.From > 0 {
+			if res, start, err = read(); err != nil {
+				h.fail(w, r, 0, err)
+				return
+			}
+		}
+	}
 	d.Found, d.Path, d.Truncated = true, res.Path, res.Truncated
 	marker := wordsPattern(d.Query)
-	for i, text := range strings.Split(strings.TrimSuffix(res.Text, "\n"), "\n") {
+	var lines []string
+	if res.Lines > 0 {
+		lines = strings.Split(strings.TrimSuffix(res.Text, "\n"), "\n")
+		lines = lines[:min(len(lines), res.Lines)]
+	}
+	for i, text := range lines {
 		ln := start + i
 		hit := d.From > 0 && ln >= d.From && ln <= d.To
 		lv := lineView{N: ln, Hit: hit, Heading: strings.HasPrefix(text, "#")}
@@ -94,6 +131,65 @@ func (h *Handler) doc(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Whole = "/ui/doc?" + url.Values{"path": {d.Path}, "all": {"1"}}.Encode()
 	h.render(w, r, http.StatusOK, "doc", d)
+}
+
+// parseDocRange reads the from, to and all parameters: from and to
+// positive line numbers, to not before from (to alone is an error), all
+// 1, true, 0, false or empty. A from without to means that one line.
+func parseDocRange(q url.Values, from, to *int) (all bool, err error) {
+	line := func(name string) (int, error) {
+		s := strings.TrimSpace(q.Get(name))
+		if s == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return 0, cairn.Invalidf("%s %q is not a line number: give a whole number from 1", name, s)
+		}
+		return n, nil
+	}
+	if *from, err = line("from"); err != nil {
+		return false, err
+	}
+	if *to, err = line("to"); err != nil {
+		return false, err
+	}
+	switch {
+	case *to > 0 && *from == 0:
+		return false, cairn.Invalidf("to %d without from: give from too (the first line, from 1)", *to)
+	case *to > 0 && *to < *from:
+		return false, cairn.Invalidf("to %d is before from %d: give to at least from", *to, *from)
+	case *from > 0 && *to == 0:
+		*to = *from
+	}
+	switch s := q.Get("all"); s {
+	case "1", "true":
+		return true, nil
+	case "", "0", "false":
+		return false, nil
+	default:
+		return false, cairn.Invalidf("all %q: allowed 1, true, 0, false or empty", s)
+	}
+}
+
+// docLineCount finds how many lines the document at path has, knowing it
+// has fewer than below (a read from below returned nothing): a binary
+// search of one-line reads.
+func docLineCount(r *http.Request, eng *engine.Engine, path string, below int) (int, error) {
+	lo, hi := 0, below // lo lines exist; line hi does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		res, err := eng.Get(r.Context(), path, &cairn.GetOptions{From: mid, Lines: 1})
+		if err != nil {
+			return 0, err
+		}
+		if res.Lines > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
 }
 
 // queryWord finds the words of a query: letters, digits, _ . - and ':'

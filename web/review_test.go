@@ -1,0 +1,49 @@
+package web
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestDocBadLines: malformed line parameters are a 400 naming the
+// parameter; a range past the end is cut to the document, never showing
+// lines it does not have.
+func TestDocBadLines(t *testing.T) {
+	s := newServer(t, "")
+	doc := "/ui/doc?path=" + url.QueryEscape("cairn://notes/db.md") // 5 lines
+	for q, want := range map[string]string{
+		"&from=abc":      "from",
+		"&from=-5":       "from",
+		"&from=0":        "from",
+		"&to=abc":        "to",
+		"&from=1&to=abc": "to",
+		"&all=maybe":     "all",
+		"&from=3&to=1":   "to 1 is before from 3",
+		"&to=3":          "to 3 without from",
+		"&from=1.5&to=2": "from",
+	} {
+		code, _, body := s.get(t, doc+q)
+		if code != 400 || !strings.Contains(body, want) {
+			t.Errorf("%s: status %d, want 400 naming %q:\n%s", q, code, want, body)
+		}
+	}
+	code, _, body := s.get(t, doc+"&from=999")
+	if code != 200 || !strings.Contains(body, "the document has 5 lines") {
+		t.Errorf("from=999: status %d, want 200 saying the document has 5 lines:\n%s", code, body)
+	}
+	for _, bad := range []string{`id="L6"`, `id="L969"`, `id="L999"`, "999–999 highlighted", "from=939"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("from=999 shows %s, past the document's end:\n%s", bad, body)
+		}
+	}
+	code, _, body = s.get(t, doc+"&from=4&to=99")
+	if code != 200 || !strings.Contains(body, "lines 4–5 highlighted") || strings.Contains(body, `id="L6"`) {
+		t.Errorf("from=4&to=99: status %d, want lines 4–5:\n%s", code, body)
+	}
+	for _, ok := range []string{"&all=1", "&all=true", "&from=2", "&from=2&to=3&all=0"} {
+		if code, _, body := s.get(t, doc+ok); code != 200 {
+			t.Errorf("%s: status %d:\n%s", ok, code, body)
+		}
+	}
+}
