@@ -57,7 +57,7 @@ func TestCurationInvalid(t *testing.T) {
 		{"[qualityAudit]\ncorpora = [\"wiki\"]\n", `:7: [qualityAudit] corpora entry "wiki" is no configured non-skill corpus; allowed: memories, notes`},
 		{"[qualityAudit]\ncorpora = [\" \"]\n", `:7: [qualityAudit] corpora entry 1 is blank`},
 		{"[qualityAudit]\nlimit = 3\n", `:7: unknown key "limit" in [qualityAudit]; allowed keys: enabled, corpora, minNoise`},
-		{"[qualityAudit]\nenabled = \"yes\"\n", ":7: invalid TOML: cannot decode TOML string"},
+		{"[qualityAudit]\nenabled = \"yes\"\n", `:7: [qualityAudit] enabled = "yes"; allowed: true or false`},
 		{"[evidenceReview]\nenabled = true\n", ":7: [evidenceReview] enabled = true needs corpora"},
 		{"[evidenceReview]\nminNoise = 0.5\n", `:7: unknown key "minNoise" in [evidenceReview]; allowed keys: enabled, corpora`},
 		{"[evidenceReview]\ncorpora = [\"notes\", \"skills\"]\n", `corpora entry "skills" is no configured non-skill corpus`},

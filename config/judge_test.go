@@ -66,7 +66,7 @@ func TestJudgeInvalid(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
 		{"[llm.judge]\ntimeout_ms = 0\n", "timeout_ms 0; allowed: 1 to 10000"},
 		{"[llm.judge]\ntimeout_ms = 10001\n", "timeout_ms 10001; allowed: 1 to 10000"},
-		{"[llm.judge]\nenabled = \"yes\"\n", "invalid TOML"},
+		{"[llm.judge]\nenabled = \"yes\"\n", `[llm.judge] enabled = "yes"; allowed: true or false`},
 		{"[llm.judge]\ntimeout_seconds = 2\n", `unknown key "timeout_seconds" in [llm.judge]; allowed keys: enabled, api, base_url, model`},
 		{"[llm.judge]\nmodel = \"m\"\n", "[llm.judge]: base_url"},
 		{"[llm.judge]\nbase_url = \"http://h\"\n", "[llm.judge]: model is missing"},

@@ -293,7 +293,7 @@ func TestDecodeErrorStrict(t *testing.T) {
 			t.Fatalf("decode %q: %v; want a StrictMissingError", tt.text, derr)
 		}
 		tables, _ := scan("f", []byte(tt.text))
-		if got := decodeError("f", derr, tables).Error(); got != tt.want {
+		if got := decodeError("f", []byte(tt.text), derr, tables).Error(); got != tt.want {
 			t.Errorf("decodeError = %q; want %q", got, tt.want)
 		}
 	}

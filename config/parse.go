@@ -88,7 +88,7 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 	var err error
 	derr := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&raw)
 	tables, serr := scan(file, data)
-	if err := firstError(file, derr, serr, tables); err != nil {
+	if err := firstError(file, data, derr, serr, tables); err != nil {
 		return nil, err
 	}
 	if len(tables) != len(raw.Corpus) {
@@ -130,7 +130,7 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 // firstError picks the error to report from the decoder's and the scan's:
 // the one earlier in the file, the scan's on a tie since it names tables
 // more precisely. A syntax error comes from the decoder, which positions it.
-func firstError(file string, derr, serr error, tables []tableLayout) error {
+func firstError(file string, data []byte, derr, serr error, tables []tableLayout) error {
 	var shape *LoadError
 	if serr != nil && !errors.As(serr, &shape) && derr == nil {
 		return fmt.Errorf("read config %s: %w", file, serr)
@@ -138,7 +138,7 @@ func firstError(file string, derr, serr error, tables []tableLayout) error {
 	if derr == nil {
 		return serr
 	}
-	err := decodeError(file, derr, tables)
+	err := decodeError(file, data, derr, tables)
 	var le *LoadError
 	if shape != nil && (!errors.As(err, &le) || shape.Line <= le.Line) {
 		return shape
@@ -147,7 +147,7 @@ func firstError(file string, derr, serr error, tables []tableLayout) error {
 }
 
 // decodeError turns a go-toml error into a *LoadError.
-func decodeError(file string, err error, tables []tableLayout) error {
+func decodeError(file string, data []byte, err error, tables []tableLayout) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
 		e := strict.Errors[0]
@@ -165,6 +165,9 @@ func decodeError(file string, err error, tables []tableLayout) error {
 	line, _ := de.Position()
 	msg := strings.TrimPrefix(de.Error(), "toml: ")
 	key := de.Key()
+	if strings.HasPrefix(msg, "cannot decode") && len(key) > 0 && key[0] != "corpus" {
+		return &LoadError{File: file, Line: line, Msg: typeError(data, key)} // typeerr.go
+	}
 	if !strings.HasPrefix(msg, "cannot decode") || len(key) == 0 || key[0] != "corpus" {
 		return &LoadError{File: file, Line: line, Msg: fmt.Sprintf("invalid TOML: %s; see https://toml.io", msg)}
 	}
