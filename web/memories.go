@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
@@ -126,7 +127,11 @@ func (h *Handler) memory(w http.ResponseWriter, r *http.Request) {
 		d.Superseded = memoryURL(m.SupersededBy)
 	}
 	for _, p := range m.Provenance {
-		d.Sources = append(d.Sources, sourceView{Provenance: p, Open: docURL(p.Path, p.StartLine, p.EndLine, "")})
+		v := sourceView{Provenance: p}
+		if strings.TrimSpace(p.Path) != "" { // a memory told directly has no source document
+			v.Open = docURL(p.Path, p.StartLine, p.EndLine, "")
+		}
+		d.Sources = append(d.Sources, v)
 	}
 	links, err := eng.MemoryLinks(ctx, m.ID)
 	if err != nil {

@@ -1,9 +1,12 @@
 package web
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cairnmemory/cairn"
 )
 
 // TestDocBadLines: malformed line parameters are a 400 naming the
@@ -45,5 +48,22 @@ func TestDocBadLines(t *testing.T) {
 		if code, _, body := s.get(t, doc+ok); code != 200 {
 			t.Errorf("%s: status %d:\n%s", ok, code, body)
 		}
+	}
+}
+
+// TestToldMemorySource: a memory written with remember has no source
+// document, so its page links none.
+func TestToldMemorySource(t *testing.T) {
+	s := newServer(t, "")
+	res, err := s.eng.Remember(context.Background(), &cairn.RememberRequest{Kind: "fact", Title: "Lunch", Summary: "Lunch is at noon.", Agent: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, body := s.get(t, "/ui/memory?id="+url.QueryEscape(res.Memory.ID))
+	if code != 200 {
+		t.Fatalf("status %d:\n%s", code, body)
+	}
+	if strings.Contains(body, `/ui/doc?path=#`) || strings.Contains(body, "lines 0–0") || !strings.Contains(body, "told directly") {
+		t.Errorf("told memory's source links a document or lacks \"told directly\":\n%s", body)
 	}
 }
