@@ -117,12 +117,14 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		mux.Handle("POST "+prefix+"/v1/whisper", h.withAgent(h.whisperAPI()))         // C28, whisper.go
 		mux.Handle("POST "+prefix+"/v1/whisper/observe", h.withAgent(h.observeAPI())) // C28, whisper.go
 	}
+	pages := ""
 	if opts.UI != nil {
 		mux.Handle("GET /{$}", opts.UI)
 		mux.Handle("/ui/", opts.UI)
+		pages = ", the web pages at / and /ui/"
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz%s", r.Method, r.URL.Path, pages))
 	})
 	return h.guard(mux), nil
 }

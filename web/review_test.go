@@ -67,3 +67,22 @@ func TestToldMemorySource(t *testing.T) {
 		t.Errorf("told memory's source links a document or lacks \"told directly\":\n%s", body)
 	}
 }
+
+// TestUIRoot: the search page is at /ui/ as at /, and the API's 404
+// names the pages.
+func TestUIRoot(t *testing.T) {
+	s := newServer(t, "")
+	for _, p := range []string{"/ui/", "/ui/?q=busy_timeout&min=0"} {
+		code, _, body := s.get(t, p)
+		if code != 200 || !strings.Contains(body, `role="search"`) {
+			t.Errorf("%s: status %d, want the search page:\n%s", p, code, body)
+		}
+	}
+	if _, _, body := s.get(t, "/ui/?q=busy_timeout&min=0"); !strings.Contains(body, "db.md") {
+		t.Errorf("/ui/?q= found no hits:\n%s", body)
+	}
+	code, _, body := s.get(t, "/corpora")
+	if code != 404 || !strings.Contains(body, "/ui/") {
+		t.Errorf("/corpora: status %d, want a 404 naming /ui/: %s", code, body)
+	}
+}

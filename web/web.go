@@ -85,6 +85,7 @@ func New(opts Options) (*Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", staticFiles(http.FileServerFS(static))))
 	mux.HandleFunc("GET /{$}", h.search)
+	mux.HandleFunc("GET /ui/{$}", h.search) // the README's address of the pages
 	mux.HandleFunc("GET /ui/doc", h.doc)
 	mux.HandleFunc("GET /ui/corpora", h.corpora)
 	mux.HandleFunc("POST /ui/sync", h.startSync)
