@@ -138,6 +138,9 @@ func typeName(t reflect.Type) string {
 	case reflect.Bool:
 		return "true or false"
 	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 { // json.RawMessage: any JSON
+			return "a JSON value"
+		}
 		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(typeName(t.Elem()), "a "), "an ") + "s"
 	case reflect.Struct:
 		return "an object"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -40,18 +41,33 @@ func (a *Agent) Observe(ctx context.Context, o *whisper.Observation) (*ObserveOu
 	return &ObserveOut{Status: "ok"}, nil
 }
 
+// turnShape is what a whisper request is, for error messages.
+const turnShape = "{agentId, sessionId, runId, trigger, prompt, messages: [{role, content}]}"
+
 // DecodeTurn reads a whisper request: its top-level fields strictly (an
 // unknown one is an error naming the allowed ones), its messages
 // leniently, since harnesses send their own message objects and Cairn
-// reads only the fields of whisper.Message.
+// reads only the fields of whisper.Message. A trigger that no harness
+// sends (whisper.Triggers) is an error; missing fields are not (the turn
+// then does not run: whisper.NoRunReason).
 func DecodeTurn(data []byte) (*whisper.Turn, error) {
 	type wire struct {
-		AgentID   string            `json:"agentId"`
-		SessionID string            `json:"sessionId"`
-		RunID     string            `json:"runId"`
-		Trigger   string            `json:"trigger"`
-		Prompt    string            `json:"prompt"`
-		Messages  []json.RawMessage `json:"messages"`
+		AgentID   string          `json:"agentId"`
+		SessionID string          `json:"sessionId"`
+		RunID     string          `json:"runId"`
+		Trigger   string          `json:"trigger"`
+		Prompt    string          `json:"prompt"`
+		Messages  json.RawMessage `json:"messages"`
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, cairn.Invalidf("turn is empty: want a JSON object %s", turnShape)
+	}
+	if !json.Valid(data) {
+		return nil, cairn.Invalidf("turn is not valid JSON: want a JSON object %s", turnShape)
+	}
+	if data[0] != '{' {
+		return nil, cairn.Invalidf("turn is %s, want a JSON object %s", jsonKind(data[0]), turnShape)
 	}
 	w, err := decode[wire](data)
 	if err != nil {
@@ -59,7 +75,23 @@ func DecodeTurn(data []byte) (*whisper.Turn, error) {
 	}
 	t := &whisper.Turn{AgentID: strings.TrimSpace(w.AgentID), SessionID: strings.TrimSpace(w.SessionID),
 		RunID: strings.TrimSpace(w.RunID), Trigger: strings.TrimSpace(w.Trigger), Prompt: w.Prompt}
-	for i, raw := range w.Messages {
+	if t.Trigger != "" && !slices.Contains(whisper.Triggers, t.Trigger) {
+		return nil, cairn.Invalidf("trigger %q is unknown: allowed %s (only user runs the whisperers)", t.Trigger, strings.Join(whisper.Triggers, ", "))
+	}
+	var raws []json.RawMessage
+	if msgs := bytes.TrimSpace(w.Messages); len(msgs) > 0 && !bytes.Equal(msgs, []byte("null")) {
+		if msgs[0] != '[' {
+			kind := jsonKind(msgs[0])
+			if msgs[0] == '{' {
+				kind = "an object"
+			}
+			return nil, cairn.Invalidf("messages: got %s, want an array of {role, content} objects (content: a string or [{type, text}])", kind)
+		}
+		if err := json.Unmarshal(msgs, &raws); err != nil {
+			return nil, cairn.Invalidf("messages: want an array of {role, content} objects: %v", err)
+		}
+	}
+	for i, raw := range raws {
 		var m whisper.Message
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return nil, cairn.Invalidf("messages[%d] is not a message: want {role, content: string or [{type, text}]}", i)
@@ -68,6 +100,10 @@ func DecodeTurn(data []byte) (*whisper.Turn, error) {
 	}
 	return t, nil
 }
+
+// WhisperSkippedHeader, on an answer of POST /v1/whisper, says why the
+// turn ran no whisperer (whisper.NoRunReason).
+const WhisperSkippedHeader = "X-Cairn-Whisper-Skipped"
 
 // whisperAPI serves POST /v1/whisper: the turn's agentId picks the agent
 // when the path and header name none, and must agree with them when they
@@ -91,6 +127,9 @@ func (h *httpServer) whisperAPI() http.Handler {
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
+		}
+		if reason := whisper.NoRunReason(t); reason != "" {
+			w.Header().Set(WhisperSkippedHeader, reason) // why {} (the body has no place for it, C28)
 		}
 		writeJSON(w, http.StatusOK, out)
 	})

@@ -3,6 +3,7 @@ package whisper
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -18,6 +19,35 @@ const (
 	TriggerUser       = "user"
 	TriggerSessionEnd = "session_end"
 )
+
+// Triggers are the triggers a turn may carry: "user" runs the
+// whisperers, "session_end" forgets the session, and the runs no person
+// started (a harness's heartbeat, cron and memory-flush runs) are answered
+// with nothing. Any other trigger is a mistake of the caller.
+var Triggers = []string{TriggerUser, TriggerSessionEnd, "heartbeat", "cron", "memory"}
+
+// NoRunReason says why a turn runs no whisperer ("" when it runs): only
+// trigger "user" turns with an agent, a session and a run id run (C28);
+// a "session_end" turn forgets its session instead.
+func NoRunReason(t *Turn) string {
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"agentId", t.AgentID}, {"sessionId", t.SessionID}, {"runId", t.RunID}} {
+		if strings.TrimSpace(f.v) == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	switch {
+	case t.Trigger == TriggerSessionEnd:
+		return "trigger session_end ends the session: nothing to whisper"
+	case strings.TrimSpace(t.Trigger) == "":
+		return `no trigger: only trigger "user" turns run the whisperers`
+	case t.Trigger != TriggerUser:
+		return fmt.Sprintf("trigger %q: only trigger \"user\" turns run the whisperers", t.Trigger)
+	case len(missing) > 0:
+		return "no " + strings.Join(missing, ", ") + `: a "user" turn runs only with agentId, sessionId and runId`
+	}
+	return ""
+}
 
 // Result is a whisper's answer (C28): AppendContext is empty when nothing
 // is injected, else <cairn_memory>…</cairn_memory> to append to the user
@@ -82,7 +112,7 @@ func (s *Service) Whisper(ctx context.Context, t *Turn) (Result, error) {
 		s.EndSession(t.AgentID, t.SessionID)
 		return Result{}, nil
 	}
-	if t.Trigger != TriggerUser || strings.TrimSpace(t.AgentID) == "" || strings.TrimSpace(t.SessionID) == "" || strings.TrimSpace(t.RunID) == "" {
+	if NoRunReason(t) != "" {
 		return Result{}, nil
 	}
 	s.mu.Lock()

@@ -188,3 +188,27 @@ func TestSessionBound(t *testing.T) {
 			w.sessions[sessionKey{"main", "1"}] != nil, w.sessions[sessionKey{"main", "0"}] != nil)
 	}
 }
+
+// TestNoRunReason: a turn that does not run says why: its trigger, or
+// the fields it lacks.
+func TestNoRunReason(t *testing.T) {
+	full := Turn{AgentID: "a", SessionID: "s", RunID: "r", Trigger: TriggerUser}
+	if r := NoRunReason(&full); r != "" {
+		t.Errorf("full turn: %q", r)
+	}
+	for _, tc := range []struct {
+		edit func(*Turn)
+		want string
+	}{
+		{func(t *Turn) { t.RunID, t.AgentID = "", "" }, "no agentId, runId"},
+		{func(t *Turn) { t.Trigger = "heartbeat" }, `trigger "heartbeat"`},
+		{func(t *Turn) { t.Trigger = "" }, "no trigger"},
+		{func(t *Turn) { t.Trigger = TriggerSessionEnd }, "session_end"},
+	} {
+		turn := full
+		tc.edit(&turn)
+		if r := NoRunReason(&turn); !strings.Contains(r, tc.want) {
+			t.Errorf("%+v: %q, want %q", turn, r, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,8 +59,23 @@ func cmdWhisper(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("whisper: stdin: %v", err)
 	}
-	if t.AgentID == "" {
+	agentSet := false
+	fs.Visit(func(f *flag.Flag) { agentSet = agentSet || f.Name == "agent" })
+	switch {
+	case t.AgentID == "":
 		t.AgentID = e.agent
+	case agentSet && t.AgentID != e.agent:
+		return usagef("whisper: stdin: agentId %q differs from --agent %q: give one", t.AgentID, e.agent)
+	}
+	if _, err := config.AgentDir("", t.AgentID); err != nil {
+		return usagef("whisper: stdin: agentId: %v", err)
+	}
+	if reason := whisper.NoRunReason(t); reason != "" {
+		// Not an error (C28: such a turn does not run), but say why.
+		fmt.Fprintf(e.stderr, "cairn whisper: nothing whispered: %s\n", reason)
+		if t.Trigger != whisper.TriggerSessionEnd || *server == "" {
+			return e.printJSON(whisper.Result{})
+		}
 	}
 	var res whisper.Result
 	if *server != "" {

@@ -75,3 +75,40 @@ func (c *cli) whisper(stdin string) string {
 	defer func() { whisperStdin = os.Stdin }()
 	return c.ok("whisper")
 }
+
+// TestCLIWhisperBadInput: stdin that is not a turn, an unknown trigger,
+// an invalid or conflicting agent exit 2 naming the field; a turn that
+// does not run prints {} and says why on stderr.
+func TestCLIWhisperBadInput(t *testing.T) {
+	c := newCLI(t)
+	defer func() { whisperStdin = os.Stdin }()
+	turn := `{"agentId":"default","sessionId":"s","runId":"r1","trigger":"user","prompt":"hi","messages":[]}`
+	for _, tc := range []struct {
+		name, stdin, want string
+		args              []string
+	}{
+		{"messages a string", `{"agentId":"default","sessionId":"s","runId":"r","trigger":"user","prompt":"p","messages":"oops"}`, "messages: got a string, want an array of {role, content} objects", nil},
+		{"not json", `not json`, "turn is not valid JSON: want a JSON object {agentId", nil},
+		{"array", `[1]`, "turn is an array, want a JSON object", nil},
+		{"empty", ``, "turn is empty", nil},
+		{"unknown trigger", strings.Replace(turn, `"user"`, `"bogus"`, 1), `trigger "bogus" is unknown: allowed user, session_end`, nil},
+		{"bad agent", strings.Replace(turn, `"default"`, `"bad agent!"`, 1), `agentId: agent id "bad agent!"`, nil},
+		{"conflicting agent", turn, `agentId "default" differs from --agent "other"`, []string{"--agent", "other"}},
+	} {
+		whisperStdin = strings.NewReader(tc.stdin)
+		out, errs, code := c.run(append([]string{"whisper"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" || strings.Contains(errs, "uint8") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.name, code, out, errs, tc.want)
+		}
+	}
+	for _, tc := range []struct{ stdin, why string }{
+		{strings.Replace(turn, `"runId":"r1",`, "", 1), "no runId"},
+		{strings.Replace(turn, `"user"`, `"heartbeat"`, 1), `trigger "heartbeat"`},
+	} {
+		whisperStdin = strings.NewReader(tc.stdin)
+		out, errs, code := c.run("whisper")
+		if code != 0 || strings.TrimSpace(out) != "{}" || !strings.Contains(errs, tc.why) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.why, code, out, errs)
+		}
+	}
+}
