@@ -68,6 +68,10 @@ type Corpus struct {
 type LoadOptions struct {
 	Home   string              // expands a leading "~/" in paths
 	Getenv func(string) string // finds the default transcript roots (CODEX_HOME, ...); nil: none set
+	// Named marks a path the user named (--config): a missing file is
+	// then an error, not an empty configuration. Only the default location
+	// may be absent.
+	Named bool
 }
 
 // LoadError is an invalid configuration file. Its message reads
@@ -86,7 +90,8 @@ func (e *LoadError) Error() string {
 func (e *LoadError) Unwrap() error { return cairn.ErrInvalid }
 
 // Load reads and validates the configuration file at path. A missing file is
-// not an error: it returns a Config with Exists false and no corpora.
+// not an error, unless opts.Named: it returns a Config with Exists false and
+// no corpora. A missing named file is an error wrapping cairn.ErrInvalid.
 func Load(path string, opts *LoadOptions) (*Config, error) {
 	var home string
 	if opts != nil {
@@ -98,6 +103,9 @@ func Load(path string, opts *LoadOptions) (*Config, error) {
 	}
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
+		if opts != nil && opts.Named {
+			return nil, cairn.Invalidf("read config %s: no such file; allowed: an existing config file (create one with cairn init --config %s), or no --config for the default location", abs, path)
+		}
 		return &Config{Path: abs}, nil
 	}
 	if err != nil {

@@ -298,3 +298,12 @@ func TestDecodeErrorStrict(t *testing.T) {
 		}
 	}
 }
+
+// A named file (--config) must exist; only the default may be absent.
+func TestLoadMissingNamedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nope.toml")
+	_, err := Load(path, &LoadOptions{Named: true})
+	if !errors.Is(err, cairn.ErrInvalid) || !strings.HasPrefix(err.Error(), "read config "+path+": no such file") {
+		t.Fatalf("Load(missing, Named) = %v; want an ErrInvalid naming %s", err, path)
+	}
+}

@@ -86,7 +86,9 @@ func (e *env) paths() (configPath, dataDir string) {
 func (e *env) loadConfig() (*config.Config, error) {
 	path, _ := e.paths()
 	home, _ := os.UserHomeDir()
-	cfg, err := config.Load(path, &config.LoadOptions{Home: home, Getenv: os.Getenv})
+	// A file named by --config must exist: read as empty, it would make
+	// sync drop every indexed document. Only the default may be absent.
+	cfg, err := config.Load(path, &config.LoadOptions{Home: home, Getenv: os.Getenv, Named: e.configPath != ""})
 	if err != nil {
 		return nil, err
 	}
