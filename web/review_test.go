@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -84,5 +85,20 @@ func TestUIRoot(t *testing.T) {
 	code, _, body := s.get(t, "/corpora")
 	if code != 404 || !strings.Contains(body, "/ui/") {
 		t.Errorf("/corpora: status %d, want a 404 naming /ui/: %s", code, body)
+	}
+}
+
+// TestProgressBounded: the progress poll checks after and does not wait
+// while no sync runs.
+func TestProgressBounded(t *testing.T) {
+	s := newServer(t, "")
+	code, _, body := s.get(t, "/ui/sync/progress?after=abc")
+	if code != 400 || !strings.Contains(body, "after") {
+		t.Errorf("after=abc: status %d, want 400 naming after: %s", code, body)
+	}
+	start := time.Now()
+	code, _, body = s.get(t, "/ui/sync/progress?after=5")
+	if code != 200 || !strings.Contains(body, `"idle"`) || time.Since(start) > 5*time.Second {
+		t.Errorf("after=5 while idle: status %d after %s, want the idle state at once: %s", code, time.Since(start), body)
 	}
 }

@@ -161,12 +161,21 @@ func (h *Handler) startSync(w http.ResponseWriter, r *http.Request) {
 }
 
 // progress serves GET /ui/sync/progress?after=SEQ: the state as soon as
-// its seq passes after (at once when it already has), or the same state
-// after pollWait, or when the request ends.
+// its seq passes after (at once when it already has, or when no sync is
+// running, so none will change it), or the same state after pollWait, or
+// when the request ends. A malformed after is a 400.
 func (h *Handler) progress(w http.ResponseWriter, r *http.Request) {
-	after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+	after := 0
+	if s := r.URL.Query().Get("after"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("after %q is not a sequence number: give a whole number from 0 (the seq last seen)", s)})
+			return
+		}
+		after = n
+	}
 	st, changed := h.syncs.snapshot()
-	if st.Seq <= after {
+	if st.Seq <= after && st.Status == "running" {
 		t := time.NewTimer(pollWait)
 		defer t.Stop()
 		select {
