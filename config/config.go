@@ -120,6 +120,7 @@ func Load(path string, opts *LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	cfg.Warnings = append(overlapWarnings(cfg), skillWarnings(cfg)...)
+	cfg.Warnings = append(cfg.Warnings, whispererWarnings(cfg)...) // warnings.go
 	return cfg, nil
 }
 

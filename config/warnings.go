@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairnmemory/cairn/ingest"
 )
@@ -24,4 +25,28 @@ func overlapWarnings(c *Config) []string {
 		}
 	}
 	return out
+}
+
+// whispererWarnings says when the memory whisperer is on but lacks a model
+// it needs: the judge ([llm.judge], else [llm.fast]) decides what is
+// useful, and the query model ([memoryWhisperer.queryModel], else
+// [llm.fast]) writes the searches; without either it whispers nothing.
+func whispererWarnings(c *Config) []string {
+	w := c.MemoryWhisperer
+	if !w.Enabled {
+		return nil
+	}
+	var missing []string
+	if c.Judge.Disabled {
+		missing = append(missing, "the judge is disabled ([llm.judge] enabled = false)")
+	} else if !c.Judge.Configured() {
+		missing = append(missing, "no judge model ([llm.judge] with base_url and model, or [llm.fast])")
+	}
+	if _, fast := c.LLM["fast"]; w.QueryModel == nil && !fast {
+		missing = append(missing, "no query model ([memoryWhisperer.queryModel], or [llm.fast])")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("config %s: [memoryWhisperer] is enabled but %s: it whispers nothing until one is configured", c.Path, strings.Join(missing, " and "))}
 }

@@ -59,3 +59,46 @@ func TestLoadWarnsOverlappingCorpora(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadWarnsWhispererWithoutModels: [memoryWhisperer] enabled = true
+// with no judge or query model loads, with a warning naming what is
+// missing; with both configured, none.
+func TestLoadWarnsWhispererWithoutModels(t *testing.T) {
+	const mw = "[memoryWhisperer]\nenabled = true\ncorpora = [\"memories\"]\n"
+	const fast = "[llm.fast]\nbase_url = \"http://127.0.0.1:8080/v1\"\nmodel = \"m\"\n"
+	const judgeOnly = "[llm.judge]\nbase_url = \"http://127.0.0.1:8080/v1\"\nmodel = \"j\"\n"
+	const qm = "[memoryWhisperer.queryModel]\nendpoint = \"http://127.0.0.1:8080/v1\"\nmodel = \"q\"\n"
+	tests := []struct {
+		name, text string
+		want       []string // parts of the one warning; nil: no warning
+	}{
+		{"no models", mw, []string{"[memoryWhisperer] is enabled but", "no judge model ([llm.judge]", "no query model ([memoryWhisperer.queryModel], or [llm.fast])", "whispers nothing"}},
+		{"query model only", mw + qm, []string{"no judge model"}},
+		{"judge only", judgeOnly + mw, []string{"no query model"}},
+		{"judge disabled", fast + "[llm.judge]\nenabled = false\n" + mw, []string{"the judge is disabled"}},
+		{"fast model", fast + mw, nil},
+		{"judge and query model", judgeOnly + mw + qm, nil},
+		{"disabled whisperer", "[memoryWhisperer]\nenabled = false\n", nil},
+	}
+	for _, tt := range tests {
+		path := writeConfig(t, t.TempDir(), tt.text)
+		cfg, err := Load(path, nil)
+		if err != nil {
+			t.Fatalf("%s: Load: %v", tt.name, err)
+		}
+		if tt.want == nil {
+			if len(cfg.Warnings) != 0 {
+				t.Errorf("%s: warnings %q, want none", tt.name, cfg.Warnings)
+			}
+			continue
+		}
+		if len(cfg.Warnings) != 1 {
+			t.Fatalf("%s: warnings %q, want one", tt.name, cfg.Warnings)
+		}
+		for _, part := range append(tt.want, "config "+path) {
+			if !strings.Contains(cfg.Warnings[0], part) {
+				t.Errorf("%s: warning %q lacks %q", tt.name, cfg.Warnings[0], part)
+			}
+		}
+	}
+}
