@@ -78,9 +78,18 @@ func (h *Handler) clusters(w http.ResponseWriter, r *http.Request) {
 	}
 	d := &clustersPage{page: h.pageOf("Clusters", "clusters"), ID: r.URL.Query().Get("id")}
 	if d.ID != "" {
-		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-		p, err := eng.FetchCluster(r.Context(), engine.FetchClusterOptions{ClusterID: d.ID, TopK: clusterPage, Offset: max(offset, 0)})
+		offset := 0
+		if s := r.URL.Query().Get("offset"); s != "" {
+			if offset, err = strconv.Atoi(s); err != nil || offset < 0 {
+				h.fail(w, r, 0, cairn.Invalidf("offset %q is not a member offset: give a whole number from 0", s))
+				return
+			}
+		}
+		p, err := eng.FetchCluster(r.Context(), engine.FetchClusterOptions{ClusterID: d.ID, TopK: clusterPage, Offset: offset})
 		if err != nil {
+			if errors.Is(err, cairn.ErrInvalid) {
+				err = cairn.Invalidf("%s", strings.Replace(err.Error(), "clusterId", "id", 1))
+			}
 			h.fail(w, r, 0, err)
 			return
 		}
@@ -186,7 +195,15 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request) {
 	if d.Status == "" {
 		d.Status = cairn.TaskPending
 	}
-	tasks, err := eng.ListTasks(r.Context(), d.Status, engine.MaxTaskList)
+	if s := r.URL.Query().Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > engine.MaxTaskList {
+			h.fail(w, r, 0, cairn.Invalidf("limit %q: allowed 1 to %d (the tasks listed)", s, engine.MaxTaskList))
+			return
+		}
+		d.Max = n
+	}
+	tasks, err := eng.ListTasks(r.Context(), d.Status, d.Max)
 	if err != nil {
 		h.fail(w, r, 0, err)
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,10 +40,14 @@ func (h *Handler) memories(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	d := &memoriesPage{page: h.pageOf("Memories", "memories"), Kind: q.Get("kind"), Status: q.Get("status"),
-		Kinds:    append([]string{"", cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...),
+		Kinds:    append(append([]string{"", cairn.MemoryEpisode, cairn.MemoryObservation}, cairn.ItemKinds...), cairn.MemoryProfile),
 		Statuses: []string{cairn.StatusActive, cairn.StatusSuperseded, "all"}}
 	if d.Status == "" {
 		d.Status = cairn.StatusActive
+	}
+	if !slices.Contains(d.Statuses, d.Status) {
+		h.fail(w, r, 0, cairn.Invalidf("status %q: allowed %s (empty: active)", d.Status, strings.Join(d.Statuses, ", ")))
+		return
 	}
 	f := cairn.MemoryFilter{Kind: d.Kind, Status: d.Status, Limit: maxMemoryRows}
 	if d.Status == "all" {

@@ -102,3 +102,41 @@ func TestProgressBounded(t *testing.T) {
 		t.Errorf("after=5 while idle: status %d after %s, want the idle state at once: %s", code, time.Since(start), body)
 	}
 }
+
+// TestParamNames: the pages' errors name their own URL parameters, and
+// the parameters the review found unchecked are checked.
+func TestParamNames(t *testing.T) {
+	s := newServer(t, "")
+	for p, want := range map[string]string{
+		"/?q=lunch&min=2":                             "min 2 out of range",
+		"/?q=lunch&limit=5000":                        "limit 5000 out of range",
+		"/?q=lunch&s_from=notadate":                   "s_from &#34;notadate&#34;",
+		"/?q=lunch&s_from=2026-12-01&s_to=2026-01-01": "s_to 2026-01-01 is before s_from",
+		"/?q=lunch&m_from=2026-13":                    "m_from",
+		"/?q=lunch&m_kind=bogus":                      "m_kind",
+		"/ui/clusters?id=abc":                         "id &#34;abc&#34;",
+		"/ui/clusters?id=0123456789&offset=x":         "offset &#34;x&#34;",
+		"/ui/inbox?limit=abc":                         "limit &#34;abc&#34;",
+		"/ui/sessions?from=2026-12-01&to=2026-01-01":  "to 2026-01-01 is before from",
+		"/ui/memories?status=bogus":                   "allowed active, superseded, all",
+	} {
+		code, _, body := s.get(t, p)
+		if code != 400 || !strings.Contains(body, want) {
+			t.Errorf("%s: status %d, want 400 with %q:\n%s", p, code, want, body)
+		}
+		for _, api := range []string{"min-score", "memoryFilter", "clusterId", "or empty for both"} {
+			if strings.Contains(body, api) {
+				t.Errorf("%s names the API's %s:\n%s", p, api, body)
+			}
+		}
+	}
+	if _, _, body := s.get(t, "/?q=lunch"); !strings.Contains(body, `name="limit" min="1" max="100"`) {
+		t.Errorf("the limit field's max is not 100:\n%s", body)
+	}
+	if code, _, body := s.get(t, "/ui/memories?status=all"); code != 200 || !strings.Contains(body, `<option value="profile"`) {
+		t.Errorf("/ui/memories?status=all: status %d or no profile kind:\n%s", code, body)
+	}
+	if code, _, body := s.get(t, "/ui/inbox?limit=5"); code != 200 {
+		t.Errorf("/ui/inbox?limit=5: status %d:\n%s", code, body)
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -35,6 +36,7 @@ type searchPage struct {
 	Searched  bool
 	Took      string
 	Filtering bool // a filter is set: the filter fieldsets open
+	MaxLimit  int  // the limit field's max: cairn.MaxRecallLimit when only the memories corpus is searched
 }
 
 type corpusChoice struct {
@@ -67,6 +69,10 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
 			d.Corpora = append(d.Corpora, corpusChoice{Name: c.Name, Checked: slices.Contains(f.Corpora, c.Name)})
 		}
 	}
+	d.MaxLimit = cairn.MaxSearchLimit
+	if len(f.Corpora) > 0 && !slices.ContainsFunc(f.Corpora, func(n string) bool { return n != cairn.MemoriesCorpus }) {
+		d.MaxLimit = cairn.MaxRecallLimit
+	}
 	d.Filtering = f.SFrom != "" || f.STo != "" || f.SSource != "" || f.SCwd != "" || f.MKind != "" || f.MScope != "" ||
 		f.MProject != "" || f.MFrom != "" || f.MTo != ""
 	status := http.StatusOK
@@ -76,6 +82,7 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			var hits []cairn.Hit
 			hits, err = eng.Search(r.Context(), f.Q, opts)
+			err = paramNames(err)
 			took := time.Since(start)
 			w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.2f", float64(took.Microseconds())/1000))
 			d.Took, d.Searched = took.Round(10*time.Microsecond).String(), true
@@ -109,6 +116,8 @@ func parseSearch(v url.Values) (searchForm, error) {
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("limit %q is not a number: give 1 to %d", s, cairn.MaxSearchLimit))
+		} else if n < 1 || n > cairn.MaxRecallLimit {
+			errs = append(errs, fmt.Sprintf("limit %d out of range: allowed 1 to %d (%d when only the memories corpus is searched)", n, cairn.MaxSearchLimit, cairn.MaxRecallLimit))
 		}
 		f.Limit = n
 	}
@@ -116,6 +125,8 @@ func parseSearch(v url.Values) (searchForm, error) {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("min %q is not a number: give 0 to 1", s))
+		} else if x < 0 || x > 1 {
+			errs = append(errs, fmt.Sprintf("min %g out of range: allowed 0 to 1", x))
 		}
 		f.Min = x
 	}
@@ -138,7 +149,7 @@ func (f searchForm) options(embedder bool) (*cairn.SearchOptions, error) {
 	if (o.Mode == cairn.ModeVector || o.Mode == cairn.ModeHybrid) && !embedder {
 		return nil, cairn.Invalidf("mode %q needs an embedder, and none is loaded: choose lexical", o.Mode)
 	}
-	sf, err := sessionFilterOf(f.SFrom, f.STo, f.SSource, f.SCwd)
+	sf, err := sessionFilterOf("s_", f.SFrom, f.STo, f.SSource, f.SCwd)
 	if err != nil {
 		return nil, err
 	}
@@ -151,19 +162,45 @@ func (f searchForm) options(embedder bool) (*cairn.SearchOptions, error) {
 			o.Memories.Kinds = []string{f.MKind}
 		}
 	}
-	return o, o.Validate()
+	return o, paramNames(o.Validate())
+}
+
+// apiNames maps the engine's field names in its messages to the search
+// form's URL parameters.
+var apiNames = strings.NewReplacer(
+	"memoryFilter.toldFrom", "told from", "memoryFilter.toldTo", "told to",
+	"memoryFilter.kinds[0]", "m_kind", "memoryFilter.scope", "m_scope", "memoryFilter.project", "m_project",
+	"memoryFilter.from", "m_from", "memoryFilter.to", "m_to", "min-score", "min",
+	"sessionFilter.from", "s_from", "sessionFilter.to", "s_to")
+
+// paramNames rewrites an invalid-input error of the engine to name the
+// URL parameters; other errors pass as they are.
+func paramNames(err error) error {
+	if err == nil || !errors.Is(err, cairn.ErrInvalid) {
+		return err
+	}
+	return cairn.Invalidf("%s", apiNames.Replace(err.Error()))
 }
 
 // sessionFilterOf parses the session filter fields. A bare date as the
 // upper bound covers its whole day.
-func sessionFilterOf(from, to, source, cwd string) (cairn.SessionFilter, error) {
+// prefix is the URL parameters' ("s_" on the search page): messages
+// name prefix+"from" and prefix+"to". A range that ends before it starts
+// is an error.
+func sessionFilterOf(prefix, from, to, source, cwd string) (cairn.SessionFilter, error) {
 	f := cairn.SessionFilter{Source: strings.TrimSpace(source), Cwd: strings.TrimSpace(cwd)}
 	var err error
-	if f.StartedFrom, err = parseWhen("from", from, false); err != nil {
+	if f.StartedFrom, err = parseWhen(prefix+"from", from, false); err != nil {
 		return f, err
 	}
-	f.StartedTo, err = parseWhen("to", to, true)
-	return f, err
+	if f.StartedTo, err = parseWhen(prefix+"to", to, true); err != nil {
+		return f, err
+	}
+	if !f.StartedFrom.IsZero() && !f.StartedTo.IsZero() && f.StartedTo.Before(f.StartedFrom) {
+		return f, cairn.Invalidf("%sto %s is before %sfrom %s: give a range that starts before it ends",
+			prefix, strings.TrimSpace(to), prefix, strings.TrimSpace(from))
+	}
+	return f, nil
 }
 
 // parseWhen reads YYYY-MM-DD (UTC) or an RFC 3339 time; a date as an

@@ -62,6 +62,12 @@ func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	d := &sessionsPage{page: h.pageOf("Sessions", "sessions"), StripW: stripW, From: q.Get("from"), To: q.Get("to"), Source: q.Get("source"), Cwd: q.Get("cwd")}
+	f, err := sessionFilterOf("", d.From, d.To, d.Source, d.Cwd)
+	if err != nil {
+		d.Message = err.Error()
+		h.render(w, r, http.StatusBadRequest, "sessions", d)
+		return
+	}
 	for _, c := range eng.Corpora() {
 		if c.Kind == cairn.KindSessions {
 			d.Corpus = c.Name
@@ -70,12 +76,6 @@ func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
 	if d.Corpus == "" {
 		d.Message = "no sessions corpus is configured: add one with cairn corpus add sessions --kind sessions --source claude-code"
 		h.render(w, r, http.StatusOK, "sessions", d)
-		return
-	}
-	f, err := sessionFilterOf(d.From, d.To, d.Source, d.Cwd)
-	if err != nil {
-		d.Message = err.Error()
-		h.render(w, r, http.StatusBadRequest, "sessions", d)
 		return
 	}
 	recs, n, err := eng.Sessions(r.Context(), d.Corpus, f, maxSessionRows)
