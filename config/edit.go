@@ -78,6 +78,32 @@ func AddFiles(path string, c FilesCorpus) error {
 	return addTable(abs, c.Name, func(text string) string { return appendTable(text, b.String()) })
 }
 
+// AddSkills adds the skills corpus (named "skills", kind "skills") with the
+// given folders or glob patterns of skill folders ("~" is home): the
+// corpus the skill whisperer reads SKILL.md files from.
+func AddSkills(path string, paths []string, home string) error {
+	if len(paths) == 0 {
+		return cairn.Invalidf("no skills path given: give a folder of skill folders, such as ~/.claude/skills")
+	}
+	var quoted []string
+	for _, p := range paths {
+		abs, err := userPath(p, home)
+		if err != nil {
+			return err
+		}
+		if err := mustExist(abs); err != nil {
+			return err
+		}
+		quoted = append(quoted, quote(abs))
+	}
+	table := fmt.Sprintf("[[corpus]]\nname = %s\nkind = %s\npaths = [%s]\n", quote(cairn.KindSkills), quote(cairn.KindSkills), strings.Join(quoted, ", "))
+	abs, err := configFile(path)
+	if err != nil {
+		return fmt.Errorf("add corpus skills: %w", err)
+	}
+	return addTable(abs, cairn.KindSkills, func(text string) string { return appendTable(text, table) })
+}
+
 // AddSessions adds transcript sources to the sessions corpus: it writes
 // the corpus when the file has none, and otherwise appends the sources to
 // its sources array (a source already there is an error naming its line:

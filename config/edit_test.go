@@ -220,3 +220,23 @@ paths = ["/l"]
 		t.Error("a failed RemoveCorpus changed the file")
 	}
 }
+
+func TestAddSkills(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "home", "skills"), 0o755)
+	path := filepath.Join(dir, "config.toml")
+	if err := AddSkills(path, []string{"~/skills"}, filepath.Join(dir, "home")); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, ok := cfg.SkillsCorpus()
+	if !ok || k.Name != "skills" || len(k.Paths) != 1 || k.Paths[0] != filepath.Join(dir, "home", "skills") {
+		t.Fatalf("skills corpus = %+v, %v", k, ok)
+	}
+	if err := AddSkills(path, nil, ""); !errors.Is(err, cairn.ErrInvalid) {
+		t.Fatalf("AddSkills with no path: %v", err)
+	}
+}

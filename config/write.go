@@ -21,16 +21,19 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 #   name     required. 1 to 64 letters, digits, '.', '_' or '-', starting with
 #            a letter or digit; unique ignoring case; not all, extracted or
 #            memories.
-#   kind     required. "files" (Markdown and text files) or "sessions" (agent
-#            transcripts; at most one such corpus, named "sessions").
-#   paths    files: required. Directories, files or glob patterns. Relative
-#            paths are relative to this file's directory; "~/" is your home.
+#   kind     required. "files" (Markdown and text files), "sessions" (agent
+#            transcripts; at most one such corpus, named "sessions") or
+#            "skills" (folders of SKILL.md skills for the skill whisperer;
+#            at most one, named "skills", with name, kind and paths only).
+#   paths    files, skills: required. Directories, files or glob patterns.
+#            Relative paths are relative to this file's directory; "~/" is
+#            your home.
 #   glob     files: optional. Which files to index under a directory path
 #            (default "**/*.md").
 #   exclude  files: optional. Glob patterns, relative to each path, to skip.
 #   defaultExcludes  files: optional, default true: skip .git, .hg, .svn,
-#            node_modules, .venv, venv, __pycache__ and .tox folders unless
-#            the glob names one. false walks into them too.
+#            node_modules, .venv, venv, __pycache__, .tox and .loggie folders
+#            unless the glob names one. false walks into them too (never .git).
 #   redact   files: optional, default true: secrets (API keys, tokens, private
 #            keys, passwords) are replaced with [REDACTED:<kind>] before
 #            anything is stored, searched or sent to an embedding model.
@@ -45,6 +48,7 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 #
 # Add corpora with: cairn corpus add NAME PATH
 #              and: cairn corpus add sessions --kind sessions --source claude-code
+#              and: cairn corpus add skills ~/.claude/skills --kind skills
 # or let cairn init --discover add the agents it finds on this machine.
 #
 # [[corpus]]
@@ -58,6 +62,11 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 # name = "sessions"
 # kind = "sessions"
 # sources = ["claude-code", "codex"]
+#
+# [[corpus]]
+# name = "skills"
+# kind = "skills"
+# paths = ["~/.claude/skills"]
 #
 # Semantic search: an [embedder] (without one, search is BM25 alone).
 #
@@ -81,6 +90,37 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 # api_key_env = "OPENAI_API_KEY"    # or api_key_file = "/path/to/key"
 # timeout_seconds = 300
 # max_output_tokens = 32000
+#
+# [llm.fast]                        # the small model: sleep, gather, the whisperers' queries
+# base_url = "http://127.0.0.1:8080/v1"
+# model = "MODEL"
+#
+# [llm.judge]                       # judged search and the whisperers; absent: the [llm.fast] model
+# enabled = true
+# timeout_ms = 1500
+#
+# Prompt-time hints (cairn whisper, cairn hooks install claude-code;
+# docs/hooks.md). The memory whisperer needs a judge and a query model
+# ([llm.judge] or [llm.fast]); the skill whisperer needs the skills corpus
+# and an [embedder].
+#
+# [memorySearch]
+# mode = "local"                    # or "judged": memory_search asks the judge
+#
+# [memoryWhisperer]
+# enabled = false
+# corpora = ["memories"]            # configured corpora it may search, or "memories"
+# minUsefulness = 0.7               # 0 to 1
+# maxHints = 2                      # 1 to 2
+# cooldownTurns = 10                # 0 to 1000
+# timeoutMs = 3000                  # 1 to 10000
+# complementaryHints = false
+#
+# [skillWhisperer]
+# enabled = false
+# historyMessages = 5               # messages before the prompt in its query
+# minScore = 0.5                    # 0 to 1
+# cooldownTurns = 10
 `
 
 // Init writes Template to path unless a file is already there, creating the

@@ -13,7 +13,7 @@ import (
 func cmdCorpusAdd(e *env, args []string) error {
 	fs := e.flags("corpus add")
 	glob := fs.String("glob", "", "files to include under PATH (default "+cairn.DefaultGlob+")")
-	kind := fs.String("kind", cairn.KindFiles, `"files" or "sessions"`)
+	kind := fs.String("kind", cairn.KindFiles, `"files", "sessions" or "skills"`)
 	var sources, roots stringList
 	fs.Var(&sources, "source", "sessions: a transcript source (repeatable)")
 	fs.Var(&roots, "root", "sessions: SOURCE=DIR, the tool's home folder (repeatable)")
@@ -31,9 +31,14 @@ func cmdCorpusAdd(e *env, args []string) error {
 			return usagef("--exclude and --glob are for files corpora")
 		}
 		return addSessions(e, path, pos, sources, roots, home)
+	case cairn.KindSkills:
+		if len(excludes) > 0 || *glob != "" || len(sources) > 0 || len(roots) > 0 {
+			return usagef("--exclude, --glob, --source and --root do not apply to the skills corpus: cairn corpus add skills PATH... --kind skills")
+		}
+		return addSkills(e, path, pos, home)
 	case cairn.KindFiles:
 	default:
-		return usagef(`--kind %q: allowed "files" or "sessions"`, *kind)
+		return usagef(`--kind %q: allowed "files", "sessions" or "skills"`, *kind)
 	}
 	if len(sources) > 0 || len(roots) > 0 {
 		return usagef("--source and --root need --kind sessions")
@@ -118,6 +123,17 @@ func addSessions(e *env, path string, pos []string, sources, roots []string, hom
 		return err
 	}
 	fmt.Fprintf(e.stdout, "added %s to corpus sessions in %s; run cairn sync to read the transcripts\n", strings.Join(sources, ", "), path)
+	return nil
+}
+
+func addSkills(e *env, path string, pos []string, home string) error {
+	if len(pos) < 2 || pos[0] != cairn.KindSkills {
+		return usagef(`corpus add --kind skills takes the name "skills" and one or more PATHs: cairn corpus add skills ~/.claude/skills --kind skills`)
+	}
+	if err := config.AddSkills(path, pos[1:], home); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "added corpus skills to %s; enable the skill whisperer with [skillWhisperer] enabled = true (it needs an [embedder])\n", path)
 	return nil
 }
 

@@ -67,3 +67,45 @@ func TestCorpusManagement(t *testing.T) {
 		t.Errorf("removing it again: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestCorpusAddSkills: corpus add --kind skills adds the skills corpus
+// (named "skills", folders of skill folders; "~" expanded), which corpus
+// list and skills list then show; another name, no path or a files flag is
+// a usage error saying how to add it.
+func TestCorpusAddSkills(t *testing.T) {
+	c := newCLI(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, "skills", "deploy"), 0o755)
+	os.WriteFile(filepath.Join(home, "skills", "deploy", "SKILL.md"), []byte("---\nname: deploy\ndescription: Ship the site.\n---\n\nRun make deploy.\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"corpus", "add", "tools", "~/skills", "--kind", "skills"}, `takes the name "skills" and one or more PATHs`},
+		{[]string{"corpus", "add", "skills", "--kind", "skills"}, `takes the name "skills" and one or more PATHs`},
+		{[]string{"corpus", "add", "skills", "~/skills", "--kind", "skills", "--glob", "*.md"}, "do not apply to the skills corpus"},
+		{[]string{"corpus", "add", "skills", "~/nope", "--kind", "skills"}, "does not exist"},
+		{[]string{"corpus", "add", "x", "~/skills", "--kind", "bogus"}, `allowed "files", "sessions" or "skills"`},
+	} {
+		if _, errs, code := c.run(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("cairn %v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if out := c.ok("corpus", "add", "skills", "~/skills", "--kind", "skills"); !strings.Contains(out, "added corpus skills") {
+		t.Fatalf("corpus add skills: %q", out)
+	}
+	var list struct {
+		Corpora []struct {
+			Name, Kind string
+			Paths      []string
+		}
+	}
+	json.Unmarshal([]byte(c.ok("corpus", "list", "--json")), &list)
+	if len(list.Corpora) != 1 || list.Corpora[0].Kind != "skills" || !slices.Equal(list.Corpora[0].Paths, []string{filepath.Join(home, "skills")}) {
+		t.Fatalf("corpus list = %+v", list.Corpora)
+	}
+	if _, errs, code := c.run("corpus", "add", "skills", "~/skills", "--kind", "skills"); code != 2 || !strings.Contains(errs, "already configured") {
+		t.Errorf("second add: exit %d, stderr %q", code, errs)
+	}
+}
