@@ -66,7 +66,7 @@ func init() {
 		{"hooks install", "claude-code", "add Cairn's whisperers to Claude Code's prompt hooks (merged into its settings.json; undo with hooks uninstall)", cmdHooksInstall},
 		{"hooks uninstall", "claude-code", "remove exactly what hooks install added (the settings file restored byte for byte when nothing else changed)", cmdHooksUninstall},
 		{"hooks run", "claude-code EVENT", "what the installed hooks run: Claude Code's hook JSON on stdin (EVENT user-prompt-submit or post-tool-use)", cmdHooksRun},
-		{"whisper", "", "the prompt-time whisper API (C28) for hooks: a turn as JSON on stdin, {appendContext} or {} on stdout (--server: ask a running cairn serve)", cmdWhisper},
+		{"whisper", "", "ask the whisperers what to add to a prompt, for hooks: a turn as JSON on stdin, {appendContext} or {} on stdout (--server: ask a running cairn serve)", cmdWhisper},
 		{"version", "", "the module version and commit, Go, index and memory schema versions, the embedder", cmdVersion},
 		{"help", "[COMMAND]", "this list, or one command's usage and flags", cmdHelp},
 	}

@@ -31,8 +31,10 @@ import (
 // `cairn hooks run claude-code user-prompt-submit`, and a PostToolUse hook
 // on the Read tool running `... post-tool-use`. Both carry the absolute
 // path of this executable and of the config file. Before the first
-// change it keeps the settings file's bytes in <settings>.cairn-backup.json;
-// uninstall writes them back (or removes a file install created) when the
+// change it keeps a backup (the file's bytes, whether it and its
+// directory existed) in <settings>.cairn-backup.json;
+// uninstall writes them back (or removes a file and an empty directory
+// install created) when the
 // settings are still exactly as install left them, and otherwise removes
 // only Cairn's commands.
 
@@ -181,6 +183,10 @@ type hookBackup struct {
 	Original string `json:"original"` // its bytes then
 	Mode     uint32 `json:"mode"`     // its permission bits then
 	Written  string `json:"written"`  // sha256 of what install last wrote
+	// CreatedDir is the outermost directory install created for the
+	// settings file ("" when its directory was there): uninstall removes
+	// it, and the ones below it, when they are empty.
+	CreatedDir string `json:"createdDir,omitempty"`
 }
 
 func backupPath(settings string) string { return settings + ".cairn-backup.json" }
@@ -214,7 +220,8 @@ func installHooks(path string, entries []hookEntry) (bool, error) {
 		return false, err
 	}
 	if !hadBackup {
-		b = hookBackup{Settings: path, Existed: existed, Original: string(orig), Mode: uint32(mode.Perm())}
+		b = hookBackup{Settings: path, Existed: existed, Original: string(orig), Mode: uint32(mode.Perm()),
+			CreatedDir: missingDir(filepath.Dir(path))}
 	}
 	b.Written = sha(out)
 	if err := writeJSONFile(backupPath(path), b); err != nil {
@@ -240,7 +247,17 @@ func uninstallHooks(path string) (string, error) {
 		if err := restoreSettings(path, b); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("restored %s as it was before cairn hooks install", path), os.Remove(backupPath(path))
+		if err := os.Remove(backupPath(path)); err != nil {
+			return "", fmt.Errorf("remove %s: %w", backupPath(path), err)
+		}
+		if b.Existed {
+			return fmt.Sprintf("restored %s as it was before cairn hooks install", path), nil
+		}
+		msg := fmt.Sprintf("removed %s (it did not exist before cairn hooks install)", path)
+		if removeCreatedDirs(filepath.Dir(path), b.CreatedDir) {
+			msg += fmt.Sprintf(" and the directory %s install created", b.CreatedDir)
+		}
+		return msg, nil
 	}
 	msg := fmt.Sprintf("no Cairn hooks in %s", path)
 	if existed {
@@ -279,6 +296,41 @@ func restoreSettings(path string, b hookBackup) error {
 		return nil
 	}
 	return writeFileAtomic(path, []byte(b.Original), fs.FileMode(b.Mode))
+}
+
+// missingDir is the outermost directory of dir's ancestors (dir
+// included) that does not exist, "" when dir exists.
+func missingDir(dir string) string {
+	out := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			return out
+		}
+		out = d
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// removeCreatedDirs removes the empty directories from dir up to top,
+// the directory install created; true when top is gone.
+func removeCreatedDirs(dir, top string) bool {
+	if top == "" {
+		return false
+	}
+	top = filepath.Clean(top)
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if rel, err := filepath.Rel(top, d); err != nil || strings.HasPrefix(rel, "..") {
+			return false // not below what install created
+		}
+		if os.Remove(d) != nil { // not empty: something else lives there now
+			return false
+		}
+		if d == top {
+			return true
+		}
+	}
 }
 
 // readSettings reads the settings file; a missing one is empty.

@@ -155,9 +155,32 @@ func TestHooksNoSettingsFile(t *testing.T) {
 	if ups := hookCommands(t, readFile(t, path), "UserPromptSubmit"); len(ups) != 1 {
 		t.Fatalf("UserPromptSubmit = %q", ups)
 	}
-	c.ok("hooks", "uninstall", "claude-code")
+	out := c.ok("hooks", "uninstall", "claude-code")
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("settings file left: %v", err)
+	}
+	// install created the directory too: uninstall removes it, and says
+	// it removed the file rather than restored it.
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("directory install created left: %v", err)
+	}
+	if !strings.Contains(out, "removed "+path+" (it did not exist before") || strings.Contains(out, "restored") {
+		t.Errorf("uninstall says %q", out)
+	}
+	// A directory that existed before stays; one that holds other files
+	// now stays too.
+	os.MkdirAll(dir, 0o700)
+	c.ok("hooks", "install", "claude-code")
+	c.ok("hooks", "uninstall", "claude-code")
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("directory that existed before install: %v", err)
+	}
+	os.RemoveAll(dir)
+	c.ok("hooks", "install", "claude-code")
+	os.WriteFile(filepath.Join(dir, "other.json"), []byte("{}"), 0o600)
+	c.ok("hooks", "uninstall", "claude-code")
+	if _, err := os.Stat(filepath.Join(dir, "other.json")); err != nil {
+		t.Errorf("a file another tool wrote: %v", err)
 	}
 }
 
@@ -240,8 +263,12 @@ func TestSkillsList(t *testing.T) {
 	var got struct {
 		Skills []skillJSON `json:"skills"`
 	}
-	if err := json.Unmarshal([]byte(c.ok("skills", "list", "--json")), &got); err != nil {
+	listed := c.ok("skills", "list", "--json")
+	if err := json.Unmarshal([]byte(listed), &got); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(listed, `"failures":[]`) {
+		t.Errorf("no failures is not an empty list: %s", listed)
 	}
 	want := []skillJSON{{"deploy", "Ship it", filepath.Join(dir, "deploy", "SKILL.md"), false}, {"Deploy", "", filepath.Join(dir, "other", "skill.md"), true}}
 	if !slices.Equal(got.Skills, want) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/skills"
 )
 
@@ -49,7 +50,11 @@ func cmdSkillsList(ctx context.Context, e *env, args []string) error {
 		out = append(out, skillJSON{s.Name, s.Description, s.Path, true})
 	}
 	if e.json {
-		return e.printJSON(map[string]any{"skills": out, "failures": rep.Failures, "truncated": rep.Truncated})
+		failures := rep.Failures
+		if failures == nil {
+			failures = []cairn.FileFailure{} // [], never null
+		}
+		return e.printJSON(map[string]any{"skills": out, "failures": failures, "truncated": rep.Truncated})
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tPATH\tDESCRIPTION")

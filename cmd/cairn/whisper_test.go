@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +111,29 @@ func TestCLIWhisperBadInput(t *testing.T) {
 		if code != 0 || strings.TrimSpace(out) != "{}" || !strings.Contains(errs, tc.why) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.why, code, out, errs)
 		}
+	}
+}
+
+// TestWhisperHelpPlainWords: the help of the whisper and hooks commands
+// and docs/hooks.md name no spec item ("C28"): users never saw the spec.
+func TestWhisperHelpPlainWords(t *testing.T) {
+	c := newCLI(t)
+	jargon := regexp.MustCompile(`\bC[0-9]{1,2}\b`)
+	for _, args := range [][]string{{"--help"}, {"help", "whisper"}, {"help", "hooks", "run"}, {"help", "hooks", "install"}} {
+		out, _, _ := c.run(args...)
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "whisper") || strings.Contains(line, "hooks") {
+				if m := jargon.FindString(line); m != "" {
+					t.Errorf("cairn %v: %q names %s", args, line, m)
+				}
+			}
+		}
+	}
+	doc, err := os.ReadFile("../../docs/hooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := jargon.FindAllString(string(doc), -1); len(m) > 0 {
+		t.Errorf("docs/hooks.md names %v", m)
 	}
 }
