@@ -193,7 +193,7 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 func (h *httpServer) uiRoute(r *http.Request) string {
 	p := r.URL.Path
 	switch {
-	case h.opts.UI == nil || r.Method != http.MethodGet:
+	case h.opts.UI == nil || r.Method != http.MethodGet && (r.Method != http.MethodPost || p != "/ui/login"): // the token form posted without script
 		return ""
 	case strings.HasPrefix(p, "/ui/static/"):
 		return "static"

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -138,5 +140,23 @@ func TestParamNames(t *testing.T) {
 	}
 	if code, _, body := s.get(t, "/ui/inbox?limit=5"); code != 200 {
 		t.Errorf("/ui/inbox?limit=5: status %d:\n%s", code, body)
+	}
+}
+
+// TestLoginWithoutScript: the token form posted without script gets the
+// token page and a message saying why, not the API's JSON.
+func TestLoginWithoutScript(t *testing.T) {
+	for _, token := range []string{"s3cret", ""} {
+		s := newServer(t, token)
+		res, err := http.PostForm(s.URL+"/ui/login", url.Values{"token": {"s3cret"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(body), `id="token-form"`) ||
+			!strings.Contains(string(body), `role="alert">this server asks for no token`) && !strings.Contains(string(body), `role="alert">the token was not used`) {
+			t.Errorf("token %q: POST /ui/login answered %d %s:\n%s", token, res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
 	}
 }

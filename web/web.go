@@ -99,6 +99,7 @@ func New(opts Options) (*Handler, error) {
 	mux.HandleFunc("POST /ui/tasks", h.updateTask)
 	mux.HandleFunc("POST /ui/recluster", h.recluster)
 	mux.HandleFunc("GET /ui/diagnostics", h.diagnostics)
+	mux.HandleFunc("POST /ui/login", h.postLogin)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, fmt.Errorf("no page %s %s: see the links above", r.Method, r.URL.Path))
 	})
@@ -116,7 +117,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // page that asks for it (status 401). The server's guard calls it.
 func (h *Handler) Login(w http.ResponseWriter, r *http.Request) {
 	secure(w.Header())
-	h.render(w, r, http.StatusUnauthorized, "login", &page{Title: "Token needed"})
+	p := &page{Title: "Token needed"}
+	if r.Method == http.MethodPost {
+		p.Message = noScriptLogin
+	}
+	h.render(w, r, http.StatusUnauthorized, "login", p)
+}
+
+// noScriptLogin answers the token form submitted without script.
+const noScriptLogin = "the token was not used: a form cannot send it as the header these pages need, so they need script: turn script on for this site and enter the token again"
+
+// postLogin serves POST /ui/login when it reaches the pages: the token
+// form submitted without script to a server that asks for no token (the
+// server's guard answers with Login when it asks for one).
+func (h *Handler) postLogin(w http.ResponseWriter, r *http.Request) {
+	p := h.pageOf("Token", "")
+	p.Message = "this server asks for no token: the pages work as they are, see the links above"
+	if h.opts.TokenRequired {
+		p.Message = noScriptLogin
+	}
+	h.render(w, r, http.StatusOK, "login", &p)
 }
 
 // Close waits for a sync the pages started, or for ctx to end (then the
