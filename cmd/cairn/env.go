@@ -59,7 +59,8 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 			return nil, &helpError{fs}
 		} else if err != nil {
-			return nil, usagef("%s: %v; run %s --help", fs.Name(), err, fs.Name())
+			// run prefixes "cairn: "; the set's name is "cairn <command>".
+			return nil, usagef("%s: %v; run %s --help", strings.TrimPrefix(fs.Name(), "cairn "), err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -302,3 +302,17 @@ func TestCLIEmbedderOnFirstUse(t *testing.T) {
 		t.Errorf("hybrid search with a broken model: exit %d, stdout %s, stderr %q; want lexical hits and the model named", code, out, errs)
 	}
 }
+
+// TestFlagErrorPrefix: a flag error names the command once, after the one
+// "cairn: " prefix, for every command (it read "cairn: cairn whisper: ...").
+func TestFlagErrorPrefix(t *testing.T) {
+	c := newCLI(t)
+	for _, cmd := range commands {
+		args := append(strings.Fields(cmd.path), "--bogus")
+		_, errs, code := c.run(args...)
+		want := "cairn: " + cmd.path + ": flag provided but not defined: -bogus; run cairn " + cmd.path + " --help\n"
+		if code != 2 || errs != want {
+			t.Errorf("cairn %s --bogus: exit %d, stderr %q; want exit 2 and %q", cmd.path, code, errs, want)
+		}
+	}
+}
