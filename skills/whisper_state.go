@@ -17,6 +17,18 @@ func (w *Whisperer) nextTurn(agent, sess string) int {
 	return s.turn
 }
 
+// modeChanged records the mode of a session's turn and reports whether
+// it differs from the session's last one (true on its first turn), so
+// the mode is counted once per session, not once per turn.
+func (w *Whisperer) modeChanged(agent, sess, mode string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.sessionLocked(agent, sess)
+	changed := s.mode != mode
+	s.mode = mode
+	return changed
+}
+
 // sessionLocked returns a session's state, made on first use; w.mu held.
 func (w *Whisperer) sessionLocked(agent, sess string) *session {
 	k := sessionKey{agent, sess}

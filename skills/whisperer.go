@@ -103,6 +103,7 @@ type sessionKey struct{ agent, session string }
 // skill's real path.
 type session struct {
 	turn      int
+	mode      string // the mode of its last turn (Mode)
 	suggested map[string]int
 	opened    map[string]int
 }
@@ -201,8 +202,14 @@ func (w *Whisperer) whisper(ctx context.Context, t *whisper.Turn) (whisper.Secti
 		return out, errors.New("whisper skill: the judge's key file cannot be read; no hint (no local fallback)")
 	}
 	hist, request := history(t, w.HistoryMessages)
-	if mode != "enhanced" {
-		out.Also = []string{mode} // local: missing_key or judge_disabled (C30 step 1)
+	if mode != "enhanced" && w.modeChanged(t.AgentID, t.SessionID, mode) {
+		// Local mode (C30 step 1) is counted as missing_key or
+		// judge_disabled once per session, when it starts or the mode
+		// changes; every turn counts its own outcome (emitted, cooldown,
+		// no_candidates, ...) like an enhanced one.
+		out.Also = []string{mode}
+	} else if mode == "enhanced" {
+		w.modeChanged(t.AgentID, t.SessionID, mode)
 	}
 	matches, err := w.Index.Search(ctx, queryText(hist, request), Candidates)
 	if err != nil {

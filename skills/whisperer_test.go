@@ -59,7 +59,7 @@ func TestLocalWhisperer(t *testing.T) {
 	// Turns 2 and 3 are within the cooldown of 2; the next best is never
 	// named instead.
 	for i := 2; i <= 3; i++ {
-		if sec := mustWhisper(t, w, turn(fmt.Sprint("r", i), ask)); sec.Outcome != "cooldown" || sec.Body != "" {
+		if sec := mustWhisper(t, w, turn(fmt.Sprint("r", i), ask)); sec.Outcome != "cooldown" || sec.Body != "" || len(sec.Also) != 0 {
 			t.Fatalf("turn %d = %+v, want cooldown", i, sec)
 		}
 	}
@@ -408,5 +408,27 @@ func TestObserveArgs(t *testing.T) {
 				t.Fatalf("after the read: %+v, want opened %v", sec, tc.opened)
 			}
 		})
+	}
+}
+
+// TestLocalModeCounts: three turns of a session in local mode count as
+// their outcomes (emitted, then cooldown twice) and the mode once, not
+// missing_key on every turn.
+func TestLocalModeCounts(t *testing.T) {
+	root := skillRoot(t)
+	w := NewWhisperer(NewIndex([]string{root}, &wordEmbedder{}), nil)
+	w.CooldownTurns = 2
+	stats := &whisper.Stats{}
+	svc := whisper.NewService(stats, nil, w)
+	defer svc.Close()
+	for i := 1; i <= 3; i++ {
+		tt := turn(fmt.Sprint("r", i), "please ship the website to the staging server")
+		if _, err := svc.Whisper(context.Background(), tt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := stats.OutcomesOf(turn("r", "").AgentID, whisper.KindSkill)
+	if got["emitted"] != 1 || got["cooldown"] != 2 || got["missing_key"] != 1 {
+		t.Errorf("outcomes %v, want emitted 1, cooldown 2, missing_key 1 (the session's mode)", got)
 	}
 }
