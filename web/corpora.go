@@ -37,6 +37,9 @@ type corpusView struct {
 	Documents  int
 	Bytes      int64
 	Link       string
+	// Note replaces the counts of a corpus the index does not hold (the
+	// skills corpus, read into memory from its folders).
+	Note string
 }
 
 type docRow struct {
@@ -57,7 +60,13 @@ func (h *Handler) corpora(w http.ResponseWriter, r *http.Request) {
 	d := &corporaPage{page: h.pageOf("Corpora", "corpora")}
 	d.Sync, _ = h.syncs.snapshot()
 	sel := r.URL.Query().Get("corpus")
-	for _, c := range eng.Corpora() {
+	corpora := eng.Corpora()
+	if mem, err := eng.Documents(ctx, cairn.MemoriesCorpus); err == nil && len(mem) > 0 ||
+		slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindSessions }) {
+		// the memories corpus: consolidation's and remember's memories
+		corpora = append(corpora, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindMemories})
+	}
+	for _, c := range corpora {
 		docs, err := eng.Documents(ctx, c.Name)
 		if err != nil {
 			h.fail(w, r, http.StatusInternalServerError, err)
@@ -69,6 +78,12 @@ func (h *Handler) corpora(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, doc := range docs {
 			v.Bytes += doc.Size
+		}
+		switch c.Kind {
+		case cairn.KindSkills:
+			v.Note = "held in memory, read from its folders (not in the index)"
+		case cairn.KindMemories:
+			v.Where = []string{"sessions (consolidation) and remember"}
 		}
 		d.Corpora = append(d.Corpora, v)
 		if c.Name == sel {

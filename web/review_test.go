@@ -4,12 +4,17 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
+	"github.com/cairnmemory/cairn/mcpserver"
 )
 
 // TestDocBadLines: malformed line parameters are a 400 naming the
@@ -159,4 +164,55 @@ func TestLoginWithoutScript(t *testing.T) {
 			t.Errorf("token %q: POST /ui/login answered %d %s:\n%s", token, res.StatusCode, res.Header.Get("Content-Type"), body)
 		}
 	}
+}
+
+// TestCorporaSkillsAndMemories: the corpora page lists the memories
+// corpus once it holds memories, and says the skills corpus is held in
+// memory instead of "0 documents, 0 B".
+func TestCorporaSkillsAndMemories(t *testing.T) {
+	s := newServer(t, "")
+	if _, err := s.eng.Remember(context.Background(), &cairn.RememberRequest{Kind: "fact", Title: "Lunch", Summary: "Lunch is at noon.", Agent: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	code, _, body := s.get(t, "/ui/corpora")
+	if code != 200 || !strings.Contains(body, `<a href="/ui/corpora?corpus=memories">memories</a>`) {
+		t.Errorf("corpora page without the memories corpus: %d\n%s", code, body)
+	}
+	if row := corporaRow(body, "memories"); strings.Contains(row, "<td>0</td>") {
+		t.Errorf("memories row counts no documents: %s", row)
+	}
+
+	skillsDir := t.TempDir()
+	writeFile(t, filepath.Join(skillsDir, "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploy the app.\n---\n# Deploy\n")
+	ctx := context.Background()
+	eng, err := local.Open(ctx, engine.Options{Dir: t.TempDir(), Corpora: []cairn.Corpus{
+		{Name: "notes", Kind: cairn.KindFiles, Paths: []string{s.notes}, Glob: cairn.DefaultGlob},
+		{Name: cairn.KindSkills, Kind: cairn.KindSkills, Paths: []string{skillsDir}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	agent := mcpserver.NewAgent("default", eng)
+	defer agent.Close(ctx)
+	pages, err := New(Options{Agent: agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pages.Close(ctx)
+	rec := httptest.NewRecorder()
+	pages.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ui/corpora", nil))
+	row := corporaRow(rec.Body.String(), cairn.KindSkills)
+	if rec.Code != 200 || !strings.Contains(row, "held in memory") || strings.Contains(row, "0 B") {
+		t.Errorf("skills row: %d %q\n%s", rec.Code, row, rec.Body.String())
+	}
+}
+
+// corporaRow is the table row of the named corpus.
+func corporaRow(body, name string) string {
+	i := strings.Index(body, `?corpus=`+name+`">`)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(body[i:], "</tr>")
+	return body[i : i+max(j, 0)]
 }
