@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/ingest"
 	"github.com/cairnmemory/cairn/whisper"
 )
@@ -90,6 +91,10 @@ func cmdHooksRun(ctx context.Context, e *env, args []string) error {
 	var in claudeHookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		e.logf("cairn hook: stdin is not Claude Code hook JSON: %v", err)
+		return nil
+	}
+	if _, err := config.AgentDir("", e.agent); err != nil {
+		e.logf("cairn hook: --agent: %v; nothing whispered", err)
 		return nil
 	}
 	if pos[1] == hookPostToolUse {

@@ -278,3 +278,23 @@ func TestSkillsList(t *testing.T) {
 		t.Fatalf("table = %q", out)
 	}
 }
+
+// TestHooksRunBadAgent: an invalid --agent in the hook is a line on
+// stderr and exit status 0, never a blocked prompt.
+func TestHooksRunBadAgent(t *testing.T) {
+	c := newCLI(t)
+	stdin := filepath.Join(t.TempDir(), "in.json")
+	os.WriteFile(stdin, []byte(`{"session_id":"s","prompt_id":"p","prompt":"hi"}`), 0o600)
+	f, err := os.Open(stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old }()
+	out, errs, code := c.run("hooks", "run", "claude-code", "user-prompt-submit", "--agent", "bad agent!")
+	if code != 0 || out != "" || !strings.Contains(errs, `agent id "bad agent!"`) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
