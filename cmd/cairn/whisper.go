@@ -63,6 +63,9 @@ func cmdWhisper(ctx context.Context, e *env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { agentSet = agentSet || f.Name == "agent" })
 	switch {
 	case t.AgentID == "":
+		if !agentSet {
+			fmt.Fprintf(e.stderr, "cairn whisper: no agentId: whispering for agent %q (give agentId or --agent)\n", e.agent)
+		}
 		t.AgentID = e.agent
 	case agentSet && t.AgentID != e.agent:
 		return usagef("whisper: stdin: agentId %q differs from --agent %q: give one", t.AgentID, e.agent)

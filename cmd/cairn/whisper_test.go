@@ -105,6 +105,7 @@ func TestCLIWhisperBadInput(t *testing.T) {
 	for _, tc := range []struct{ stdin, why string }{
 		{strings.Replace(turn, `"runId":"r1",`, "", 1), "no runId"},
 		{strings.Replace(turn, `"user"`, `"heartbeat"`, 1), `trigger "heartbeat"`},
+		{strings.Replace(turn, `"agentId":"default",`, "", 1), `no agentId: whispering for agent "default"`},
 	} {
 		whisperStdin = strings.NewReader(tc.stdin)
 		out, errs, code := c.run("whisper")
