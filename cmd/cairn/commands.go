@@ -24,7 +24,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"init", "", "write a commented config.toml, create the data directory, offer the agents found on this machine", cmdInit},
-		{"corpus add", "NAME [PATH]", "add a files corpus (or, with --kind sessions, the sessions corpus) to config.toml",
+		{"corpus add", "NAME [PATH]", "add a files corpus (or, with --kind sessions or skills, the sessions or skills corpus) to config.toml",
 			func(_ context.Context, e *env, args []string) error { return cmdCorpusAdd(e, args) }},
 		{"corpus list", "", "list the configured corpora",
 			func(_ context.Context, e *env, args []string) error { return cmdCorpusList(e, args) }},
