@@ -127,7 +127,7 @@ const secretToken = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 // holding "boom" (the audit's partial page); for the claim about the
 // office it changes the cited note and waits until cairn has indexed the
 // change before it answers (a document changed during the review).
-func judgeServer(t *testing.T, bin string, env *[]string, notes *string) *httptest.Server {
+func judgeServer(t *testing.T, bin string, home func() (env []string, notes string)) *httptest.Server {
 	t.Helper()
 	var mu sync.Mutex
 	boomed := false
@@ -201,7 +201,8 @@ func judgeServer(t *testing.T, bin string, env *[]string, notes *string) *httpte
 				t.Errorf("claim request: rubric or budget wrong (%d chars)", total)
 			}
 			if strings.Contains(claim, "office") {
-				changeAndWait(t, bin, *env, filepath.Join(*notes, "claims/office.md"), "# Office\n\nThe office moved to Munich.\n", "Munich")
+				env, notes := home()
+				changeAndWait(t, bin, env, filepath.Join(notes, "claims/office.md"), "# Office\n\nThe office moved to Munich.\n", "Munich")
 			}
 			writeChat(w, `{"relation": {"supports": 0.95, "contradicts": 0.02, "insufficient_evidence": 0.03}}`)
 		default:
@@ -245,10 +246,17 @@ func changeAndWait(t *testing.T, bin string, env []string, path, text, want stri
 // the review (unavailable).
 func TestTypeScriptJudgedCuration(t *testing.T) {
 	nodeBin := node(t)
-	var env []string
-	var notes string
+	var (
+		mu    sync.Mutex // env and notes are set before the first request, but the
+		env   []string   // judge answers on the server's goroutines: the lock is the
+		notes string     // ordering the race detector sees
+	)
 	bin := buildCairn(t)
-	srv := judgeServer(t, bin, &env, &notes) // env and notes are set before the first request
+	srv := judgeServer(t, bin, func() ([]string, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return env, notes
+	})
 	extra := fmt.Sprintf(`
 [llm.judge]
 api = "openai"
@@ -264,7 +272,7 @@ corpora = ["notes"]
 enabled = true
 corpora = ["notes"]
 `, srv.URL)
-	bin, env, notes = curationHome(t, extra, func(notes string) {
+	b, e, n := curationHome(t, extra, func(notes string) {
 		write(t, filepath.Join(notes, "quality/encoded.md"), `"{\"role\":\"user\",\"content\":\"hello there\"}"`+"\n")
 		write(t, filepath.Join(notes, "quality/debris.md"), "# Log\n\ndebris debris, but we decided the release is on Friday\n")
 		write(t, filepath.Join(notes, "quality/boom.md"), "# Boom\n\nboom goes the first judgment\n")
@@ -272,5 +280,8 @@ corpora = ["notes"]
 		write(t, filepath.Join(notes, "claims/deploy.md"), "# Deploys\n\nDeploys run every Friday.\n")
 		write(t, filepath.Join(notes, "claims/office.md"), "# Office\n\nThe office is in Berlin.\n")
 	})
-	runScript(t, nodeBin, env, "judged", bin)
+	mu.Lock()
+	bin, env, notes = b, e, n
+	mu.Unlock()
+	runScript(t, nodeBin, e, "judged", b)
 }

@@ -91,10 +91,14 @@ func TestFirstSyncBuildsIndexLexicalFirst(t *testing.T) {
 	if !strings.Contains(out.Warning, "waiting for vectors") || !strings.Contains(out.Warning, "first sync is embedding") {
 		t.Errorf("first search warning %q; want the vectors still coming", out.Warning)
 	}
-	d, _ := a.Diagnostics(ctx, Empty{})
-	if fs := d.Background.FirstSync; fs == nil || fs.Status != firstRunning || fs.Phase != phaseEmbedding {
-		t.Errorf("diagnostics first sync %+v; want running, embedding", d.Background.FirstSync)
-	}
+	// The search is answered once the index is committed; the phase moves
+	// to embedding a moment later, on the sync's goroutine, and stays there
+	// while the embedder is held.
+	eventually(t, "diagnostics say the first sync is embedding", func() bool {
+		d, _ := a.Diagnostics(ctx, Empty{})
+		fs := d.Background.FirstSync
+		return fs != nil && fs.Status == firstRunning && fs.Phase == phaseEmbedding
+	})
 	close(emb.open)
 	released = true
 	eventually(t, "the first sync completes", func() bool {
