@@ -331,32 +331,6 @@ func TestDiagnosticsTool(t *testing.T) {
 	}
 }
 
-func TestNearestRank(t *testing.T) {
-	tests := []struct {
-		vals    []float64
-		p, want float64
-	}{
-		{nil, 0.5, 0},
-		{[]float64{7}, 0.95, 7},
-		{[]float64{1, 2, 3, 4}, 0.5, 2},
-		{[]float64{1, 2, 3, 4}, 0.95, 4},
-		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.5, 5},
-	}
-	for _, tt := range tests {
-		if got := nearestRank(tt.vals, tt.p); got != tt.want {
-			t.Errorf("nearestRank(%v, %v) = %v, want %v", tt.vals, tt.p, got, tt.want)
-		}
-	}
-	var s series
-	for i := range 300 {
-		s.add(float64(i))
-	}
-	// The window holds 44..299: ranks 128 and 244 of 256.
-	if m := s.summary(); m.Samples != 300 || m.RecentSamples != recentWindow || m.P50 != 171 || m.P95 != 287 || m.Total != 299*300/2 {
-		t.Errorf("summary %+v, want 300 samples, 256 recent, p50 171, p95 287", m)
-	}
-}
-
 // In lexical mode textScore is the lane's own measure, the BM25 score as
 // s/(1+s), while score is the calibrated probability: the two differ.
 func TestLexicalTextScoreIsTheLanes(t *testing.T) {

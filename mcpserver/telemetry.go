@@ -3,19 +3,12 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"math"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	stats "github.com/cairnmemory/cairn/internal/telemetry"
 )
-
-// recentWindow is how many recent calls p50 and p95 cover (spec C16).
-const recentWindow = 256
-
-// maxCount is where counters saturate (2^53-1, exact in a JSON number).
-const maxCount = 1<<53 - 1
 
 // Outcomes counted per operation (spec C16).
 var outcomeNames = []string{"ok", "partial", "empty", "failed", "cancelled", "timed_out", "skipped"}
@@ -30,43 +23,7 @@ type telemetry struct {
 type opStats struct {
 	calls    int64
 	outcomes map[string]int64
-	measures map[string]*series
-}
-
-// series keeps a running total and the last recentWindow samples.
-type series struct {
-	total   float64
-	samples int64
-	recent  []float64 // ring
-	next    int
-}
-
-func (s *series) add(v float64) {
-	s.total += v
-	s.samples = min(s.samples+1, maxCount)
-	if len(s.recent) < recentWindow {
-		s.recent = append(s.recent, v)
-		return
-	}
-	s.recent[s.next] = v
-	s.next = (s.next + 1) % recentWindow
-}
-
-func (s *series) summary() Measurement {
-	sorted := slices.Clone(s.recent)
-	slices.Sort(sorted)
-	return Measurement{Total: s.total, Samples: s.samples, RecentSamples: len(sorted),
-		P50: nearestRank(sorted, 0.50), P95: nearestRank(sorted, 0.95)}
-}
-
-// nearestRank returns the p-quantile of sorted values by nearest rank
-// (ceil), 0 for none.
-func nearestRank(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[max(i, 0)]
+	measures map[string]*stats.Series
 }
 
 // record counts one call of op with its outcome and measurements.
@@ -78,18 +35,18 @@ func (t *telemetry) record(op, outcome string, measures map[string]float64) {
 	}
 	s := t.ops[op]
 	if s == nil {
-		s = &opStats{outcomes: map[string]int64{}, measures: map[string]*series{}}
+		s = &opStats{outcomes: map[string]int64{}, measures: map[string]*stats.Series{}}
 		t.ops[op] = s
 	}
-	s.calls = min(s.calls+1, maxCount)
-	s.outcomes[outcome] = min(s.outcomes[outcome]+1, maxCount)
+	s.calls = stats.Inc(s.calls)
+	s.outcomes[outcome] = stats.Inc(s.outcomes[outcome])
 	for k, v := range measures {
 		m := s.measures[k]
 		if m == nil {
-			m = &series{}
+			m = &stats.Series{}
 			s.measures[k] = m
 		}
-		m.add(v)
+		m.Add(v)
 	}
 }
 
@@ -136,7 +93,7 @@ func (t *telemetry) snapshot(ops ...string) map[string]OpTelemetry {
 				o.Outcomes[k] = v
 			}
 			for k, m := range s.measures {
-				o.Measurements[k] = m.summary()
+				o.Measurements[k] = Measurement(m.Summary())
 			}
 		}
 		out[op] = o

@@ -1,16 +1,17 @@
 package whisper
 
 import (
-	"math"
 	"slices"
 	"sync"
+
+	"github.com/cairnmemory/cairn/internal/telemetry"
 )
 
 // Limits of the diagnostics counters (C16).
 const (
-	MaxAgents    = 100       // agents counted; the oldest inserted is evicted past it
-	RecentWindow = 256       // calls p50 and p95 cover
-	MaxCount     = 1<<53 - 1 // counters saturate (exact in a JSON number)
+	MaxAgents    = 100                // agents counted; the oldest inserted is evicted past it
+	RecentWindow = telemetry.Window   // calls p50 and p95 cover
+	MaxCount     = telemetry.MaxCount // counters saturate (exact in a JSON number)
 )
 
 // Outcomes are C16's whisperer outcomes, each counted from zero.
@@ -38,58 +39,17 @@ type agentStats struct {
 type opStats struct {
 	calls    int64
 	outcomes map[string]int64
-	measures map[string]*series
-}
-
-// series keeps a running total and the last RecentWindow samples.
-type series struct {
-	total   float64
-	samples int64
-	recent  []float64 // ring
-	next    int
-}
-
-func (s *series) add(v float64) {
-	s.total += v
-	s.samples = min(s.samples+1, MaxCount)
-	if len(s.recent) < RecentWindow {
-		s.recent = append(s.recent, v)
-		return
-	}
-	s.recent[s.next] = v
-	s.next = (s.next + 1) % RecentWindow
+	measures map[string]*telemetry.Series
 }
 
 // Measurement summarizes one measured quantity over an operation's calls.
-type Measurement struct {
-	Total         float64 `json:"total"`
-	Samples       int64   `json:"samples"`
-	RecentSamples int     `json:"recentSamples"`
-	P50           float64 `json:"p50"`
-	P95           float64 `json:"p95"`
-}
+type Measurement = telemetry.Summary
 
 // OpTelemetry is one operation's calls, outcomes and measurements.
 type OpTelemetry struct {
 	Calls        int64                  `json:"calls"`
 	Outcomes     map[string]int64       `json:"outcomes"`
 	Measurements map[string]Measurement `json:"measurements"`
-}
-
-func (s *series) summary() Measurement {
-	sorted := slices.Clone(s.recent)
-	slices.Sort(sorted)
-	return Measurement{Total: s.total, Samples: s.samples, RecentSamples: len(sorted),
-		P50: nearestRank(sorted, 0.50), P95: nearestRank(sorted, 0.95)}
-}
-
-// nearestRank is the p-quantile of sorted values by nearest rank (ceil).
-func nearestRank(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[max(i, 0)]
 }
 
 // agent returns the stats of one agent, inserting it (and evicting the
@@ -135,7 +95,7 @@ func (s *Stats) Record(agent, op, outcome string, measures map[string]float64) {
 	a := s.agent(agent)
 	o := a.ops[op]
 	if o == nil {
-		o = &opStats{outcomes: map[string]int64{}, measures: map[string]*series{}}
+		o = &opStats{outcomes: map[string]int64{}, measures: map[string]*telemetry.Series{}}
 		a.ops[op] = o
 	}
 	o.calls = min(o.calls+1, MaxCount)
@@ -143,10 +103,10 @@ func (s *Stats) Record(agent, op, outcome string, measures map[string]float64) {
 	for k, v := range measures {
 		m := o.measures[k]
 		if m == nil {
-			m = &series{}
+			m = &telemetry.Series{}
 			o.measures[k] = m
 		}
-		m.add(v)
+		m.Add(v)
 	}
 }
 
@@ -185,7 +145,7 @@ func (s *Stats) Telemetry(agent, op string) OpTelemetry {
 		t.Outcomes[k] = v
 	}
 	for k, m := range o.measures {
-		t.Measurements[k] = m.summary()
+		t.Measurements[k] = m.Summary()
 	}
 	return t
 }
