@@ -14,9 +14,10 @@ const skip = MaxDim + 1
 // search allocates only its result slice.
 type scratch struct {
 	qcode []uint64
-	dist  []uint16 // slot -> Hamming distance to the query, or skip
-	hist  []int32  // distance -> number of items at it
-	cand  []int32  // candidate slots
+	dist  []uint16  // slot -> Hamming distance to the query, or skip
+	hist  []int32   // distance -> number of items at it; 64*words+1 long, as scanCodes needs
+	cand  []int32   // candidate slots
+	parts [][]int32 // the histograms of a split scan's other parts (collect.go)
 	heap  []Result
 	lut   []float32   // the query's per-byte tables (narrow.go)
 	est   []estimated // the pool's best estimates
@@ -58,7 +59,7 @@ func (p *scratchPool) put(s *scratch) {
 func (ix *Index) scratch(n, k int) *scratch {
 	s := ix.pool.get()
 	if s == nil {
-		s = &scratch{qcode: make([]uint64, ix.words), hist: make([]int32, ix.dim+1)}
+		s = &scratch{qcode: make([]uint64, ix.words), hist: make([]int32, ix.words*64+1)}
 	}
 	if cap(s.dist) < n {
 		s.dist = make([]uint16, n, n+n/8)
@@ -79,7 +80,7 @@ func (ix *Index) candidates(s *scratch, c int, filter func(int64) bool) []int32 
 	clear(s.hist)
 	passing := len(s.dist)
 	if filter == nil {
-		scanCodes(ix.codes, s.qcode, s.dist, s.hist)
+		ix.scanSplit(s)
 	} else {
 		passing = ix.scanFiltered(s, filter)
 	}
@@ -87,17 +88,8 @@ func (ix *Index) candidates(s *scratch, c int, filter func(int64) bool) []int32 
 	if passing > c {
 		cut, atCut = cutoff(s.hist, c)
 	}
-	cand := s.cand[:0]
-	for slot, d := range s.dist {
-		if int(d) < cut {
-			cand = append(cand, int32(slot))
-		} else if int(d) == cut && atCut > 0 {
-			cand = append(cand, int32(slot))
-			atCut--
-		}
-	}
-	s.cand = cand
-	return cand
+	s.cand = collect(s.dist, cut, atCut, s.cand[:0])
+	return s.cand
 }
 
 // cutoff returns the distance cut such that fewer than c items are nearer
@@ -130,10 +122,12 @@ func (ix *Index) scanFiltered(s *scratch, filter func(int64) bool) int {
 	return passing
 }
 
-// scanCodes writes the Hamming distance between q and each code into dist
-// and counts it in hist. The common code widths (256, 384, 512 and 768
-// dimensions) get loops with the query held in registers.
-func scanCodes(codes, q []uint64, dist []uint16, hist []int32) {
+// scanCodesGo writes the Hamming distance between q and each code into
+// dist and counts it in hist. The common code widths (256, 384, 512 and 768
+// dimensions) get loops with the query held in registers. It is the
+// reference for the assembly loops (scan_amd64.go) and what runs without
+// them.
+func scanCodesGo(codes, q []uint64, dist []uint16, hist []int32) {
 	switch len(q) {
 	case 4:
 		scan4(codes, q, dist, hist)

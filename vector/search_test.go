@@ -183,7 +183,7 @@ func TestKernels(t *testing.T) {
 		if got := hamming(ca, cb); got != wantH {
 			t.Fatalf("dim %d: hamming = %d, want %d", dim, got, wantH)
 		}
-		dist, hist := make([]uint16, 2), make([]int32, dim+1)
+		dist, hist := make([]uint16, 2), make([]int32, words*64+1)
 		scanCodes(append(ca, cb...), cb, dist, hist)
 		if dist[0] != uint16(wantH) || dist[1] != 0 || hist[wantH] < 1 || hist[0] < 1 {
 			t.Fatalf("dim %d: scanCodes = %v, want [%d 0]", dim, dist, wantH)
