@@ -17,6 +17,8 @@ import (
 //	Maintainer   housekeeping and the integrity checks of cairn doctor
 //	CurationStore clustering runs (derived) and curation: maintenance tasks,
 //	             event-date annotations, cached judgments (durable)
+//	Porter       optional: every table of one agent read and written whole,
+//	             for cairn export and cairn import (port.go)
 //
 // Package sqlite implements all of them (sqlite.Backend); the conformance
 // suite in package storetest runs against any implementation.

@@ -88,6 +88,7 @@ func Run(t *testing.T, f Factory) {
 		{"Durability", TestDurability},
 		{"EdgeCases", TestEdgeCases},
 		{"Curation", TestCuration},
+		{"Export", TestExport},
 	} {
 		t.Run(a.name, func(t *testing.T) { a.fn(t, f) })
 	}

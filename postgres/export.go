@@ -1,0 +1,486 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+)
+
+// The portable form of one agent (cairn.Porter): exported from one
+// repeatable-read transaction, imported in one transaction holding the
+// agent's write lock, so a failed import leaves the agent as it was and
+// other agents are never touched. Rows go in pipelined batches; a row the
+// tables refuse is rejected by ON CONFLICT DO NOTHING (never by a failing
+// statement, which would abort the transaction), and values PostgreSQL
+// text cannot hold (NUL, invalid UTF-8) are rejected before they are sent.
+
+var _ cairn.Porter = (*Store)(nil)
+
+// pgColumn maps a portable column to this schema's name.
+func pgColumn(table, col string) string {
+	if table == "memory_neighbours" && col == "memory_id" {
+		return "id"
+	}
+	return col
+}
+
+func pgColumns(t cairn.PortTable, prefix string) string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = prefix + pgColumn(t.Name, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func pgOrder(t cairn.PortTable) string {
+	if t.Name == "memory_neighbours" {
+		return "id, identity"
+	}
+	return t.Order
+}
+
+const pgMetaWhere = `(key LIKE 'redact:%' OR key LIKE 'projection:%')`
+
+// PortInfo counts the agent's rows of every portable table and its
+// vectors by embedder identity.
+func (s *Store) PortInfo(ctx context.Context) (cairn.PortInfo, error) {
+	info := cairn.PortInfo{Backend: "postgres", Counts: map[string]int64{},
+		Schema: fmt.Sprintf("postgres %d (citus: %v)", SchemaVersion, s.citus), FeatureVersion: s.feature}
+	for _, t := range cairn.PortTables {
+		q := `SELECT count(*) FROM ` + t.Name + ` WHERE agent = $1`
+		switch t.Name {
+		case "meta":
+			q = `SELECT count(*) FROM agent_meta WHERE agent = $1 AND ` + pgMetaWhere
+		case cairn.PortVectors:
+			q = `SELECT count(*) FROM vectors v JOIN chunks c ON c.agent = v.agent AND c.id = v.chunk_id WHERE v.agent = $1`
+		}
+		var n int64
+		if err := s.pool.QueryRow(ctx, q, s.agent).Scan(&n); err != nil {
+			return info, classify("count "+t.Name, err)
+		}
+		info.Counts[t.Name] = n
+	}
+	rows, err := s.pool.Query(ctx, `SELECT v.identity, max(vector_dims(v.vec)), count(*) FROM vectors v
+		JOIN chunks c ON c.agent = v.agent AND c.id = v.chunk_id WHERE v.agent = $1 GROUP BY v.identity ORDER BY v.identity`, s.agent)
+	if err != nil {
+		return info, classify("count vectors", err)
+	}
+	ms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cairn.PortModel, error) {
+		var m cairn.PortModel
+		err := r.Scan(&m.Identity, &m.Dimension, &m.Vectors)
+		return m, err
+	})
+	info.Models = ms
+	return info, classify("count vectors", err)
+}
+
+// Export reads every portable table of the agent in one snapshot.
+func (s *Store) Export(ctx context.Context, fn func(cairn.PortRow) error) error {
+	return s.read(ctx, "export", func(tx pgx.Tx) error {
+		for _, t := range cairn.PortTables {
+			var err error
+			switch t.Name {
+			case cairn.PortContent:
+				err = s.exportContent(ctx, tx, fn)
+			case cairn.PortChunks:
+				continue
+			case cairn.PortVectors:
+				err = s.exportRows(ctx, tx, t, `SELECT v.identity, c.hash, c.seq, v.vec FROM vectors v
+					JOIN chunks c ON c.agent = v.agent AND c.id = v.chunk_id WHERE v.agent = $1 ORDER BY v.chunk_id`, fn)
+			case "meta":
+				err = s.exportRows(ctx, tx, t, `SELECT key, value FROM agent_meta WHERE agent = $1 AND `+pgMetaWhere+` ORDER BY key`, fn)
+			default:
+				err = s.exportRows(ctx, tx, t, `SELECT `+pgColumns(t, "")+` FROM `+t.Name+` WHERE agent = $1 ORDER BY `+pgOrder(t), fn)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) exportRows(ctx context.Context, tx pgx.Tx, t cairn.PortTable, q string, fn func(cairn.PortRow) error, args ...any) error {
+	rows, err := tx.Query(ctx, q, append([]any{s.agent}, args...)...)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", t.Name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanPortRow(rows, t)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", t.Name, err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+func scanPortRow(rows pgx.Rows, t cairn.PortTable) (cairn.PortRow, error) {
+	dst := make([]any, len(t.Columns))
+	for i, c := range t.Columns {
+		switch c.Type {
+		case cairn.PortText:
+			dst[i] = new(string)
+		case cairn.PortInt, cairn.PortNullInt:
+			dst[i] = new(*int64)
+		case cairn.PortFloat:
+			dst[i] = new(float64)
+		case cairn.PortBytes:
+			dst[i] = new([]byte)
+		case cairn.PortVector:
+			dst[i] = new(pgvector.Vector)
+		}
+		if t.Name == cairn.PortChunks && c.Name == "noise" {
+			dst[i] = new(bool)
+		}
+	}
+	if err := rows.Scan(dst...); err != nil {
+		return cairn.PortRow{}, err
+	}
+	r := cairn.PortRow{Table: t.Name, Values: make([]any, len(dst))}
+	for i, c := range t.Columns {
+		switch v := dst[i].(type) {
+		case *string:
+			r.Values[i] = *v
+		case **int64:
+			switch {
+			case *v != nil:
+				r.Values[i] = **v
+			case c.Type == cairn.PortInt:
+				r.Values[i] = int64(0)
+			}
+		case *float64:
+			r.Values[i] = *v
+		case *[]byte:
+			r.Values[i] = *v
+		case *pgvector.Vector:
+			r.Values[i] = v.Slice()
+		case *bool:
+			r.Values[i] = map[bool]int64{false: 0, true: 1}[*v]
+		}
+	}
+	return r, nil
+}
+
+// exportContent writes each content row before its chunks: contents
+// without chunks first, then pages of chunks in id order, the content of
+// each new hash read when its first chunk comes (pgx reads one result at
+// a time, so a page is read whole before its contents are).
+func (s *Store) exportContent(ctx context.Context, tx pgx.Tx, fn func(cairn.PortRow) error) error {
+	ct, _ := cairn.PortTableNamed(cairn.PortContent)
+	ch, _ := cairn.PortTableNamed(cairn.PortChunks)
+	if err := s.exportRows(ctx, tx, ct, `SELECT hash, title, doc, created_at FROM content ct WHERE agent = $1
+		AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.agent = ct.agent AND c.hash = ct.hash) ORDER BY hash`, fn); err != nil {
+		return err
+	}
+	const page = 5000
+	last, after := "", int64(0)
+	for {
+		var chunks []cairn.PortRow
+		var ids []int64
+		rows, err := tx.Query(ctx, `SELECT id, hash, seq, pos, len, start_line, end_line, tokens, noise FROM chunks
+			WHERE agent = $1 AND id > $2 ORDER BY id LIMIT $3`, s.agent, after, page)
+		if err != nil {
+			return fmt.Errorf("export chunks: %w", err)
+		}
+		for rows.Next() {
+			var id, seq, pos, n, sl, el, tok int64
+			var hash string
+			var noise bool
+			if err := rows.Scan(&id, &hash, &seq, &pos, &n, &sl, &el, &tok, &noise); err != nil {
+				rows.Close()
+				return fmt.Errorf("export chunks: %w", err)
+			}
+			ids = append(ids, id)
+			chunks = append(chunks, cairn.PortRow{Table: ch.Name, Values: []any{hash, seq, pos, n, sl, el, tok, map[bool]int64{false: 0, true: 1}[noise]}})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("export chunks: %w", err)
+		}
+		if len(chunks) == 0 {
+			return nil
+		}
+		for _, r := range chunks {
+			if h := r.Values[0].(string); h != last {
+				last = h
+				var title string
+				var doc []byte
+				var created int64
+				if err := tx.QueryRow(ctx, `SELECT title, doc, created_at FROM content WHERE agent = $1 AND hash = $2`,
+					s.agent, h).Scan(&title, &doc, &created); err != nil {
+					return fmt.Errorf("export content %s: %w", h, err)
+				}
+				if err := fn(cairn.PortRow{Table: ct.Name, Values: []any{h, title, doc, created}}); err != nil {
+					return err
+				}
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		after = ids[len(ids)-1]
+	}
+}
+
+// Import writes src into the agent in one transaction.
+func (s *Store) Import(ctx context.Context, replace bool, src cairn.PortSource) error {
+	return s.write(ctx, "import", func(tx pgx.Tx) error {
+		if err := s.clearForImport(ctx, tx, replace); err != nil {
+			return err
+		}
+		im := &pgImport{s: s, tx: tx, src: src}
+		for {
+			r, err := src.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := im.put(ctx, r); err != nil {
+				return err
+			}
+		}
+		if err := im.flush(ctx); err != nil {
+			return err
+		}
+		return s.finishImport(ctx, tx, im.maxWindow)
+	})
+}
+
+// clearForImport refuses an agent that holds anything unless replace,
+// and then deletes all its rows.
+func (s *Store) clearForImport(ctx context.Context, tx pgx.Tx, replace bool) error {
+	var held []string
+	for _, t := range cairn.PortTables {
+		q := `SELECT count(*) FROM ` + t.Name + ` WHERE agent = $1`
+		if t.Name == "meta" {
+			q = `SELECT count(*) FROM agent_meta WHERE agent = $1 AND ` + pgMetaWhere
+		}
+		var n int
+		if err := tx.QueryRow(ctx, q, s.agent).Scan(&n); err != nil {
+			return fmt.Errorf("count %s: %w", t.Name, err)
+		}
+		if n > 0 {
+			held = append(held, fmt.Sprintf("%d %s", n, t.Name))
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	if !replace {
+		return cairn.Invalidf("import into agent %q: the agent is not empty (%s); pass --replace to delete it first", s.agent, strings.Join(held, ", "))
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM agent_meta WHERE agent = $1 AND `+pgMetaWhere, s.agent); err != nil {
+		return fmt.Errorf("empty agent for import: %w", err)
+	}
+	for _, t := range cairn.PortTables {
+		if t.Name == "meta" {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM `+t.Name+` WHERE agent = $1`, s.agent); err != nil {
+			return fmt.Errorf("empty agent for import: %w", err)
+		}
+	}
+	return nil
+}
+
+// finishImport moves on what the import's raw rows bypassed: the indexed
+// row count, the vectors version and memories stamp (caches elsewhere
+// see a change), and the window sequence past the largest imported id.
+func (s *Store) finishImport(ctx context.Context, tx pgx.Tx, maxWindow int64) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO agent_meta(agent, key, value)
+		SELECT $1, 'fts_rows', count(*)::text FROM chunks WHERE agent = $1 AND NOT noise
+		ON CONFLICT(agent, key) DO UPDATE SET value = excluded.value`, s.agent); err != nil {
+		return fmt.Errorf("count indexed chunks: %w", err)
+	}
+	if err := addMeta(ctx, tx, s.agent, vectorsVersionKey, 1); err != nil {
+		return err
+	}
+	if err := addMeta(ctx, tx, s.agent, memoriesStampKey, 1); err != nil {
+		return err
+	}
+	if maxWindow > 0 {
+		if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('consolidation_windows', 'id'),
+			greatest($1::bigint, nextval(pg_get_serial_sequence('consolidation_windows', 'id'))))`, maxWindow); err != nil {
+			return fmt.Errorf("move window ids past the imported: %w", err)
+		}
+	}
+	return nil
+}
+
+// pgImport is one import: a batch of queued rows, the content its next
+// chunks belong to and those chunks.
+type pgImport struct {
+	s     *Store
+	tx    pgx.Tx
+	src   cairn.PortSource
+	batch pgx.Batch
+	rows  []cairn.PortRow // what each queued statement wrote, to reject on 0 rows; Table "" for none
+
+	hash, title string
+	doc         []byte
+	chunks      []cairn.PortRow // the content's chunks, written when the next content comes
+	maxWindow   int64
+}
+
+const importBatch = 500
+
+func (im *pgImport) queue(r cairn.PortRow, q string, args ...any) {
+	im.batch.Queue(q, args...)
+	im.rows = append(im.rows, r)
+}
+
+// flush sends the queued statements and rejects the rows that wrote
+// nothing (a duplicate key; a vector without its chunk).
+func (im *pgImport) flush(ctx context.Context) error {
+	if err := im.queueChunks(); err != nil {
+		return err
+	}
+	if im.batch.Len() == 0 {
+		return nil
+	}
+	br := im.tx.SendBatch(ctx, &im.batch)
+	for _, r := range im.rows {
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return fmt.Errorf("import %s (line %d): %w", r.Table, r.Line, err)
+		}
+		if tag.RowsAffected() > 0 || r.Table == "" || r.Table == cairn.PortContent || r.Table == "meta" {
+			continue
+		}
+		if r.Table == cairn.PortVectors {
+			im.src.Reject(r, fmt.Sprintf("no chunk %v:%v for the vector", r.Values[1], r.Values[2]))
+		} else {
+			im.src.Reject(r, "a row with this key was imported already")
+		}
+	}
+	im.batch, im.rows = pgx.Batch{}, nil
+	return br.Close()
+}
+
+func (im *pgImport) put(ctx context.Context, r cairn.PortRow) error {
+	if reason := pgUnfit(r); reason != "" {
+		im.src.Reject(r, reason)
+		return nil
+	}
+	s, t := im.s, r.Table
+	pt, _ := cairn.PortTableNamed(t)
+	if t != cairn.PortChunks {
+		if err := im.queueChunks(); err != nil { // before anything that may name them
+			return err
+		}
+	}
+	switch t {
+	case cairn.PortContent:
+		im.hash, im.title, im.doc = r.Values[0].(string), r.Values[1].(string), r.Values[2].([]byte)
+		im.queue(r, `INSERT INTO content(agent, hash, title, doc, created_at) VALUES($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+			s.agent, r.Values[0], r.Values[1], r.Values[2], r.Values[3])
+	case cairn.PortChunks:
+		hash, pos, n := r.Values[0].(string), r.Values[2].(int64), r.Values[3].(int64)
+		switch {
+		case hash != im.hash:
+			im.src.Reject(r, "chunk "+hash+" does not follow its content row")
+		case pos < 0 || n < 0 || pos+n > int64(len(im.doc)):
+			im.src.Reject(r, fmt.Sprintf("chunk range %d+%d outside the text of %d bytes", pos, n, len(im.doc)))
+		default:
+			im.chunks = append(im.chunks, r)
+		}
+	case cairn.PortVectors:
+		im.queue(r, `INSERT INTO vectors(agent, chunk_id, identity, vec) SELECT $1, id, $2, $3 FROM chunks
+			WHERE agent = $1 AND hash = $4 AND seq = $5 ON CONFLICT DO NOTHING`,
+			s.agent, r.Values[0], pgvector.NewVector(r.Values[3].([]float32)), r.Values[1], r.Values[2])
+	case "meta":
+		k := r.Values[0].(string)
+		if !strings.HasPrefix(k, "redact:") && !strings.HasPrefix(k, "projection:") {
+			im.src.Reject(r, "meta key "+k+" is not carried (only redact:<corpus> and projection:<corpus>)")
+			return nil
+		}
+		im.queue(r, setMetaSQL, s.agent, k, r.Values[1])
+	default:
+		if t == cairn.PortWindows {
+			im.maxWindow = max(im.maxWindow, r.Values[0].(int64))
+		}
+		ph := make([]string, len(pt.Columns))
+		for i := range ph {
+			ph[i] = fmt.Sprintf("$%d", i+2)
+		}
+		im.queue(r, `INSERT INTO `+t+`(agent, `+pgColumns(pt, "")+`) VALUES($1, `+strings.Join(ph, ", ")+`) ON CONFLICT DO NOTHING`,
+			append([]any{s.agent}, r.Values...)...)
+	}
+	if im.batch.Len() >= importBatch {
+		return im.flush(ctx)
+	}
+	return nil
+}
+
+// importChunks writes one content's chunks with their tsvector and tf
+// map, as Apply does (insertChunks), skipping any already there.
+const importChunks = `INSERT INTO chunks(agent, hash, seq, pos, len, start_line, end_line, tokens, noise, tsv, tf)
+	SELECT $1, $2, u.seq, u.pos, u.len, u.sl, u.el, u.tok, u.noise, v.tsv,
+		CASE WHEN u.noise THEN NULL ELSE (SELECT coalesce(jsonb_object_agg(x.lexeme,
+			(SELECT sum(CASE w WHEN 'A' THEN 2 ELSE 1 END) FROM unnest(x.weights) w)), '{}'::jsonb) FROM unnest(v.tsv) x) END
+	FROM unnest($3::int[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::boolean[], $10::text[], $11::text[])
+		AS u(seq, pos, len, sl, el, tok, noise, body, ident)
+	CROSS JOIN LATERAL (SELECT CASE WHEN u.noise THEN NULL::tsvector ELSE setweight(to_tsvector('cairn', $12::text), 'A')
+		|| setweight(to_tsvector('cairn', u.body), 'B') || setweight(to_tsvector('cairn', u.ident), 'C') END AS tsv) v
+	ON CONFLICT DO NOTHING`
+
+// queueChunks queues the chunks of the last content in one statement.
+func (im *pgImport) queueChunks() error {
+	n := len(im.chunks)
+	if n == 0 {
+		return nil
+	}
+	seq, sl, el, tok := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	pos, ln := make([]int64, n), make([]int64, n)
+	noise := make([]bool, n)
+	body, ident := make([]string, n), make([]string, n)
+	for i, r := range im.chunks {
+		v := r.Values
+		seq[i], pos[i], ln[i] = int32(v[1].(int64)), v[2].(int64), v[3].(int64)
+		sl[i], el[i], tok[i], noise[i] = int32(v[4].(int64)), int32(v[5].(int64)), int32(v[6].(int64)), v[7].(int64) != 0
+		if !noise[i] {
+			text := string(im.doc[pos[i] : pos[i]+ln[i]])
+			body[i] = plain(text)
+			if im.s.ident != nil {
+				ident[i] = plain(im.s.ident(text))
+			}
+		}
+	}
+	im.batch.Queue(importChunks, im.s.agent, im.hash, seq, pos, ln, sl, el, tok, noise, body, ident, plain(im.title))
+	im.rows = append(im.rows, cairn.PortRow{}) // counted by the export's check, not per row
+	im.chunks = nil
+	return nil
+}
+
+// pgUnfit names what PostgreSQL cannot store of r: text with NUL or
+// invalid UTF-8 ("" when all fits).
+func pgUnfit(r cairn.PortRow) string {
+	t, _ := cairn.PortTableNamed(r.Table)
+	for i, c := range t.Columns {
+		if c.Type != cairn.PortText {
+			continue
+		}
+		v := r.Values[i].(string)
+		if strings.IndexByte(v, 0) >= 0 || !utf8.ValidString(v) {
+			return fmt.Sprintf("%s.%s holds NUL or invalid UTF-8, which PostgreSQL text cannot store", r.Table, c.Name)
+		}
+	}
+	return ""
+}
