@@ -102,8 +102,22 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 		return nil, fmt.Errorf("cluster nearest neighbours: %w", err)
 	}
 	pca := newPCA(vecs, max(2, eff.NComponents), seed)
-	// The layout is independent of the clustering: it runs beside it, on
+	space := vecs
+	if eff.Method == MethodUMAP {
+		space, err = umapEmbed(ctx, vecs, g, pca, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, seed, 0, workers})
+		if err != nil {
+			return nil, fmt.Errorf("cluster umap: %w", err)
+		}
+	}
+	// The layout starts from the space (its two principal axes) where
+	// there is one, so it needs fewer epochs, and runs beside HDBSCAN on
 	// its own goroutine, which Run always waits for.
+	lp := umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs, workers}
+	lbasis := pca
+	if eff.Method == MethodUMAP {
+		lp.epochs = LayoutEpochsFromSpace
+		lbasis = newPCA(space, 2, seed)
+	}
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var layout points
@@ -111,9 +125,11 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		layout, layoutErr = umapEmbed(lctx, vecs, g, pca, umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs})
+		layout, layoutErr = umapEmbed(lctx, space, g, lbasis, lp)
 	}()
-	fl, err := clusterSpace(ctx, vecs, g, pca, eff, workers)
+	fl, err := hdbscan(ctx, space, hdbscanParams{minClusterSize: eff.MinClusterSize, minSamples: eff.MinSamples,
+		method: eff.ClusterSelectionMethod, epsilon: eff.ClusterSelectionEpsilon,
+		allowSingle: eff.AllowSingleCluster, workers: workers})
 	if err != nil {
 		cancel()
 	}
@@ -127,21 +143,6 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	out := &Result{Duplicates: dups, Resolved: res, Effective: eff}
 	out.Members, out.Clusters, out.Noise = members(uniq, vecs, fl, layout)
 	return out, nil
-}
-
-// clusterSpace builds the space (UMAP or the vectors) and runs HDBSCAN.
-func clusterSpace(ctx context.Context, vecs points, g *knnGraph, pca *pcaBasis, eff Settings, workers int) (flat, error) {
-	space := vecs
-	if eff.Method == MethodUMAP {
-		var err error
-		space, err = umapEmbed(ctx, vecs, g, pca, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, uint64(eff.Seed), 0})
-		if err != nil {
-			return flat{}, fmt.Errorf("cluster umap: %w", err)
-		}
-	}
-	return hdbscan(ctx, space, hdbscanParams{minClusterSize: eff.MinClusterSize, minSamples: eff.MinSamples,
-		method: eff.ClusterSelectionMethod, epsilon: eff.ClusterSelectionEpsilon,
-		allowSingle: eff.AllowSingleCluster, workers: workers})
 }
 
 // checkItems: one dimension; vectors finite, non-zero and of unit length

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -351,8 +353,8 @@ func TestRunCancelled(t *testing.T) {
 	if _, err := Run(ctx, items, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v, want context.Canceled", err)
 	}
-	// Cancelled in the middle of the space's SGD, while the layout runs on
-	// its goroutine: Run stops that one too and returns after it.
+	// Cancelled in the middle of the space's SGD (its workers stop at the
+	// next epoch) or of the layout beside HDBSCAN: Run returns after both.
 	mid := &laterCtx{Context: context.Background(), after: 40}
 	if _, err := Run(mid, items, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("run cancelled midway: %v, want context.Canceled", err)
@@ -371,4 +373,56 @@ func (c *laterCtx) Err() error {
 		return context.Canceled
 	}
 	return nil
+}
+
+// TestRunSameAcrossGOMAXPROCS: the parallel parts (kNN, both SGDs,
+// HDBSCAN) split their work by GOMAXPROCS when Workers is 0; at 640
+// points every one of them splits, and the result is the same with 1 and
+// 2.
+func TestRunSameAcrossGOMAXPROCS(t *testing.T) {
+	items, _ := topics(4, 160, 24, 0.15, 11)
+	ctx := context.Background()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var runs []*Result
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		res, err := Run(ctx, items, &Options{Seed: seedOf(5), Space: Space{NComponents: 5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, res)
+	}
+	if !reflect.DeepEqual(runs[0], runs[1]) {
+		t.Fatal("GOMAXPROCS 2: result differs from GOMAXPROCS 1")
+	}
+}
+
+// TestSGDWorkersAgree: the SGD alone, on 2,000 points split among 1, 2
+// and 7 goroutines, moves every point to the same bits.
+func TestSGDWorkersAgree(t *testing.T) {
+	items, _ := topics(5, 400, 16, 0.2, 12)
+	p := points{dim: 16}
+	for _, it := range items {
+		p.data = append(p.data, it.Vector...)
+	}
+	ctx := context.Background()
+	g, err := buildKNN(ctx, p, 14, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := fuzzyGraph(g, p.n(), 15)
+	a, b := curveAB(0.1)
+	var layouts [][]float32
+	for _, workers := range []int{1, 2, 7} {
+		emb := newPCA(p, 5, 3).project(p, 5, 3)
+		if err := sgd(ctx, emb, edges, a, b, 30, 3, workers); err != nil {
+			t.Fatal(err)
+		}
+		layouts = append(layouts, emb.data)
+	}
+	for i, l := range layouts[1:] {
+		if !slices.Equal(layouts[0], l) {
+			t.Fatalf("workers %d: the SGD's layout differs from one worker's", []int{2, 7}[i])
+		}
+	}
 }

@@ -29,21 +29,29 @@
 //   - UMAP: umap-learn's fuzzy simplicial set (ρ, σ by bisection, fuzzy
 //     union), its a/b curve fit for minDist, and its SGD with negative
 //     sampling (5 per edge sample, gradient clip 4, linear learning rate),
-//     run on one goroutine in a fixed order so that a seed gives one
-//     answer. Simplified: 500 epochs up to 5,000 points and 200 above
-//     (umap-learn switches at 10,000), 200 for the 2-D layout at any size;
-//     the initial layout is PCA of the vectors (umap-learn's default is
-//     spectral); powers use a polynomial 2^(y·log2 x) with about 1e-6
-//     relative error. The layout runs on its own goroutine beside the
-//     clustering.
+//     parallel and deterministic: each epoch reads the other points from a
+//     copy taken at its start and moves only each edge's head (twice as
+//     far, as both directions of an edge are walked), with negative
+//     samples seeded by (seed, epoch, point), so a seed gives one answer
+//     on any number of cores (umap-learn's parallel SGD is Hogwild and
+//     gives none). Simplified: 500 epochs up to 5,000 points and 200
+//     above (umap-learn switches at 10,000); the initial layout is PCA of
+//     the vectors (umap-learn's default is spectral); powers use a
+//     polynomial 2^(y·log2 x) with about 1e-6 relative error. The 2-D
+//     layout starts from the space's two principal axes with 100 epochs
+//     (method none: from the vectors' with 200) and runs on its own
+//     goroutine beside HDBSCAN.
 //   - HDBSCAN (euclidean): exact core distances (minSamples counts the
-//     point itself, as scikit-learn's HDBSCAN), the minimum spanning tree
-//     of mutual reachability by Prim's algorithm on the dense graph
-//     (O(n²) distances and O(n) memory, no spatial index), the single
-//     linkage dendrogram, the condensed tree, then excess of mass or the
-//     leaves, clusterSelectionEpsilon and allowSingleCluster as the
-//     hdbscan library does them. Probabilities are λ over the cluster's
-//     largest λ; outlier scores are GLOSH.
+//     point itself, as scikit-learn's HDBSCAN) and the minimum spanning
+//     tree of mutual reachability: in the UMAP space (up to 32
+//     dimensions, minSamples up to 256) by a kd-tree and Borůvka's
+//     algorithm, pruning boxes by distance, core distance and component
+//     (as the hdbscan library's boruvka_kdtree, single-tree); above that
+//     by a dense scan and Prim's algorithm (O(n²) distances, O(n)
+//     memory). Then the single linkage dendrogram, the condensed tree,
+//     then excess of mass or the leaves, clusterSelectionEpsilon and
+//     allowSingleCluster as the hdbscan library does them. Probabilities
+//     are λ over the cluster's largest λ; outlier scores are GLOSH.
 //
 // Every random choice comes from Options.Seed; Options.Workers changes the
 // speed, never the result.

@@ -35,8 +35,14 @@ const (
 	LayoutMinDist   = 0.1
 	// LayoutEpochs: the layout is a picture, not the clustering space, so
 	// it gets umap-learn's large-data epoch count at every size (its
-	// graph has twice the edges of the default space's).
+	// graph has twice the edges of the default space's); with method none
+	// it starts from the vectors' two principal axes.
 	LayoutEpochs = 200
+	// LayoutEpochsFromSpace: with method umap the layout starts from the
+	// space's two principal axes, where the topics already lie apart, and
+	// gets half the epochs (at 10,000 chunks it saves about a fifth of
+	// the clustering's CPU time).
+	LayoutEpochsFromSpace = 100
 
 	// MinUnique is the fewest unique (non-duplicate) chunks Run clusters.
 	MinUnique = 5

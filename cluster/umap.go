@@ -12,6 +12,7 @@ type umapParams struct {
 	minDist                 float64
 	seed                    uint64
 	epochs                  int // 0: 500 up to 5,000 points, else 200
+	workers                 int
 }
 
 const (
@@ -56,16 +57,27 @@ func umapEmbed(ctx context.Context, p points, g *knnGraph, pca *pcaBasis, up uma
 	edges = kept
 	emb := pca.project(p, up.nComponents, up.seed)
 	a, b := curveAB(up.minDist)
-	if err := sgd(ctx, emb, edges, a, b, epochs, up.seed); err != nil {
+	if err := sgd(ctx, emb, edges, a, b, epochs, up.seed, up.workers); err != nil {
 		return points{}, err
 	}
 	return emb, nil
 }
 
-// sgd is UMAP's optimize_layout_euclidean: each edge is sampled every
-// maxW/w epochs, pulls its ends together, and pushes the head away from
-// negativeRate random points; the learning rate falls linearly from 1.
-func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epochs int, seed uint64) error {
+// sgd is UMAP's optimize_layout_euclidean, made parallel and still
+// deterministic: each edge is sampled every maxW/w epochs, pulls its head
+// toward its tail and pushes the head away from negativeRate random
+// points; the learning rate falls linearly from 1.
+//
+// Each epoch reads every other point from a copy taken at the epoch's
+// start and moves only the heads: a point's edges (contiguous, the edges
+// being sorted by head) are applied to it in order, from the copy and its
+// own moves, with negative samples from a generator seeded by (seed,
+// epoch, point). A point's epoch therefore depends on nothing another
+// goroutine does, and the workers, their number and their order change
+// the speed only. Against umap-learn, which moves both ends of a sample
+// (move_other) and walks both directions of each edge, a head here moves
+// twice as far per sample, so each end moves as far per epoch.
+func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epochs int, seed uint64, workers int) error {
 	n, dim := emb.n(), emb.dim
 	var maxW float64
 	for _, e := range edges {
@@ -81,44 +93,73 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 		perNeg[i] = per[i] / negativeRate
 		nextNeg[i] = perNeg[i]
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x756d6170))
+	start := make([]int, n+1) // edges of head i: start[i]…start[i+1]−1
+	for _, e := range edges {
+		start[e.a+1]++
+	}
+	for i := range n {
+		start[i+1] += start[i]
+	}
+	snap := points{data: make([]float32, len(emb.data)), dim: dim}
 	for ep := range epochs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		copy(snap.data, emb.data)
 		alpha := float32(1 - float64(ep)/float64(epochs))
 		fe := float64(ep)
-		for i, e := range edges {
-			if next[i] > fe {
-				continue
-			}
-			cur, oth := emb.row(int(e.a)), emb.row(int(e.b))
-			if d2 := sqDist(cur, oth); d2 > 0 {
-				pb := powPos(d2, b)
-				attract(cur, oth, float32(-2*a*b*(pb/d2)/(a*pb+1)), alpha)
-			}
-			next[i] += per[i]
-			negs := int((fe - nextNeg[i]) / perNeg[i])
-			for range negs {
-				k := rng.IntN(n)
-				if k == int(e.a) {
-					continue
-				}
-				oth := emb.row(k)
-				d2 := sqDist(cur, oth)
-				if d2 > 0 {
-					repel(cur, oth, float32(2*b/((0.001+d2)*(a*powPos(d2, b)+1))), alpha)
-				} else {
-					for d := range dim { // on top of each other: push by the clip
-						cur[d] += gradClip * alpha
+		parallelFor(workers, n, func(lo, hi int) {
+			for h := lo; h < hi; h++ {
+				rng := splitMix(seed ^ uint64(ep)<<32 ^ uint64(h)*0x9e3779b97f4a7c15)
+				cur := emb.row(h)
+				for i := start[h]; i < start[h+1]; i++ {
+					if next[i] > fe {
+						continue
 					}
+					oth := snap.row(int(edges[i].b))
+					if d2 := sqDist(cur, oth); d2 > 0 {
+						pb := powPos(d2, b)
+						attract(cur, oth, float32(-2*a*b*(pb/d2)/(a*pb+1)), 2*alpha)
+					}
+					next[i] += per[i]
+					negs := int((fe - nextNeg[i]) / perNeg[i])
+					for range negs {
+						k := rng.intN(n)
+						if k == h {
+							continue
+						}
+						oth := snap.row(k)
+						if d2 := sqDist(cur, oth); d2 > 0 {
+							repel(cur, oth, float32(2*b/((0.001+d2)*(a*powPos(d2, b)+1))), alpha)
+						} else {
+							for d := range dim { // on top of each other: push by the clip
+								cur[d] += gradClip * alpha
+							}
+						}
+					}
+					nextNeg[i] += float64(negs) * perNeg[i]
 				}
 			}
-			nextNeg[i] += float64(negs) * perNeg[i]
-		}
+		})
 	}
 	return nil
 }
+
+// splitMix is SplitMix64: a small generator for one point's negative
+// samples in one epoch, seeded from (seed, epoch, point).
+type splitMix uint64
+
+func (s *splitMix) next() uint64 {
+	*s += 0x9e3779b97f4a7c15
+	z := uint64(*s)
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// intN is a number in [0, n) by multiply-shift (a bias below 2^-32 for n
+// up to 2^31, immaterial here).
+func (s *splitMix) intN(n int) int { return int((s.next() >> 32) * uint64(n) >> 32) }
 
 // pcaBasis is the mean and the leading principal axes of the points
 // (subspace iteration on the covariance of at most 4,000 sampled points),
@@ -248,13 +289,11 @@ func orth(vs [][]float64) {
 	}
 }
 
-// attract moves both ends of an edge by the clipped gradient coef·(cur−oth).
+// attract moves the head of an edge by the clipped gradient coef·(cur−oth).
 func attract(cur, oth []float32, coef, alpha float32) {
 	oth = oth[:len(cur)]
 	for d, c := range cur {
-		g := clip(coef*(c-oth[d])) * alpha
-		cur[d] = c + g
-		oth[d] -= g
+		cur[d] = c + clip(coef*(c-oth[d]))*alpha
 	}
 }
 
