@@ -21,9 +21,9 @@ type ImportOptions struct {
 	Replace bool
 	// Embedder is the identity key (cairn.EmbedderIdentity.Key) of the
 	// embedder the target is configured with, "" for none: an export
-	// whose vectors were all made by other models is refused (its vectors
-	// would be of no use and everything would be embedded again), unless
-	// AnyModel is set.
+	// whose vectors were all made by another provider and model is
+	// refused (its vectors would be of no use and everything would be
+	// embedded again), unless AnyModel is set.
 	Embedder string
 	AnyModel bool
 	// Progress, as ExportOptions.Progress, counts rows read.
@@ -251,13 +251,21 @@ func checkModel(h *Header, o *ImportOptions) error {
 	}
 	var have []string
 	for _, m := range h.Models {
-		if m.Identity == o.Embedder {
+		if modelOf(m.Identity) == modelOf(o.Embedder) {
 			return nil
 		}
 		have = append(have, m.Identity)
 	}
 	return cairn.Invalidf("models: the export's vectors were made by %s, the target's embedder is %s; configure that embedder, or pass --any-model to import them anyway (sync then embeds every chunk again)",
 		strings.Join(have, ", "), o.Embedder)
+}
+
+// modelOf is the provider and model of an identity key ("onnx|name|384|..."):
+// an embedder that learns its dimension from its first answer (OpenAI)
+// has none before, so the rest of the key is not compared.
+func modelOf(key string) string {
+	parts := strings.SplitN(key, "|", 3)
+	return strings.Join(parts[:min(2, len(parts))], "|")
 }
 
 // ctxSource stops an import when its context ends.

@@ -67,6 +67,9 @@ func init() {
 		{"hooks uninstall", "claude-code", "remove exactly what hooks install added (the settings file restored byte for byte when nothing else changed)", cmdHooksUninstall},
 		{"hooks run", "claude-code EVENT", "what the installed hooks run: Claude Code's hook JSON on stdin (EVENT user-prompt-submit or post-tool-use)", cmdHooksRun},
 		{"whisper", "", "ask the whisperers what to add to a prompt, for hooks: a turn as JSON on stdin, {appendContext} or {} on stdout (--server: ask a running cairn serve)", cmdWhisper},
+		{"export", "FILE", "write the agent's documents, chunks, vectors, sessions, memories and curation state to FILE (- for stdout), no model call", cmdExport},
+		{"import", "FILE", "read an export into the agent's storage in one transaction (refused when it holds anything, unless --replace)", cmdImport},
+		{"migrate", "", "copy the agent's storage into another store (--to postgres://... or a directory), as export piped into import", cmdMigrate},
 		{"version", "", "the module version and commit, Go, index and memory schema versions, the embedder", cmdVersion},
 		{"help", "[COMMAND]", "this list, or one command's usage and flags", cmdHelp},
 	}
