@@ -119,7 +119,7 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 					oth := snap.row(int(edges[i].b))
 					if d2 := sqDist(cur, oth); d2 > 0 {
 						pb := powPos(d2, b)
-						attract(cur, oth, float32(-2*a*b*(pb/d2)/(a*pb+1)), 2*alpha)
+						move(cur, oth, float32(-2*a*b*(pb/d2)/(a*pb+1)), 2*alpha, d2)
 					}
 					next[i] += per[i]
 					negs := int((fe - nextNeg[i]) / perNeg[i])
@@ -130,7 +130,7 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 						}
 						oth := snap.row(k)
 						if d2 := sqDist(cur, oth); d2 > 0 {
-							repel(cur, oth, float32(2*b/((0.001+d2)*(a*powPos(d2, b)+1))), alpha)
+							move(cur, oth, float32(2*b/((0.001+d2)*(a*powPos(d2, b)+1))), alpha, d2)
 						} else {
 							for d := range dim { // on top of each other: push by the clip
 								cur[d] += gradClip * alpha
@@ -289,17 +289,19 @@ func orth(vs [][]float64) {
 	}
 }
 
-// attract moves the head of an edge by the clipped gradient coef·(cur−oth).
-func attract(cur, oth []float32, coef, alpha float32) {
+// move adds the clipped gradient coef·(cur−oth), times alpha, to the head
+// cur (toward oth for a negative coef, away for a positive one); d2 is
+// their squared distance. Where |coef|·√d2 stays under the clip no
+// component can reach it, and the loop skips the clip (most negative
+// samples are far: a fifth of the SGD's time went to clipping).
+func move(cur, oth []float32, coef, alpha float32, d2 float64) {
 	oth = oth[:len(cur)]
-	for d, c := range cur {
-		cur[d] = c + clip(coef*(c-oth[d]))*alpha
+	if math.Abs(float64(coef))*math.Sqrt(d2) < 0.999*gradClip {
+		for d, c := range cur {
+			cur[d] = c + coef*(c-oth[d])*alpha
+		}
+		return
 	}
-}
-
-// repel moves the head of an edge away from a negative sample.
-func repel(cur, oth []float32, coef, alpha float32) {
-	oth = oth[:len(cur)]
 	for d, c := range cur {
 		cur[d] = c + clip(coef*(c-oth[d]))*alpha
 	}
