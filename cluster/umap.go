@@ -24,9 +24,9 @@ const (
 // umapEmbed lays the points out in nComponents dimensions from the fuzzy
 // graph of their kNN lists: PCA initial layout, then UMAP's SGD with
 // negative sampling (200 epochs above 5,000 points, else 500, unless
-// set). The SGD
-// runs on one goroutine in a fixed edge order with a seeded generator, so
-// a seed gives the same layout on every run (and every worker count).
+// set). The SGD splits the points among up.workers goroutines and gives
+// the same layout for a seed on every run and every worker count (sgd
+// says how).
 //
 // Simplifications against umap-learn, written down: the initial layout
 // is PCA of the input (umap-learn's default is a spectral layout of the
