@@ -187,14 +187,19 @@ func newPCA(p points, m int, seed uint64) *pcaBasis {
 		for j, x := range p.row(i) {
 			row[j] = float64(x) - mean[j]
 		}
-		for r := range d {
+		for r := range d { // the upper triangle; mirrored below
 			if row[r] == 0 {
 				continue
 			}
 			cr := cov[r*d : (r+1)*d]
-			for c := range d {
+			for c := r; c < d; c++ {
 				cr[c] += row[r] * row[c]
 			}
+		}
+	}
+	for r := range d {
+		for c := r + 1; c < d; c++ {
+			cov[c*d+r] = cov[r*d+c]
 		}
 	}
 	return &pcaBasis{mean: mean, axes: topEigen(cov, d, min(m, d), rng)}
