@@ -13,9 +13,17 @@ import (
 )
 
 // Defaults for Options.
+//
+// DefaultBatch is small on purpose. A run's working set grows with the
+// batch (USE-lite at 128 tokens: activations of about 1.5 MB a text), and
+// ONNX Runtime's arena keeps its largest allocation for the life of the
+// session: at 32 texts a batch the sessions held 490 MB and each text cost
+// 24 to 25 CPU-ms on this 2-core machine; at 4 texts 215 MB and 18 to 19
+// CPU-ms (the run's tensors stay in cache). 2 was no faster than 4 and 8
+// was slower (bench/RESULTS.md, "Embedding throughput").
 const (
 	DefaultWorkers = 2
-	DefaultBatch   = 32
+	DefaultBatch   = 4
 )
 
 // Tokenizer turns a text into the model's token ids. It must be safe for
@@ -32,7 +40,7 @@ type Options struct {
 	Tokenizer     Tokenizer                            // used as is when set
 	LoadTokenizer func(path string) (Tokenizer, error) // called with ModelDir/tokenizer.json when Tokenizer is nil
 	Workers       int                                  // sessions run in parallel, one intra-op thread each; default 2
-	Batch         int                                  // texts per model run; default 32
+	Batch         int                                  // texts per model run; default 4
 	MaxTokens     int                                  // tokens kept per text; 0: the manifest's, else the style's default
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/internal/testshared"
+	"github.com/cairnmemory/cairn/tokenize"
 )
 
 // tokenizerFunc is a fake Tokenizer.
@@ -124,7 +125,7 @@ func TestUSELiteGolden(t *testing.T) {
 		single[i] = vecs[0]
 		checkGolden(t, g, vecs[0])
 	}
-	for _, batch := range []int{DefaultBatch, 3} {
+	for _, batch := range []int{DefaultBatch, 3, 32} {
 		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
 			e := newUSELite(t, mapTokenizer(t, ids), batch)
 			vecs, err := e.Embed(context.Background(), cairn.EmbedQuery, texts)
@@ -319,4 +320,57 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Real texts of every length (paragraphs of the model's README and
+// LICENSE, up to and past 128 tokens) get the same vectors in batches of
+// the default size, in batches of 32 and one at a time: sorting by length
+// and batching change which texts share a run, never a text's vector.
+func TestUSELiteBatchesMatchSingle(t *testing.T) {
+	shared := sharedDir(t)
+	dir := filepath.Join(shared, "models", "use-lite")
+	tok, err := tokenize.Load(filepath.Join(dir, TokenizerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, name := range []string{"README.md", "LICENSE"} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range strings.Split(string(raw), "\n\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				texts = append(texts, p)
+			}
+		}
+	}
+	texts = texts[:min(len(texts), 60)]
+	lens := map[bool]int{}
+	for _, s := range texts {
+		lens[len(tok.Encode(s)) >= 128]++
+	}
+	if lens[true] == 0 || lens[false] < 10 {
+		t.Fatalf("want texts past 128 tokens and shorter ones, got %v", lens)
+	}
+	single := newUSELite(t, tok, 1)
+	want := make([][]float32, len(texts))
+	for i, s := range texts {
+		v, err := single.Embed(context.Background(), cairn.EmbedDocument, []string{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = v[0]
+	}
+	for _, batch := range []int{0, 32} {
+		got, err := newUSELite(t, tok, batch).Embed(context.Background(), cairn.EmbedDocument, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range texts {
+			if d := maxDiff(got[i], want[i]); d > 1e-5 {
+				t.Errorf("batch %d, text %d (%d tokens): differs from single by %g", batch, i, len(tok.Encode(texts[i])), d)
+			}
+		}
+	}
 }
