@@ -42,6 +42,9 @@ type Store struct {
 	wmu sync.Mutex // one write transaction of this handle at a time
 	gen atomic.Int64
 	lex lexemeCache
+
+	fmu    sync.Mutex
+	floors map[string]floor // PendingChunks' floor per identity
 }
 
 var (

@@ -14,13 +14,109 @@ import (
 
 // PendingChunks returns up to limit indexed chunks without a vector made
 // by identity, oldest first.
+//
+// The engine calls it in a loop, embedding and storing each batch before
+// asking for the next, so a plain "oldest without a vector" scan walks
+// every chunk embedded so far on each call: quadratic in the index (a
+// 1M-chunk backlog would read 10^10 index entries). The store keeps a
+// floor per identity instead: the lowest id the last call returned, with
+// the agent's vectors version it saw. Below the floor every chunk had a
+// vector then, and stays so while the version moves only by this handle's
+// own PutVectors: new chunks of the agent get higher ids (its writes take
+// turns under the agent's lock and ids come from a sequence), and only a
+// vector write or a delete can take a chunk's vector away, both of which
+// move the version. The query returns the version of its own snapshot; a
+// floor it does not match is dropped and the scan runs again from 0.
 func (s *Store) PendingChunks(ctx context.Context, identity string, limit int) ([]cairn.PendingChunk, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.id, substring(ct.doc FROM c.pos::int + 1 FOR c.len::int) FROM chunks c
-		JOIN content ct ON ct.agent = c.agent AND ct.hash = c.hash
-		WHERE c.agent = $1 AND NOT c.noise
-			AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.agent = $1 AND v.chunk_id = c.id AND v.identity = $2)
-		ORDER BY c.id LIMIT $3`, s.agent, identity, limit)
-	return pending(rows, err)
+	f := s.pendingFloor(identity)
+	out, version, err := s.pendingFrom(ctx, identity, limit, f.id)
+	if err == nil && f.id > 0 && version != f.version {
+		out, version, err = s.pendingFrom(ctx, identity, limit, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	low := f.id
+	if version != f.version {
+		low = 0
+	}
+	if len(out) > 0 {
+		low = out[0].ID
+	}
+	s.setPendingFloor(identity, floor{id: low, version: version})
+	return out, nil
+}
+
+// pendingSQL: the agent's vectors version and the first chunks at or
+// above a floor without a vector of the identity (walked in id order on
+// the primary key, each probed in vectors by its key: a chunk has one
+// vector, and a scalar subquery keeps the planner from turning the probe
+// into a join over all the identity's vectors, which it did for NOT
+// EXISTS), joined to their text after the limit. One row with a NULL id comes when none is
+// pending, so the version always comes back.
+const pendingSQL = `WITH ver AS (SELECT coalesce((SELECT value::bigint FROM agent_meta WHERE agent = $1 AND key = '` + vectorsVersionKey + `'), 0) AS v),
+	p AS (SELECT c.id, c.hash, c.pos, c.len FROM chunks c
+		WHERE c.agent = $1 AND c.id >= $4 AND NOT c.noise
+			AND (SELECT v.identity FROM vectors v WHERE v.agent = $1 AND v.chunk_id = c.id) IS DISTINCT FROM $2
+		ORDER BY c.id LIMIT $3)
+	SELECT ver.v, p.id, substring(ct.doc FROM p.pos::int + 1 FOR p.len::int)
+	FROM ver LEFT JOIN (p JOIN content ct ON ct.agent = $1 AND ct.hash = p.hash) ON true
+	ORDER BY p.id`
+
+func (s *Store) pendingFrom(ctx context.Context, identity string, limit int, from int64) ([]cairn.PendingChunk, int64, error) {
+	rows, err := s.pool.Query(ctx, pendingSQL, s.agent, identity, limit, from)
+	if err != nil {
+		return nil, 0, classify("list chunks to embed", err)
+	}
+	defer rows.Close()
+	var out []cairn.PendingChunk
+	var version int64
+	for rows.Next() {
+		var id *int64
+		var text []byte
+		if err := rows.Scan(&version, &id, &text); err != nil {
+			return nil, 0, classify("list chunks to embed", err)
+		}
+		if id != nil {
+			out = append(out, cairn.PendingChunk{ID: *id, Text: string(text)})
+		}
+	}
+	return out, version, classify("list chunks to embed", rows.Err())
+}
+
+// floor is where PendingChunks of one identity starts its scan, valid
+// while the agent's vectors version is version.
+type floor struct{ id, version int64 }
+
+func (s *Store) pendingFloor(identity string) floor {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if f, ok := s.floors[identity]; ok {
+		return f
+	}
+	return floor{version: -1}
+}
+
+func (s *Store) setPendingFloor(identity string, f floor) {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if s.floors == nil {
+		s.floors = map[string]floor{}
+	}
+	s.floors[identity] = f
+}
+
+// ownVectorWrite keeps the floor of identity valid across this handle's
+// own vector write, which moved the version from version-1 to version:
+// any other move in between (another process's write) leaves the floor
+// stale, and the next PendingChunks scans from 0.
+func (s *Store) ownVectorWrite(identity string, version int64) {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if f, ok := s.floors[identity]; ok && f.version == version-1 {
+		f.version = version
+		s.floors[identity] = f
+	}
 }
 
 // PendingChunksOf returns the indexed chunks of these contents without a
@@ -85,22 +181,55 @@ func (s *Store) PutVectors(ctx context.Context, identity string, ids []int64, ve
 	if err := s.ensureHNSW(ctx, identity, len(vecs[0])); err != nil {
 		return err
 	}
-	return s.writeTx(ctx, "store vectors", false, func(tx pgx.Tx) error {
+	ids, vs := lastPerID(ids, vecs)
+	var version int64
+	err := s.writeTx(ctx, "store vectors", false, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		b.Queue(lockSQL, lockKey("write", s.agent))
-		for i, id := range ids {
-			b.Queue(`INSERT INTO vectors(agent, chunk_id, identity, vec) VALUES($1, $2, $3, $4)
-				ON CONFLICT(agent, chunk_id) DO UPDATE SET identity = excluded.identity, vec = excluded.vec`,
-				s.agent, id, identity, pgvector.NewVector(vecs[i]))
-		}
+		b.Queue(putVectorsSQL, s.agent, ids, identity, vs)
 		b.Queue(staleSQL, s.agent, time.Now().UnixMilli())
-		b.Queue(addMetaSQL, s.agent, vectorsVersionKey, "1", int64(1))
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		b.Queue(addMetaSQL+` RETURNING value::bigint`, s.agent, vectorsVersionKey, "1", int64(1))
+		br := tx.SendBatch(ctx, b)
+		for range 3 {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return fmt.Errorf("store vectors: %w", err)
+			}
+		}
+		if err := br.QueryRow().Scan(&version); err != nil {
+			br.Close()
 			return fmt.Errorf("store vectors: %w", err)
 		}
-		return nil
+		return br.Close()
 	})
+	if err == nil {
+		s.ownVectorWrite(identity, version)
+	}
+	return err
 }
+
+// lastPerID pairs ids with their vectors, the last one of an id given
+// twice winning (one INSERT cannot update a row twice; stored one by one,
+// the last would stay).
+func lastPerID(ids []int64, vecs [][]float32) ([]int64, []pgvector.Vector) {
+	at := make(map[int64]int, len(ids))
+	outIDs, out := make([]int64, 0, len(ids)), make([]pgvector.Vector, 0, len(ids))
+	for i, id := range ids {
+		if j, ok := at[id]; ok {
+			out[j] = pgvector.NewVector(vecs[i])
+			continue
+		}
+		at[id] = len(outIDs)
+		outIDs, out = append(outIDs, id), append(out, pgvector.NewVector(vecs[i]))
+	}
+	return outIDs, out
+}
+
+// putVectorsSQL stores a batch of vectors in one statement (arrays of ids
+// and vectors, unnested), replacing any older vector of the same chunk.
+const putVectorsSQL = `INSERT INTO vectors(agent, chunk_id, identity, vec)
+	SELECT $1, u.id, $3, u.vec FROM unnest($2::bigint[], $4::vector[]) AS u(id, vec)
+	ON CONFLICT(agent, chunk_id) DO UPDATE SET identity = excluded.identity, vec = excluded.vec`
 
 // hnswIndex names the HNSW index of an identity's vectors of one
 // dimension.

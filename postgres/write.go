@@ -13,8 +13,11 @@ import (
 )
 
 // Apply writes one batch in one transaction, in three round trips
-// whatever its size: the paths' stored hashes and the contents already
-// stored are read first, then every write is sent as one pipelined batch.
+// whatever its size (four when its text holds words not stemmed before):
+// the paths' stored hashes and the contents already stored are read
+// first, then every write is sent as one pipelined batch of a few
+// statements, each carrying the whole batch's rows as arrays (one INSERT
+// for the contents, one for their chunks, one for the documents).
 func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 	return s.writeTx(ctx, "write index", false, func(tx pgx.Tx) error {
 		now := time.Now().UnixNano()
@@ -22,19 +25,17 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 		if err != nil {
 			return err
 		}
-		batch := &pgx.Batch{}
+		var rows contentRows
+		docs := docRows{at: map[string]int{}}
 		orphans, changed := false, false
-		indexed := 0
 		for i := range b.Upserts {
 			d := &b.Upserts[i]
 			switch {
 			case stored[d.Hash]:
 			case d.Chunks != nil:
-				n, err := s.queueContent(batch, d, now)
-				if err != nil {
+				if err := rows.add(d); err != nil {
 					return err
 				}
-				indexed += n
 				stored[d.Hash] = true
 			default:
 				return fmt.Errorf("index document %s: content %s is not stored and no chunks were given", d.Path, d.Hash)
@@ -42,11 +43,21 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 			h, ok := old[d.Path]
 			orphans = orphans || ok && h != d.Hash
 			changed = changed || !ok || h != d.Hash
-			batch.Queue(`INSERT INTO documents(agent, corpus, path, hash, size, mtime, created_at, modified_at)
-				VALUES($1, $2, $3, $4, $5, $6, $7, $7)
-				ON CONFLICT(agent, corpus, path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
-					mtime = excluded.mtime, modified_at = excluded.modified_at`,
-				s.agent, b.Corpus, d.Path, d.Hash, d.Size, d.ModTime, now)
+			docs.add(d)
+		}
+		if err := rows.countTerms(ctx, tx, &s.lex); err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		if len(rows.hash) > 0 {
+			batch.Queue(insertContent, s.agent, rows.hash, rows.doc, rows.title, now)
+		}
+		if len(rows.chunk.hash) > 0 {
+			c := &rows.chunk
+			batch.Queue(insertChunks, s.agent, c.hash, c.seq, c.pos, c.len, c.sl, c.el, c.tok, c.noise, c.body, c.ident, c.title, c.tf)
+		}
+		if len(docs.path) > 0 {
+			batch.Queue(upsertDocuments, s.agent, b.Corpus, docs.path, docs.hash, docs.size, docs.mtime, now)
 		}
 		for _, d := range b.Touch {
 			batch.Queue(`UPDATE documents SET size = $1, mtime = $2 WHERE agent = $3 AND corpus = $4 AND path = $5`,
@@ -66,8 +77,8 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 		if changed {
 			batch.Queue(staleSQL, s.agent, time.Now().UnixMilli())
 		}
-		if indexed > 0 {
-			batch.Queue(addMetaSQL, s.agent, "fts_rows", strconv.Itoa(indexed), int64(indexed))
+		if rows.indexed > 0 {
+			batch.Queue(addMetaSQL, s.agent, "fts_rows", strconv.Itoa(rows.indexed), int64(rows.indexed))
 		}
 		if orphans {
 			batch.Queue(setMetaSQL, s.agent, gcPendingKey, "1")
@@ -80,6 +91,35 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 		}
 		return nil
 	})
+}
+
+const (
+	insertContent = `INSERT INTO content(agent, hash, doc, title, created_at)
+		SELECT $1, u.hash, u.doc, u.title, $5 FROM unnest($2::text[], $3::bytea[], $4::text[]) AS u(hash, doc, title)
+		ON CONFLICT(agent, hash) DO NOTHING`
+	upsertDocuments = `INSERT INTO documents(agent, corpus, path, hash, size, mtime, created_at, modified_at)
+		SELECT $1, $2, u.path, u.hash, u.size, u.mtime, $7, $7 FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS u(path, hash, size, mtime)
+		ON CONFLICT(agent, corpus, path) DO UPDATE SET hash = excluded.hash, size = excluded.size,
+			mtime = excluded.mtime, modified_at = excluded.modified_at`
+)
+
+// docRows are a batch's document rows as columns, one row per path (a
+// path upserted twice in a batch keeps its last version, as two
+// statements in turn would leave it).
+type docRows struct {
+	at          map[string]int
+	path, hash  []string
+	size, mtime []int64
+}
+
+func (r *docRows) add(d *cairn.Document) {
+	if i, ok := r.at[d.Path]; ok {
+		r.hash[i], r.size[i], r.mtime[i] = d.Hash, d.Size, d.ModTime
+		return
+	}
+	r.at[d.Path] = len(r.path)
+	r.path, r.hash = append(r.path, d.Path), append(r.hash, d.Hash)
+	r.size, r.mtime = append(r.size, d.Size), append(r.mtime, d.ModTime)
 }
 
 // applyState takes the agent's write lock and reads what a batch's
@@ -130,47 +170,17 @@ func (s *Store) applyState(ctx context.Context, tx pgx.Tx, b *cairn.Batch) (map[
 	return old, stored, br.Close()
 }
 
-// insertChunks writes a document's chunks in one statement: each indexed
+// insertChunks writes a batch's chunks in one statement: each indexed
 // chunk's tsvector (title A, body B, identifiers C, from the words Go
-// split) and its tf map, the weighted count of each lexeme (A counts 2,
-// as SQLite's title column weighs 2).
+// split) and its tf map, the weighted count of each lexeme, counted in
+// Go (contentRows.countTerms).
 const insertChunks = `INSERT INTO chunks(agent, hash, seq, pos, len, start_line, end_line, tokens, noise, tsv, tf)
-	SELECT $1, $2, u.seq, u.pos, u.len, u.sl, u.el, u.tok, u.noise, v.tsv,
-		CASE WHEN u.noise THEN NULL ELSE (SELECT coalesce(jsonb_object_agg(x.lexeme,
-			(SELECT sum(CASE w WHEN 'A' THEN 2 ELSE 1 END) FROM unnest(x.weights) w)), '{}'::jsonb) FROM unnest(v.tsv) x) END
-	FROM unnest($3::int[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::boolean[], $10::text[], $11::text[])
-		AS u(seq, pos, len, sl, el, tok, noise, body, ident)
-	CROSS JOIN LATERAL (SELECT CASE WHEN u.noise THEN NULL::tsvector ELSE setweight(to_tsvector('cairn', $12::text), 'A')
+	SELECT $1, u.hash, u.seq, u.pos, u.len, u.sl, u.el, u.tok, u.noise, v.tsv, CASE WHEN u.noise THEN NULL ELSE u.tf::jsonb END
+	FROM unnest($2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::boolean[],
+		$10::text[], $11::text[], $12::text[], $13::text[])
+		AS u(hash, seq, pos, len, sl, el, tok, noise, body, ident, title, tf)
+	CROSS JOIN LATERAL (SELECT CASE WHEN u.noise THEN NULL::tsvector ELSE setweight(to_tsvector('cairn', u.title), 'A')
 		|| setweight(to_tsvector('cairn', u.body), 'B') || setweight(to_tsvector('cairn', u.ident), 'C') END AS tsv) v`
-
-// queueContent queues a new content's text and chunks and returns how
-// many chunks it indexes.
-func (s *Store) queueContent(batch *pgx.Batch, d *cairn.Document, now int64) (int, error) {
-	batch.Queue(`INSERT INTO content(agent, hash, doc, title, created_at) VALUES($1, $2, $3, $4, $5)
-		ON CONFLICT(agent, hash) DO NOTHING`, s.agent, d.Hash, []byte(d.Text), cleanText(d.Title), now)
-	n := len(d.Chunks)
-	if n == 0 {
-		return 0, nil
-	}
-	seq, sl, el, tok := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	pos, ln := make([]int64, n), make([]int64, n)
-	noise := make([]bool, n)
-	body, ident := make([]string, n), make([]string, n)
-	indexed := 0
-	for i, c := range d.Chunks {
-		if c.Pos < 0 || c.Len < 0 || c.Pos+c.Len > len(d.Text) {
-			return 0, fmt.Errorf("store chunk %d of %s: range %d+%d outside text of %d bytes", c.Seq, d.Path, c.Pos, c.Len, len(d.Text))
-		}
-		seq[i], pos[i], ln[i], sl[i], el[i], tok[i], noise[i] = int32(c.Seq), int64(c.Pos), int64(c.Len),
-			int32(c.StartLine), int32(c.EndLine), int32(c.Tokens), c.Noise
-		if !c.Noise {
-			body[i], ident[i] = plain(d.Text[c.Pos:c.Pos+c.Len]), plain(c.Ident)
-			indexed++
-		}
-	}
-	batch.Queue(insertChunks, s.agent, d.Hash, seq, pos, ln, sl, el, tok, noise, body, ident, plain(d.Title))
-	return indexed, nil
-}
 
 // cleanText makes s storable as PostgreSQL text: valid UTF-8 without NUL.
 func cleanText(s string) string {
