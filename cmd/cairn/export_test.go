@@ -98,6 +98,15 @@ func TestCLIExportImport(t *testing.T) {
 	}
 	c2.ok("import", "--replace", file)
 
+	// migrate: the same rows into a third data directory, no file.
+	third := t.TempDir()
+	if out := c2.ok("migrate", "--to", third); !strings.HasPrefix(out, fmt.Sprintf("imported %d rows into agent default in %s", ex.Rows, third)) {
+		t.Fatalf("migrate: %q", out)
+	}
+	if _, errs, code := c2.run("migrate", "--to", third); code != 2 || !strings.Contains(errs, "--replace") {
+		t.Fatalf("second migrate: exit %d, %q; want 2 naming --replace", code, errs)
+	}
+
 	// A broken line is reported with its number; the rest goes in.
 	plain := filepath.Join(t.TempDir(), "agent.jsonl")
 	c.t.Setenv("CAIRN_HOME", c.home)
