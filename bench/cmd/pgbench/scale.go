@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,47 +11,15 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/bench/corpus"
+	"github.com/cairnmemory/cairn/bench/hashembed"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/local"
 	"github.com/cairnmemory/cairn/postgres"
 	"github.com/jackc/pgx/v5"
 )
 
-// hashEmbedder is a stand-in embedder for timing storage, not quality:
-// each word adds one to a dimension picked by its hash, normalized, 384
-// dimensions as the shared USE-lite encoder has. It costs microseconds, so
-// the sync time is the store's and the chunker's.
-type hashEmbedder struct{}
-
-const hashDim = 384
-
-func (hashEmbedder) Identity() cairn.EmbedderIdentity {
-	return cairn.EmbedderIdentity{Provider: "bench", Model: "hashed-words", Dimension: hashDim, Normalized: true}
-}
-
-func (hashEmbedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, hashDim)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(w))
-			v[h.Sum32()%hashDim]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n) + 1e-9)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 // runScale generates notes into a folder, and for each store syncs them
-// (chunked, indexed and embedded with hashEmbedder), times the searches of
+// (chunked, indexed and embedded with the hashembed stand-in), times the searches of
 // a fixed query list in lexical and hybrid mode, and reports the storage
 // size. On PostgreSQL and Citus the run uses a schema of its own, dropped
 // first; fill agents are indexed first on Citus so both workers hold data.
@@ -68,8 +34,8 @@ func runScale(ctx context.Context, stores []namedBackend, notes, queries, fill i
 		return err
 	}
 	qs := corpus.Queries(queries, 1)
-	fmt.Printf("%d notes; %d queries; hashed-word embedder (%d dims)\n", notes, len(qs), hashDim)
-	fmt.Printf("%-9s %8s %9s %10s %9s %9s %9s %9s %10s\n", "store", "chunks", "sync s", "chunks/s", "lex p50", "lex p99", "hyb p50", "hyb p99", "size MB")
+	fmt.Printf("%d notes; %d queries; hashed-word embedder (%d dims)\n", notes, len(qs), hashembed.Dim)
+	fmt.Printf("%-9s %8s %9s %10s %9s %9s %9s %9s %10s  %s\n", "store", "chunks", "sync s", "chunks/s", "lex p50", "lex p99", "hyb p50", "hyb p99", "size MB", "load (sync, search)")
 	for _, st := range stores {
 		if err := scaleOne(ctx, st, work, docs, qs, fill); err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
@@ -94,7 +60,7 @@ func scaleOne(ctx context.Context, st namedBackend, work, docs string, qs []stri
 			}
 		}
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashEmbedder{}, Corpora: corpora})
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashembed.Embedder{}, Corpora: corpora})
 	if err != nil {
 		return err
 	}
@@ -104,6 +70,7 @@ func scaleOne(ctx context.Context, st namedBackend, work, docs string, qs []stri
 		return err
 	}
 	syncS := time.Since(start).Seconds()
+	syncLoad := loadAvg()
 	stats, err := eng.IndexStats(ctx)
 	if err != nil {
 		return err
@@ -122,8 +89,8 @@ func scaleOne(ctx context.Context, st namedBackend, work, docs string, qs []stri
 			return err
 		}
 	}
-	fmt.Printf("%-9s %8d %9.1f %10.0f %9.2f %9.2f %9.2f %9.2f %10.1f\n", st.name, stats.Chunks, syncS, float64(stats.Chunks)/syncS,
-		pct(lex, 50), pct(lex, 99), pct(hyb, 50), pct(hyb, 99), float64(size)/(1<<20))
+	fmt.Printf("%-9s %8d %9.1f %10.0f %9.2f %9.2f %9.2f %9.2f %10.1f  %s, %s\n", st.name, stats.Chunks, syncS, float64(stats.Chunks)/syncS,
+		pct(lex, 50), pct(lex, 99), pct(hyb, 50), pct(hyb, 99), float64(size)/(1<<20), syncLoad, loadAvg())
 	return nil
 }
 
@@ -143,6 +110,16 @@ func timeSearches(ctx context.Context, eng *engine.Engine, qs []string, mode str
 	}
 	slices.Sort(ms)
 	return ms, nil
+}
+
+// loadAvg is the machine's 1-minute load average (Linux), printed beside
+// each row: the others sharing the machine move every number.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func pct(sorted []float64, p int) float64 {
