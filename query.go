@@ -106,6 +106,11 @@ type HitSignals struct {
 	// nothing in particular meets a flat run of cosines. A property of the
 	// query, which every hit of a search with a vector lane carries.
 	CosGap float64
+	// Symbols is the share of the query's characters that are markup or
+	// operators (search.QuerySymbols): "<script>alert(1)</script>" is not a
+	// question, whatever a sentence encoder makes of it. A property of the
+	// query, which every hit of a search with a vector lane carries.
+	Symbols float64
 	// The query's best signals over the hits: how well the query is
 	// answered at all, which every hit of the query shares.
 	TopMatch, TopCosine, TopTerms float64

@@ -66,7 +66,13 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
 			return nil, "", err
 		}
-		hits, err = e.withSnippets(ctx, query, hits, ids)
+		// The hits' own evidence beside their cosines: which of the
+		// query's words each chunk holds (search.Searcher.TermSignals).
+		terms, err := e.searcher.TermSignals(ctx, query)
+		if err != nil {
+			return nil, "", err
+		}
+		hits, err = e.withSnippets(ctx, query, hits, ids, terms)
 		return hits, cairn.ModeVector, err
 	}
 	// The lanes run side by side: hybrid costs the slower lane, not both.
@@ -117,7 +123,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
 		return nil, "", err
 	}
-	hits, err := e.withSnippets(ctx, query, hits, ids)
+	hits, err := e.withSnippets(ctx, query, hits, ids, nil)
 	return hits, cairn.ModeHybrid, err
 }
 
@@ -126,8 +132,8 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 // the lexical lane's cached term counts, so a vector search knows a query
 // of nonsense words too, and a hybrid one whose lexical lane found
 // nothing) with the index's size (Rows; 0 for a query of no terms, whose
-// Known of 0 means nothing) and CosGap over the vector lane's candidates (cands, best
-// first).
+// Known of 0 means nothing), CosGap over the vector lane's candidates
+// (cands, best first) and the query's share of markup (Symbols).
 func (e *Engine) querySignals(ctx context.Context, query string, hits []cairn.Hit, cands []cairn.Candidate) error {
 	known, err := e.searcher.Known(ctx, query)
 	if err != nil {
@@ -143,9 +149,10 @@ func (e *Engine) querySignals(ctx context.Context, query string, hits []cairn.Hi
 	if len(cands) > 0 {
 		gap = cands[0].Score - cands[min(9, len(cands)-1)].Score
 	}
+	sym := search.QuerySymbols(query)
 	for i := range hits {
-		if hits[i].Signals != nil {
-			hits[i].Signals.Known, hits[i].Signals.Rows, hits[i].Signals.CosGap = known, rows, gap
+		if s := hits[i].Signals; s != nil {
+			s.Known, s.Rows, s.CosGap, s.Symbols = known, rows, gap, sym
 		}
 	}
 	return nil
@@ -211,8 +218,10 @@ func hasKey(m map[chunkKey]int64, k chunkKey) bool {
 // lane, reading only their chunks' text: text costs a read of the whole
 // document, so the lane's other candidates are never read. Hits that have a
 // snippet (the lexical lane's) keep it. A hit whose chunk a concurrent sync
-// removed since the lane read it is dropped.
-func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hit, ids map[chunkKey]int64) ([]cairn.Hit, error) {
+// removed since the lane read it is dropped. terms, when not nil, sets a
+// hit's term signals from the text read (vector mode: its hits have no
+// lexical lane to carry them).
+func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hit, ids map[chunkKey]int64, terms func(string, *cairn.HitSignals)) ([]cairn.Hit, error) {
 	var need []int64
 	for _, h := range hits {
 		if id, ok := ids[chunkKey{h.Path, h.StartLine}]; ok && h.Snippet == "" {
@@ -235,6 +244,9 @@ func (e *Engine) withSnippets(ctx context.Context, query string, hits []cairn.Hi
 				continue
 			}
 			h.Snippet = search.Snippet(text, words)
+			if terms != nil && h.Signals != nil {
+				terms(text, h.Signals)
+			}
 		}
 		out = append(out, h)
 	}

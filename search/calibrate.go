@@ -77,11 +77,31 @@ var features = map[string]func(s cairn.HitSignals) float64{
 	// unknown: the share of the query's terms in no chunk, weighed by the
 	// index's size (sizeWeight), so that a paraphrase sharing no word
 	// with a three-note index is not taken for nonsense.
-	"unknown":  func(s cairn.HitSignals) float64 { return (1 - s.Known) * sizeWeight(s.Rows) },
-	"cosgap":   func(s cairn.HitSignals) float64 { return s.CosGap },
-	"topmatch": func(s cairn.HitSignals) float64 { return s.TopMatch },
-	"topcos":   func(s cairn.HitSignals) float64 { return s.TopCosine },
-	"topterms": func(s cairn.HitSignals) float64 { return s.TopTerms },
+	"unknown": func(s cairn.HitSignals) float64 { return (1 - s.Known) * sizeWeight(s.Rows) },
+	"cosgap":  func(s cairn.HitSignals) float64 { return s.CosGap },
+	// symbols: the query's share of markup and operator characters
+	// (search.QuerySymbols).
+	"symbols": func(s cairn.HitSignals) float64 { return s.Symbols },
+	// veconly: a hit of the vector lane alone in a search whose words some
+	// hit holds; vecsmall weighs it by how small the index is (small: 1 -
+	// sizeWeight; in a small index the lexical lane holds every chunk with
+	// a word of the query, so such a hit holds none).
+	"veconly": func(s cairn.HitSignals) float64 { return b2f(s.LexRank == 0 && s.TopTerms > 0) },
+	"vecsmall": func(s cairn.HitSignals) float64 {
+		return b2f(s.LexRank == 0 && s.TopTerms > 0) * (1 - sizeWeight(s.Rows))
+	},
+	"small": func(s cairn.HitSignals) float64 { return 1 - sizeWeight(s.Rows) },
+	// cosgapw: cosgap weighed by the index's size; in an index of a few
+	// chunks the lane's last cosine is any note's, and the gap says
+	// little.
+	"cosgapw": func(s cairn.HitSignals) float64 { return s.CosGap * sizeWeight(s.Rows) },
+	// cosratio and termsratio: the hit's cosine and term share over the
+	// best of the search, its own evidence beside the query's.
+	"cosratio":   func(s cairn.HitSignals) float64 { return ratio(s.Cosine, s.TopCosine) },
+	"termsratio": func(s cairn.HitSignals) float64 { return ratio(s.Terms, s.TopTerms) },
+	"topmatch":   func(s cairn.HitSignals) float64 { return s.TopMatch },
+	"topcos":     func(s cairn.HitSignals) float64 { return s.TopCosine },
+	"topterms":   func(s cairn.HitSignals) float64 { return s.TopTerms },
 }
 
 // sizeWeight is how much a word absent from an index of rows chunks
@@ -94,6 +114,14 @@ func sizeWeight(rows int64) float64 {
 		return 0
 	}
 	return min(1, math.Log10(float64(rows))/4)
+}
+
+// ratio is a over b, 0 when b is not positive, at most 1.
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return min(max(a, 0)/b, 1)
 }
 
 func b2f(v bool) float64 {

