@@ -27,6 +27,9 @@ type env struct {
 	// embedder gets the default two sessions, the others one.
 	bulkEmbed    bool
 	embedWorkers int // ONNX sessions; 0: the package default
+	// shares are the embedders a server offers to one-shot commands, by
+	// agent (embedshare.go); closeAgent stops them.
+	shares map[string]*embedShare
 }
 
 // logf writes one diagnostic line to stderr.
@@ -105,6 +108,11 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	return e.openLoaded(ctx, cfg)
+}
+
+// openLoaded is open with the configuration already loaded.
+func (e *env) openLoaded(ctx context.Context, cfg *config.Config) (*engine.Engine, *config.Config, error) {
 	_, dataDir := e.paths()
 	dir, err := config.AgentDir(dataDir, e.agent)
 	if err != nil {
@@ -119,6 +127,9 @@ func (e *env) open(ctx context.Context) (*engine.Engine, *config.Config, error) 
 			e.embedWorkers = 1
 		}
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
+		if rec, ok := findShare(dir, configHash(cfg), cfg.Embedder); ok && !e.bulkEmbed {
+			emb = newRemoteEmbedder(rec, emb) // a running server's model (embedshare.go)
+		}
 	}
 	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
 		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)})

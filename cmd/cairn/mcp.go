@@ -94,6 +94,7 @@ func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, 
 	if embErr != nil {
 		a.EmbedderError = embErr.Error()
 	}
+	e.shareAgent(agent, cfg, eng) // embedshare.go: one-shot searches use this engine
 	return a
 }
 
@@ -126,6 +127,7 @@ func closeAgent(e *env, a *mcpserver.Agent) {
 	eng := a.Engine()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
+	e.stopShare(ctx, a.Name())
 	if err := a.Close(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "cairn: agent %s: %v\n", a.Name(), err)
 	}

@@ -37,23 +37,44 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	eng, _, err := e.open(ctx)
+	query := strings.Join(pos, " ")
+	// With a running server for this data directory, its warm engine
+	// searches (embedshare.go); without one, or if it fails, this process.
+	cfg, err := e.loadConfig()
+	if err != nil {
+		return err
+	}
+	if rep, ok := e.searchThroughServer(ctx, cfg, query, opts); ok {
+		warnPending(e, rep.Pending)
+		return printHits(e, rep.Hits)
+	}
+	eng, _, err := e.openLoaded(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer eng.Close(ctx)
-	hits, err := eng.Search(ctx, strings.Join(pos, " "), opts)
+	hits, err := eng.Search(ctx, query, opts)
 	if err != nil {
 		return err
 	}
 	if opts.Mode != cairn.ModeLexical && eng.Embedder() != nil {
-		if n, _ := eng.PendingEmbeddings(ctx); n > 0 {
-			fmt.Fprintf(e.stderr, "cairn: %d chunks are waiting for vectors, so only the lexical lane answered; run cairn sync\n", n)
-		}
+		n, _ := eng.PendingEmbeddings(ctx)
+		warnPending(e, n)
 	}
 	if eng.Reindexed() {
 		fmt.Fprintln(e.stderr, "cairn: the index format changed and was emptied; run cairn sync to rebuild it")
 	}
+	return printHits(e, hits)
+}
+
+func warnPending(e *env, n int) {
+	if n > 0 {
+		fmt.Fprintf(e.stderr, "cairn: %d chunks are waiting for vectors, so only the lexical lane answered; run cairn sync\n", n)
+	}
+}
+
+// printHits writes the hits as text or, with --json, as {"results": [...]}.
+func printHits(e *env, hits []cairn.Hit) error {
 	if e.json {
 		if hits == nil {
 			hits = []cairn.Hit{}
