@@ -87,9 +87,10 @@ func hashText(text string) string {
 // (nil when nothing needs writing) and what the batch will change. Read
 // failures are listed in r; a path that is no longer valid is marked not
 // to keep, others keep their indexed snapshot. Files read are marked in
-// read.
+// read. sent holds the content hashes of batches already handed to the
+// writer (see buildBatch).
 func (e *Engine) prepareBatch(ctx context.Context, c cairn.Corpus, files []ingest.File, states map[string]cairn.DocState,
-	r *cairn.CorpusSyncResult, keep, read map[string]bool) (*cairn.Batch, tally, error) {
+	r *cairn.CorpusSyncResult, keep, read, sent map[string]bool) (*cairn.Batch, tally, error) {
 	items := make([]loaded, len(files))
 	e.parallel(len(files), func(i int) {
 		it := &items[i]
@@ -115,13 +116,17 @@ func (e *Engine) prepareBatch(ctx context.Context, c cairn.Corpus, files []inges
 		r.Failures = append(r.Failures, re.Failure())
 		keep[it.file.Rel] = !re.Drop
 	}
-	return e.buildBatch(ctx, c.Name, items, states, r)
+	return e.buildBatch(ctx, c.Name, items, states, r, sent)
 }
 
 // buildBatch chunks the new content among items (those read without error)
-// and returns the batch that writes it.
+// and returns the batch that writes it. Content in sent (nil: none) belongs
+// to an earlier batch of this sync that the writer may not have committed
+// yet: it is neither chunked nor counted again, and the document refers to
+// it as stored content (batches commit in order, and none after a failed
+// one). Added to sent are the hashes this batch writes.
 func (e *Engine) buildBatch(ctx context.Context, corpus string, items []loaded, states map[string]cairn.DocState,
-	r *cairn.CorpusSyncResult) (*cairn.Batch, tally, error) {
+	r *cairn.CorpusSyncResult, sent map[string]bool) (*cairn.Batch, tally, error) {
 	b := &cairn.Batch{Corpus: corpus}
 	var t tally
 	var fresh []string
@@ -146,23 +151,26 @@ func (e *Engine) buildBatch(ctx context.Context, corpus string, items []loaded, 
 		}
 		t.count(it.redacted)
 		it.doc = &cairn.Document{Corpus: corpus, Path: f.Rel, Hash: it.hash, Text: it.text, Size: f.Size, ModTime: f.ModTime}
-		fresh = append(fresh, it.hash)
+		if !sent[it.hash] {
+			fresh = append(fresh, it.hash)
+		}
 	}
 	stored, err := e.store.HasContent(ctx, fresh)
 	if err != nil {
 		return nil, tally{}, err
 	}
+	has := func(h string) bool { return stored[h] || sent[h] }
 	// Chunk each new content once, even when several files share it.
 	first := map[string]int{}
 	for i := range items {
-		if d := items[i].doc; d != nil && !stored[d.Hash] {
+		if d := items[i].doc; d != nil && !has(d.Hash) {
 			if _, dup := first[d.Hash]; !dup {
 				first[d.Hash] = i
 			}
 		}
 	}
 	e.parallel(len(items), func(i int) {
-		if d := items[i].doc; d != nil && first[d.Hash] == i && !stored[d.Hash] {
+		if d := items[i].doc; d != nil && first[d.Hash] == i && !has(d.Hash) {
 			d.Title = chunk.Title(d.Text)
 			d.Chunks = e.chunkerFor(corpus).Chunk(d.Text) // memories: their retrieval keys (recall_keys.go)
 			if d.Chunks == nil {
@@ -179,6 +187,9 @@ func (e *Engine) buildBatch(ctx context.Context, corpus string, items []loaded, 
 		if d := items[i].doc; d != nil {
 			t.chunks += len(d.Chunks)
 			b.Upserts = append(b.Upserts, *d)
+			if sent != nil && d.Chunks != nil {
+				sent[d.Hash] = true
+			}
 		}
 	}
 	if len(b.Upserts)+len(b.Touch) == 0 {
@@ -223,7 +234,7 @@ func (e *Engine) redactKept(ctx context.Context, corpus string, states map[strin
 				text: clean, hash: hashText(clean), redacted: counts})
 		}
 		paths = paths[n:]
-		b, t, err := e.buildBatch(ctx, corpus, items, states, r)
+		b, t, err := e.buildBatch(ctx, corpus, items, states, r, nil)
 		if err == nil && b != nil {
 			err = e.store.Apply(ctx, b)
 		}

@@ -268,6 +268,26 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 	return r, e.store.SetRedactState(ctx, c.Name, state)
 }
 
+// batchBytes bounds the bytes of the files in one write batch (besides
+// Options.BatchSize files). The writer waits for the first batch to be read
+// and chunked: with 512 files of long documents (16 MB) that was nearly
+// the whole corpus, so one core chunked while the writer idled and then
+// the writer wrote while the other core idled. About a megabyte keeps the
+// wait short and a commit's overhead (fsync, statistics check) small
+// beside its work.
+const batchBytes = 1 << 20
+
+// batchEnd returns the end of the batch of todo that starts at i: at most
+// n files and, past the first, at most max bytes.
+func batchEnd(todo []ingest.File, i, n int, max int64) int {
+	j, size := i, int64(0)
+	for j < len(todo) && j-i < n && (j == i || size+todo[j].Size <= max) {
+		size += todo[j].Size
+		j++
+	}
+	return j
+}
+
 // writeFiles reads, chunks and writes files in batches: reading and
 // chunking batch n+1 overlaps with writing batch n. It returns what the
 // committed batches changed; a batch counts only once its write returned,
@@ -299,17 +319,18 @@ func (e *Engine) writeFiles(ctx context.Context, c cairn.Corpus, todo []ingest.F
 		writeErr <- err
 	}()
 	var prepErr error
-	for i := 0; i < len(todo) && prepErr == nil; i += e.opts.BatchSize {
+	sent := map[string]bool{} // content handed to the writer (buildBatch)
+	for i, j := 0, 0; i < len(todo) && prepErr == nil; i = j {
 		if prepErr = ctx.Err(); prepErr != nil {
 			break
 		}
-		batch := todo[i:min(i+e.opts.BatchSize, len(todo))]
+		j = batchEnd(todo, i, e.opts.BatchSize, batchBytes)
 		var b *cairn.Batch
 		var t tally
-		if b, t, prepErr = e.prepareBatch(ctx, c, batch, states, r, keep, read); prepErr == nil && b != nil {
+		if b, t, prepErr = e.prepareBatch(ctx, c, todo[i:j], states, r, keep, read, sent); prepErr == nil && b != nil {
 			writes <- write{b, t}
 		}
-		report(i + len(batch))
+		report(j)
 	}
 	close(writes)
 	err := errors.Join(prepErr, <-writeErr)

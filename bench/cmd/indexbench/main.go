@@ -1,0 +1,176 @@
+// Command indexbench times the first index of an existing folder of
+// Markdown files, then no-op re-indexes, and can write a fingerprint of the
+// index it built, so two builds of Cairn can be compared side by side on
+// the same documents (bench/RESULTS.md, issue 19 items 3 and 4):
+//
+//	go build -tags sqlite_fts5 -o /tmp/indexbench ./bench/cmd/indexbench
+//	/tmp/indexbench -dir DOCS -index /tmp/ix -noop 3 -fingerprint /tmp/fp.txt
+//
+// It prints one JSON line: wall and CPU seconds of the first sync (CPU from
+// getrusage, so the share of two cores it used shows), chunks per second,
+// and the no-op syncs' seconds. The fingerprint lists every chunk (path,
+// sequence, byte range, lines, tokens, noise), every full-text posting
+// (term, column, offset) keyed by chunk rather than rowid, and the hits of
+// a fixed query list drawn from the index's own terms: equal files mean
+// the same index and the same search results.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
+)
+
+type config struct {
+	dir, index, cpuProfile, fingerprint string
+	noop, queries                       int
+	keep, fresh                         bool
+}
+
+// Result is the JSON line indexbench prints.
+type Result struct {
+	FirstSeconds float64   `json:"firstSeconds"`
+	UserSeconds  float64   `json:"userSeconds"`
+	SysSeconds   float64   `json:"sysSeconds"`
+	CPUShare     float64   `json:"cpuShare"` // (user+sys)/wall: 2 means both cores busy throughout
+	Docs         int       `json:"docs"`
+	Chunks       int       `json:"chunks"`
+	ChunksPerSec float64   `json:"chunksPerSec"`
+	NoopSeconds  []float64 `json:"noopSeconds,omitempty"`
+	Load1        float64   `json:"load1"` // the 1-minute load average before the first sync
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "indexbench: "+err.Error())
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	c := &config{}
+	fs := flag.NewFlagSet("indexbench", flag.ContinueOnError)
+	fs.StringVar(&c.dir, "dir", "", "folder of Markdown files to index (required)")
+	fs.StringVar(&c.index, "index", "", "data directory for the index (required; emptied first unless -fresh=false)")
+	fs.BoolVar(&c.fresh, "fresh", true, "empty -index before the first sync (false: time syncs over the index there)")
+	fs.IntVar(&c.noop, "noop", 1, "no-op syncs to time after the first")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the first sync here")
+	fs.StringVar(&c.fingerprint, "fingerprint", "", "write the index fingerprint here")
+	fs.IntVar(&c.queries, "queries", 300, "queries in the fingerprint")
+	fs.BoolVar(&c.keep, "keep", true, "keep the index afterwards")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.dir == "" || c.index == "" {
+		return fmt.Errorf("-dir and -index are required")
+	}
+	dir, err := filepath.Abs(c.dir)
+	if err != nil {
+		return fmt.Errorf("resolve -dir: %w", err)
+	}
+	if c.fresh {
+		if err := os.RemoveAll(c.index); err != nil {
+			return fmt.Errorf("empty index: %w", err)
+		}
+	}
+	if !c.keep {
+		defer os.RemoveAll(c.index)
+	}
+	corp := cairn.Corpus{Name: "docs", Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}
+	eng, err := local.Open(ctx, engine.Options{Dir: c.index, Corpora: []cairn.Corpus{corp}})
+	if err != nil {
+		return err
+	}
+	r, err := measure(ctx, eng, c)
+	if err == nil && c.fingerprint != "" {
+		err = writeFingerprint(ctx, eng, c)
+	}
+	if cerr := eng.Close(ctx); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(r)
+}
+
+func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error) {
+	r := &Result{Load1: load1()}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return nil, fmt.Errorf("create profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, fmt.Errorf("start profile: %w", err)
+		}
+	}
+	u0, s0 := cpuTimes()
+	start := time.Now()
+	res, err := eng.Sync(ctx, nil)
+	r.FirstSeconds = time.Since(start).Seconds()
+	u1, s1 := cpuTimes()
+	if c.cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.UserSeconds, r.SysSeconds = u1-u0, s1-s0
+	r.CPUShare = (r.UserSeconds + r.SysSeconds) / r.FirstSeconds
+	for _, cr := range res.Corpora {
+		r.Docs += cr.Added + cr.Updated
+		r.Chunks += cr.Chunks
+		if cr.Failed > 0 {
+			return nil, fmt.Errorf("sync: %d files failed, first %s: %s", cr.Failed, cr.Failures[0].Path, cr.Failures[0].Reason)
+		}
+	}
+	r.ChunksPerSec = float64(r.Chunks) / r.FirstSeconds
+	for range c.noop {
+		start := time.Now()
+		res, err := eng.Sync(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.NoopSeconds = append(r.NoopSeconds, time.Since(start).Seconds())
+		for _, cr := range res.Corpora {
+			if cr.Added+cr.Updated+cr.Removed > 0 {
+				return nil, fmt.Errorf("no-op sync changed %d documents", cr.Added+cr.Updated+cr.Removed)
+			}
+		}
+	}
+	return r, nil
+}
+
+func cpuTimes() (user, sys float64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()).Seconds(), time.Duration(ru.Stime.Nano()).Seconds()
+}
+
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	fmt.Sscan(string(b), &l)
+	return l
+}
