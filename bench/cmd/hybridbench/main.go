@@ -37,6 +37,8 @@ func main() {
 	modeList := flag.String("modes", "hybrid,vector,lexical", "comma-separated modes to time")
 	flag.BoolVar(&recall, "recall", false, "also measure the vector index's recall@10 against exact search on the query embeddings")
 	flag.IntVar(&slowest, "slowest", 0, "also list the N slowest queries of each mode")
+	flag.StringVar(&dataDir, "data", "", "data directory (default OUT/data): a copy of a kept index, so the kept one stays read only")
+	flag.IntVar(&synthetic, "synthetic", 0, "also time the vector half of hybrid (real query embedding + vector search) over a lane of this many vectors: the index's real ones plus synthetic neighbours of them")
 	flag.Parse()
 	modes = strings.Split(*modeList, ",")
 	if *prof != "" {
@@ -66,6 +68,12 @@ var recall bool
 // slowest is how many of each mode's slowest queries to list.
 var slowest int
 
+// dataDir, when set, is the data directory instead of OUT/data.
+var dataDir string
+
+// synthetic, when set, is the size of the synthetic vector lane.
+var synthetic int
+
 // cpuProfile, when set, receives a CPU profile of the query runs.
 var cpuProfile *os.File
 
@@ -93,7 +101,10 @@ func run(notes, nq int, shared, work string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: filepath.Join(work, "data"), Embedder: emb,
+	if dataDir == "" {
+		dataDir = filepath.Join(work, "data")
+	}
+	eng, err := local.Open(ctx, engine.Options{Dir: dataDir, Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "bench", Kind: cairn.KindFiles, Paths: []string{dir}}}})
 	if err != nil {
 		return err
@@ -170,7 +181,12 @@ func run(notes, nq int, shared, work string) error {
 		}
 	}
 	if recall {
-		if err := measureRecall(ctx, emb, filepath.Join(work, "data", "vectors.bin"), qs); err != nil {
+		if err := measureRecall(ctx, emb, filepath.Join(dataDir, "vectors.bin"), qs); err != nil {
+			return err
+		}
+	}
+	if synthetic > 0 {
+		if err := measureSynthetic(ctx, emb, filepath.Join(dataDir, "vectors.bin"), qs, synthetic); err != nil {
 			return err
 		}
 	}
