@@ -27,11 +27,11 @@ func TestCompile(t *testing.T) {
 		{"phrase: answered with grams", ph("of", "the", "server"), "\"\x1fof the server\"", []float64{1}},
 		{"prefix", pre("migr"), `"migr"*`, []float64{1}},
 		{"prefix of a phrase: no grams", pre("write", "ahead"), `"write ahead"*`, []float64{1}},
-		{"all of", all(term("busy").Weighted(2), term("timeout").Weighted(3)), `"busy" AND "timeout"`, []float64{2, 3}},
+		{"all of: the rarest (highest weight) first", all(term("busy").Weighted(2), term("timeout").Weighted(3)), `"timeout" AND "busy"`, []float64{3, 2}},
 		{"any of", any(term("busy"), term("timeout").Weighted(0.5)), `"busy" OR "timeout"`, []float64{1, 0.5}},
 		{"one member", all(term("walrus")), `"walrus"`, []float64{1}},
-		{"a group inside a group is parenthesized", all(any(term("parseconfig").Weighted(4), ph("parse", "config").Weighted(5)), term("x").Weighted(6)),
-			"(\"parseconfig\" OR \"\x1fparse config\") AND \"x\"", []float64{4, 5, 6}},
+		{"a group inside a group is parenthesized", all(any(term("parseconfig").Weighted(6), ph("parse", "config").Weighted(5)), term("x").Weighted(4)),
+			"(\"parseconfig\" OR \"\x1fparse config\") AND \"x\"", []float64{6, 5, 4}},
 		{"one group member that is a group", all(any(term("a"), term("b"))), `("a" OR "b")`, []float64{1, 1}},
 		{"deeper", any(all(term("a"), any(term("b"), pre("c"))), term("d")), `("a" AND ("b" OR "c"*)) OR "d"`, []float64{1, 1, 1, 1}},
 		{"quote in a word is doubled", term(`wal"rus`), `"wal""rus"`, []float64{1}},
@@ -127,10 +127,12 @@ func TestCompileParsedQueries(t *testing.T) {
 			if err != nil || got.expr != tt.exprs[i] {
 				t.Errorf("%q term %d compiles to %q (%v), want %q", tt.in, i, got.expr, err, tt.exprs[i])
 			}
-			// Weigh each phrase apart, as search does with IDFs.
+			// Weigh each phrase apart, as search does with IDFs, rarest
+			// first so the all-of group keeps the terms' order
+			// (TestCompileAllRarestFirst checks the reordering).
 			var ph []cairn.Match
 			for _, p := range term.Phrases() {
-				weights = append(weights, float64(len(weights)+2))
+				weights = append(weights, float64(100-len(weights)))
 				ph = append(ph, p.Weighted(weights[len(weights)-1]))
 			}
 			if len(ph) == 1 {

@@ -21,9 +21,12 @@ package sqlite
 // most of the per-row cost is (FTS5 looks it up in its docsize table:
 // about 0.36 µs of 0.48 µs a row, measured).
 //
-// cairn_score(chunks_fts, idf, b, w_col0, ...) returns Σ idfᵢ·tf'ᵢ as one
-// double, idf being a blob of float64s in phrase order: the score Go would
-// sum from cairn_tf, in the same order, so the two agree bit for bit. It
+// cairn_score(chunks_fts, idf, order, b, w_col0, ...) returns Σ idfᵢ·tf'ᵢ
+// as one double, idf being a blob of float64s in phrase order and order a
+// blob of int32 phrase indexes giving the order of the sum (empty: phrase
+// order; compile writes an AND's members rarest first and keeps the sum in
+// the query's order with it): the score Go would sum from cairn_tf, in the
+// same order, so the two agree bit for bit. It
 // lets SQLite keep the best rows of a scan itself, so only those cross
 // into Go (see Store.lexical).
 //
@@ -101,16 +104,23 @@ static void cairn_tf_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
 // one per phrase; a phrase without one weighs 1), summed in phrase order.
 static void cairn_score_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
 		int nVal, sqlite3_value **vals) {
-	if (nVal < 1) { sqlite3_result_error_code(ctx, 1); return; }
+	if (nVal < 2) { sqlite3_result_error_code(ctx, 1); return; }
 	const double *idf = (const double*)sqlite3_value_blob(vals[0]);
 	int nIdf = sqlite3_value_bytes(vals[0]) / (int)sizeof(double);
+	const int *order = (const int*)sqlite3_value_blob(vals[1]);
+	int nOrder = sqlite3_value_bytes(vals[1]) / (int)sizeof(int);
 	double out[CAIRN_MAX_PHRASES];
-	int n = cairn_tf_compute(api, fts, ctx, nVal - 1, vals + 1, out);
+	int n = cairn_tf_compute(api, fts, ctx, nVal - 2, vals + 2, out);
 	if (n < 0) return;
 	double sum = 0;
-	for (int i = 0; i < n; i++) {
+	for (int k = 0; k < n; k++) {
+		int i = k;
+		if (k < nOrder) {
+			memcpy(&i, order + k, sizeof(int)); // the blobs may be unaligned
+			if (i < 0 || i >= n) { sqlite3_result_error_code(ctx, 1); return; } // SQLITE_ERROR: an order out of range
+		}
 		double w = 1.0;
-		if (i < nIdf) memcpy(&w, idf + i, sizeof(double)); // the blob may be unaligned
+		if (i < nIdf) memcpy(&w, idf + i, sizeof(double));
 		sum += w * out[i];
 	}
 	if (sum != sum) sum = 0; // SQLite would store a NaN as NULL

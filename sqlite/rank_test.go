@@ -82,7 +82,7 @@ func TestRankMatchesBM25(t *testing.T) {
 				if len(tf) != 8*len(tt.phrases) {
 					t.Fatalf("row %d: cairn_tf gave %d bytes, want %d", id, len(tf), 8*len(tt.phrases))
 				}
-				if got := score(tf, idf); math.Abs(got+bm25) > 1e-9 {
+				if got := score(tf, idf, nil); math.Abs(got+bm25) > 1e-9 {
 					t.Errorf("row %d: score %.12f, bm25 %.12f", id, got, -bm25)
 				}
 				// The factors are the phrases' own, each in 0..k1+1.

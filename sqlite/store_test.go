@@ -278,7 +278,7 @@ func TestScanTopMatchesGoScoring(t *testing.T) {
 	for _, match := range []string{`"walrus"`, `"alpha" OR "beta" OR "ice"`, `"busy" AND "timeout"`, "\"\x1fof the\" OR \"gamma\"", `"nothing"`} {
 		for _, capN := range []int{0, 1, 40, 1000} {
 			idf := []float64{1.7, 0.3, 2.9}
-			q := lexicalQuery{cairn.LexicalQuery{Limit: 7, MaxCandidates: capN}, compiled{match, idf}}
+			q := lexicalQuery{cairn.LexicalQuery{Limit: 7, MaxCandidates: capN}, compiled{expr: match, idf: idf}}
 			got := &cairn.LexicalResult{}
 			tx, err := s.r.BeginTx(ctx, nil)
 			if err != nil {
@@ -306,7 +306,7 @@ func TestScanTopMatchesGoScoring(t *testing.T) {
 					want.Capped = true
 					break
 				}
-				m.score = score(tf, idf)
+				m.score = score(tf, idf, nil)
 				all = append(all, m)
 				want.Scanned++
 				want.Low = m.id
