@@ -15,18 +15,13 @@ import (
 	"github.com/cairnmemory/cairn/vector"
 )
 
-// embedBatch is how many chunks are embedded and stored per round by the memory
-// keys (recall_keys.go).
+// embedBatch is how many chunks are embedded and stored per round. A
+// round is what an interrupted sync keeps (TestSyncInterruptSaysWhatWasKept:
+// each finished request of a remote embedder); rounds of 256 were tried for
+// the ONNX embedder's sake (its two sessions wait for each other at a
+// round's end) but would drop up to four finished requests on Ctrl-C, and
+// with batches of 4 a round of 64 is 16 batches, so the wait is short.
 const embedBatch = 64
-
-// syncEmbedRound is how many chunks sync hands the embedder per call and
-// stores together. An embedder runs its sessions in parallel within a
-// call and waits for the slowest at its end, and both cores idle while a
-// round is stored: at 64 chunks (two ONNX batches of 32, one per session)
-// those waits were a round each; at 256 chunks in batches of 4 they are a
-// few percent. A round of 256 takes about 2 s here, so progress still
-// moves and cancelling still stops soon.
-const syncEmbedRound = 256
 
 // vectors is the in-memory vector lane: the index of the current
 // embedder's vectors and which documents hold each chunk. The index loads
@@ -65,7 +60,7 @@ func (e *Engine) embedPending(ctx context.Context, progress func(cairn.ProgressE
 		if progress != nil {
 			progress(cairn.ProgressEvent{Corpus: "embeddings", Done: done, Total: total})
 		}
-		batch, err := e.store.PendingChunks(ctx, id, syncEmbedRound)
+		batch, err := e.store.PendingChunks(ctx, id, embedBatch)
 		if err != nil || len(batch) == 0 {
 			return done, total - done, err
 		}
