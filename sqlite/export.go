@@ -73,7 +73,11 @@ func (s *Store) Export(ctx context.Context, fn func(cairn.PortRow) error) error 
 		case cairn.PortChunks:
 			continue // with their content
 		case cairn.PortVectors:
-			err = exportRows(ctx, tx, t, `SELECT v.identity, c.hash, c.seq, v.vec FROM vectors v JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id`, fn)
+			// CROSS JOIN keeps vectors the outer loop, read in chunk id
+			// order: a plain join lets the planner scan chunks by
+			// (hash, seq) and sort every vector in a temporary b-tree
+			// (150 MB at 100k vectors of 384 floats).
+			err = exportRows(ctx, tx, t, `SELECT v.identity, c.hash, c.seq, v.vec FROM vectors v CROSS JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id`, fn)
 		case "meta":
 			err = exportRows(ctx, tx, t, `SELECT key, value FROM meta WHERE `+portMetaWhere+` ORDER BY key`, fn)
 		default:
