@@ -135,21 +135,35 @@ func (w *walker) scanSource(src Source) error {
 	return nil
 }
 
-// statPending stats the pending files in parallel, then adds them in order.
+// statGroupFiles bounds the files of one directory that one stat worker
+// takes at a time, so a single large folder still spreads over the workers.
+const statGroupFiles = 256
+
+// statPending stats the pending files in parallel, a run of one
+// directory's files per task (statGroup), then adds them in order.
 func (w *walker) statPending() {
+	type group struct{ start, end int }
+	var groups []group
+	for i := 0; i < len(w.pending); {
+		j := i + 1
+		for j < len(w.pending) && j-i < statGroupFiles && w.pending[j].dir == w.pending[i].dir {
+			j++
+		}
+		groups = append(groups, group{i, j})
+		i = j
+	}
 	var wg sync.WaitGroup
-	next := make(chan int, len(w.pending))
-	for i := range w.pending {
-		next <- i
+	next := make(chan group, len(groups))
+	for _, g := range groups {
+		next <- g
 	}
 	close(next)
-	for range min(statWorkers, len(w.pending)) {
+	for range min(statWorkers, len(groups)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				p := &w.pending[i]
-				p.info, p.err = p.e.Info()
+			for g := range next {
+				statGroup(w.pending[g.start].dir, w.pending[g.start:g.end])
 			}
 		}()
 	}
