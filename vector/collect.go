@@ -25,7 +25,7 @@ func collect(dist []uint16, cut, atCut int, cand []int32) []int32 {
 	words := len(dist) / 4
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dist))), 8*words)
 	for i := range words {
-		x := binary.LittleEndian.Uint64(b[8*i:])
+		x := binary.NativeEndian.Uint64(b[8*i:]) // any byte order keeps each distance a whole lane
 		if (x-sub)&^x&high == 0 {
 			continue
 		}
