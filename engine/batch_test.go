@@ -21,11 +21,12 @@ func longNote(id string, n int) string {
 }
 
 // A first sync of long documents starts writing after about a megabyte
-// (batchBytes) has been read and chunked, not after 512 files: the
-// progress reports, one per prepared batch, show the batches.
+// (batchBytes) has been read and chunked, not after 512 files, and each
+// later batch may be twice as large: the progress reports, one per
+// prepared batch, show the batches.
 func TestSyncBatchesByBytes(t *testing.T) {
 	files := map[string]string{}
-	for i := range 5 {
+	for i := range 8 {
 		files[fmt.Sprintf("n%d.md", i)] = longNote(fmt.Sprint(i), 400<<10)
 	}
 	f := newFixture(t, files, Options{})
@@ -36,12 +37,12 @@ func TestSyncBatchesByBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 400 KB files: two fit under a megabyte, the third would not.
-	if want := []int{0, 2, 4, 5}; fmt.Sprint(done) != fmt.Sprint(want) {
+	// 400 KB files: two fit under a megabyte, five under two.
+	if want := []int{0, 2, 7, 8}; fmt.Sprint(done) != fmt.Sprint(want) {
 		t.Fatalf("progress after each batch = %v, want %v", done, want)
 	}
-	if r := res.Corpora[0]; r.Added != 5 || r.Failed != 0 {
-		t.Fatalf("added %d, failed %d: want 5 and 0", r.Added, r.Failed)
+	if r := res.Corpora[0]; r.Added != 8 || r.Failed != 0 {
+		t.Fatalf("added %d, failed %d: want 8 and 0", r.Added, r.Failed)
 	}
 }
 
