@@ -34,7 +34,7 @@ import (
 )
 
 type config struct {
-	dir, index, cpuProfile, fingerprint string
+	dir, index, corpus, cpuProfile, fingerprint string
 	noop, queries                       int
 	keep, fresh                         bool
 }
@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("indexbench", flag.ContinueOnError)
 	fs.StringVar(&c.dir, "dir", "", "folder of Markdown files to index (required)")
 	fs.StringVar(&c.index, "index", "", "data directory for the index (required; emptied first unless -fresh=false)")
+	fs.StringVar(&c.corpus, "corpus", "docs", "corpus name (an index built by cairnbench names it bench)")
 	fs.BoolVar(&c.fresh, "fresh", true, "empty -index before the first sync (false: time syncs over the index there)")
 	fs.IntVar(&c.noop, "noop", 1, "no-op syncs to time after the first")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the first sync here")
@@ -90,7 +91,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if !c.keep {
 		defer os.RemoveAll(c.index)
 	}
-	corp := cairn.Corpus{Name: "docs", Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}
+	corp := cairn.Corpus{Name: c.corpus, Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}
 	eng, err := local.Open(ctx, engine.Options{Dir: c.index, Corpora: []cairn.Corpus{corp}})
 	if err != nil {
 		return err
