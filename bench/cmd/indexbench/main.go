@@ -35,8 +35,8 @@ import (
 
 type config struct {
 	dir, index, corpus, cpuProfile, fingerprint string
-	noop, queries                       int
-	keep, fresh                         bool
+	noop, queries                               int
+	keep, fresh                                 bool
 }
 
 // Result is the JSON line indexbench prints.
