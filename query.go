@@ -114,6 +114,10 @@ type HitSignals struct {
 	// The query's best signals over the hits: how well the query is
 	// answered at all, which every hit of the query shares.
 	TopMatch, TopCosine, TopTerms float64
+	// NextCosine is the second best cosine over the hits: in a small
+	// index, a query that is near one note stands out from the rest, and
+	// one near nothing in particular (nonsense) does not.
+	NextCosine float64
 }
 
 // Search modes.

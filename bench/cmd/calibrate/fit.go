@@ -105,6 +105,15 @@ type fitOptions struct {
 	// others: the share of the negatives' weight given to the notes a
 	// fixture question (of the fixture or a small index) does not expect.
 	others float64
+	// para: the share of the answers' weight given to the paraphrase
+	// questions of the small indexes (smallParaphrases; 0: they count as
+	// fixture answers).
+	para float64
+}
+
+// paraphrase reports whether q is one of smallParaphrases.
+func paraphrase(q eval.CalibrationQuery) bool {
+	return q.Conv == smallConv && slices.ContainsFunc(smallParaphrases, func(p fixtureQuestion) bool { return p.text == q.Question })
 }
 
 func runFit(path, test string, o fitOptions) error {
@@ -188,11 +197,11 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 	m := search.Model{Features: names}
 	type row struct {
 		y     bool
-		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic, 4 a fixture question's other note
+		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic, 4 a fixture question's other note, 5 a paraphrase's answer
 	}
 	var x [][]float64
 	var rows []row
-	var n [5]float64
+	var n [6]float64
 	for _, q := range qs {
 		if !use(q) {
 			continue
@@ -206,6 +215,8 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 			switch {
 			case q.OnTopic && !h.Relevant:
 				r.class = 4
+			case q.OnTopic && paraphrase(q) && o.para > 0:
+				r.class = 5
 			case q.OnTopic && fixtureConv(q) && o.fixed > 0:
 				r.class = 1
 			case q.OnTopic:
@@ -221,7 +232,7 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 		}
 	}
 	neg := 1 - o.posShare
-	share := [5]float64{o.posShare * (1 - o.fixed), o.posShare * o.fixed, neg * o.crossShare, neg * (1 - o.crossShare - o.others), neg * o.others}
+	share := [6]float64{o.posShare * (1 - o.fixed - o.para), o.posShare * o.fixed, neg * o.crossShare, neg * (1 - o.crossShare - o.others), neg * o.others, o.posShare * o.para}
 	w := make([]float64, len(x))
 	y := make([]bool, len(x))
 	for i, r := range rows {

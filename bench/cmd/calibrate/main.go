@@ -54,6 +54,7 @@ func main() {
 	posShare := flag.Float64("pos", 0.5, "share of the weight given to the answers (the prior of the fit)")
 	crossShare := flag.Float64("cross", 0.1, "share of the negatives' weight given to questions asked of another conversation")
 	fixed := flag.Float64("fixture", 0, "share of the answers' weight given to the ranking fixture's (0: by count)")
+	paraShare := flag.Float64("para", 0, "share of the answers' weight given to the small indexes' paraphrase questions (0: they count as fixture answers)")
 	othersShare := flag.Float64("others", 0, "share of the negatives' weight given to the notes a fixture question does not expect (0: those hits are left out)")
 	flag.Parse()
 	modes = strings.Split(*only, ",")
@@ -69,7 +70,7 @@ func main() {
 		err = runDump(*shared, *dump, *list, strings.Split(p, ","))
 	case *fit != "":
 		err = runFit(*fit, *test, fitOptions{features: *featureSpec, why: *why, l2: *l2, minScore: *minScore,
-			crossShare: *crossShare, posShare: *posShare, fixed: *fixed, others: *othersShare})
+			crossShare: *crossShare, posShare: *posShare, fixed: *fixed, others: *othersShare, para: *paraShare})
 	case *evalRuns:
 		err = runEval(*shared)
 	default:
