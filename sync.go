@@ -5,7 +5,7 @@ import "time"
 // SyncOptions tune one sync. A nil *SyncOptions means all corpora, no progress.
 type SyncOptions struct {
 	Corpora  []string
-	Force    bool // re-read every transcript and re-project every session
+	Force    bool // re-read every file and transcript and re-project every session
 	Progress func(ProgressEvent)
 }
 

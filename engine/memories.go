@@ -315,7 +315,7 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 	if err != nil {
 		return r, fmt.Errorf("prune memories folder: %w", err)
 	}
-	r, err = e.syncCorpus(ctx, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob}, progress)
+	r, err = e.syncCorpus(ctx, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob}, false, progress)
 	if err != nil || e.opts.Embedder == nil {
 		return r, err
 	}

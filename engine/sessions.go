@@ -134,7 +134,7 @@ func (e *Engine) indexSessions(ctx context.Context, c cairn.Corpus, progress fun
 	if err := os.MkdirAll(e.sessionsRoot(), 0o700); err != nil {
 		return cairn.CorpusSyncResult{Name: c.Name}, fmt.Errorf("create sessions folder: %w", err)
 	}
-	return e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, progress)
+	return e.syncCorpus(ctx, cairn.Corpus{Name: c.Name, Kind: cairn.KindFiles, Paths: []string{e.sessionsRoot()}, Glob: cairn.DefaultGlob}, false, progress)
 }
 
 // sessionRun is what one sync of a sessions corpus knows before reading

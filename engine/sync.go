@@ -71,7 +71,7 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 		} else if c.Kind == cairn.KindMemories {
 			r, err = e.syncMemories(ctx, o.Progress) // memories.go
 		} else {
-			r, err = e.syncCorpus(ctx, c, o.Progress)
+			r, err = e.syncCorpus(ctx, c, o.Force, o.Progress)
 		}
 		res.Corpora = append(res.Corpora, r)
 		if err != nil {
@@ -170,7 +170,11 @@ func changed(res *cairn.SyncResult, pruned int) bool {
 // swapped.
 var afterScanHook func(corpus string)
 
-func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
+// With force every file is read again even when its size and mtime match
+// (the way out for an edit that kept both); the content hash still skips a
+// file whose text is what is stored, so nothing unchanged is re-chunked or
+// re-embedded.
+func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
 	r := cairn.CorpusSyncResult{Name: c.Name}
 	// The scan is syscall-bound and the state query CPU-bound: overlap them.
 	var states map[string]cairn.DocState
@@ -203,7 +207,7 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, progress func(c
 	var todo []ingest.File
 	for _, f := range files {
 		keep[f.Rel] = true
-		if st, ok := states[f.Rel]; ok && !reread && st.Size == f.Size && st.ModTime == f.ModTime {
+		if st, ok := states[f.Rel]; ok && !reread && !force && st.Size == f.Size && st.ModTime == f.ModTime {
 			r.Unchanged++
 			continue
 		}

@@ -14,7 +14,7 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("sync")
 	var corpora stringList
 	fs.Var(&corpora, "corpus", "corpus to sync (repeatable; default all)")
-	force := fs.Bool("force", false, "re-read every transcript and re-project every session")
+	force := fs.Bool("force", false, "re-read every file and transcript (even with size and mtime unchanged) and re-project every session")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
