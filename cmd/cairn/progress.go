@@ -142,6 +142,16 @@ func shortDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
+// tookDuration is a finished command's time in shortDuration's form, with
+// tenths under 10 s so a quick sync does not say "done in 0s": 0.4s, 9.9s,
+// 10s, 1m19s.
+func tookDuration(d time.Duration) string {
+	if d < 10*time.Second-50*time.Millisecond {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return shortDuration(d)
+}
+
 // thousands writes n with commas: 30,000.
 func thousands(n int) string {
 	s := fmt.Sprint(n)

@@ -120,6 +120,11 @@ func TestShortDurationAndThousands(t *testing.T) {
 			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
+	for d, want := range map[time.Duration]string{432 * time.Millisecond: "0.4s", 9940 * time.Millisecond: "9.9s", 9960 * time.Millisecond: "10s", 79494 * time.Millisecond: "1m19s"} {
+		if got := tookDuration(d); got != want {
+			t.Errorf("tookDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 30000: "30,000", 1234567: "1,234,567", -4500: "-4,500"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)

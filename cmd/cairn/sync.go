@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -49,9 +50,12 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 		return e.printJSON(res)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	// Counts and the duration are written as the progress lines write
+	// them (3,215; 1m19s); --json keeps plain numbers and seconds.
 	fmt.Fprintln(tw, "corpus\tscanned\tadded\tupdated\tunchanged\tremoved\tfailed\tchunks\t")
 	for _, c := range res.Corpora {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Name, c.Scanned, c.Added, c.Updated, c.Unchanged, c.Removed, c.Failed, c.Chunks)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, thousands(c.Scanned), thousands(c.Added), thousands(c.Updated),
+			thousands(c.Unchanged), thousands(c.Removed), thousands(c.Failed), thousands(c.Chunks))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -65,9 +69,9 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 		}
 	}
 	if res.Embedded > 0 || res.PendingEmbeddings > 0 {
-		fmt.Fprintf(e.stdout, "embedded %d chunks, %d waiting for vectors\n", res.Embedded, res.PendingEmbeddings)
+		fmt.Fprintf(e.stdout, "embedded %s chunks, %s waiting for vectors\n", thousands(res.Embedded), thousands(res.PendingEmbeddings))
 	}
-	fmt.Fprintf(e.stdout, "done in %.3fs\n", res.Seconds)
+	fmt.Fprintf(e.stdout, "done in %s\n", tookDuration(time.Duration(res.Seconds*float64(time.Second))))
 	return nil
 }
 
