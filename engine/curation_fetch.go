@@ -164,7 +164,13 @@ func (e *Engine) FetchCluster(ctx context.Context, o FetchClusterOptions) (*Clus
 	return page, nil
 }
 
-// Check validates o and fills its defaults; FetchCluster calls it.
+// ValidClusterID reports whether id has the form of a cluster ID (10
+// lowercase hex digits), so a caller can name its own flag or field.
+func ValidClusterID(id string) bool { return clusterIDPattern.MatchString(id) }
+
+// Check validates o and fills its defaults; FetchCluster calls it. Its
+// errors and hints name the MCP tools (memory_list_clusters), as MCP
+// clients read them; the CLI checks its flags first and names its commands.
 func (o *FetchClusterOptions) Check() error {
 	if !clusterIDPattern.MatchString(o.ClusterID) {
 		return cairn.Invalidf("clusterId %q: want 10 lowercase hex digits (from memory_list_clusters)", o.ClusterID)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -43,6 +45,9 @@ func clustersRebuild(ctx context.Context, e *env, args []string) error {
 	c := &o.Cluster
 	c.Space.Method, c.HDBSCAN.ClusterSelectionMethod = *method, *selection
 	c.HDBSCAN.ClusterSelectionEpsilon, c.HDBSCAN.AllowSingleCluster = *epsilon, *single
+	if err := checkRebuildFlags(*method, *selection, *minDist, *epsilon, *seed); err != nil {
+		return err
+	}
 	if set["min-dist"] {
 		c.Space.MinDist = minDist
 	}
@@ -88,6 +93,26 @@ func clustersRebuild(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// checkRebuildFlags checks the flags that are not integer ranges, naming
+// the flag in the CLI's style ("--seed -1: allowed 0 to 4294967295"); the
+// library's own check (cluster.Options.Validate) names the option fields
+// as MCP's memory_recluster takes them.
+func checkRebuildFlags(method, selection string, minDist, epsilon float64, seed int64) error {
+	switch {
+	case method != "" && method != cluster.MethodUMAP && method != cluster.MethodNone:
+		return usagef("--method %q: allowed %s, %s", method, cluster.MethodUMAP, cluster.MethodNone)
+	case selection != "" && selection != cluster.SelectEOM && selection != cluster.SelectLeaf:
+		return usagef("--selection %q: allowed %s, %s", selection, cluster.SelectEOM, cluster.SelectLeaf)
+	case !(minDist >= 0 && minDist <= 1): // NaN fails both
+		return usagef("--min-dist %v: allowed 0 to 1", minDist)
+	case !(epsilon >= 0) || math.IsInf(epsilon, 1):
+		return usagef("--epsilon %v: allowed 0 or more (finite)", epsilon)
+	case seed < 0 || seed > cluster.MaxSeed:
+		return usagef("--seed %d: allowed 0 to %d", seed, cluster.MaxSeed)
+	}
+	return nil
+}
+
 func clustersList(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("clusters list")
 	limit := fs.Int("limit", engine.DefaultClusterList, fmt.Sprintf("clusters to list, 1 to %d, largest first", engine.MaxClusterList))
@@ -119,7 +144,9 @@ func clustersList(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	if l.Stale {
-		fmt.Fprintf(e.stdout, "stale since %s: %s\n", *l.StaleSince, l.Hint)
+		// The engine's hint names the MCP tool (memory_recluster), as MCP
+		// clients read it; on the command line the command is named.
+		fmt.Fprintf(e.stdout, "stale since %s: the index changed since this run; run cairn clusters rebuild for current clusters\n", *l.StaleSince)
 	}
 	for _, c := range l.Clusters {
 		preview := ""
@@ -163,6 +190,18 @@ func clustersShow(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("clusters show needs one cluster ID (see cairn clusters list)")
 	}
+	// The flags are checked here, by their names; o.Check's errors name
+	// the fields of MCP's memory_fetch_cluster.
+	switch {
+	case !engine.ValidClusterID(pos[0]):
+		return usagef("cluster ID %q: allowed 10 lowercase hex digits (see cairn clusters list)", pos[0])
+	case *topK < 1 || *topK > engine.MaxFetchTopK:
+		return usagef("--top-k %d: allowed 1 to %d", *topK, engine.MaxFetchTopK)
+	case *offset < 0:
+		return usagef("--offset %d: allowed 0 or more", *offset)
+	case !slices.Contains(engine.FetchSorts, *sort):
+		return usagef("--sort %q: allowed %s", *sort, strings.Join(engine.FetchSorts, ", "))
+	}
 	o := engine.FetchClusterOptions{ClusterID: pos[0], TopK: *topK, Offset: *offset, Sort: *sort}
 	if err := o.Check(); err != nil {
 		return usagef("clusters show: %v", err)
@@ -184,7 +223,8 @@ func clustersShow(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no clusters yet: run cairn clusters rebuild")
 		return nil
 	case "not_found":
-		return fmt.Errorf("show cluster %s: %w (%s)", pos[0], cairn.ErrNotFound, p.Hint)
+		return fmt.Errorf("show cluster %s: %w in run %s (cluster IDs change with every rebuild; list them again with cairn clusters list)",
+			pos[0], cairn.ErrNotFound, p.RunID)
 	}
 	fmt.Fprintf(e.stdout, "cluster %s: %d chunks, members %d to %d by %s\n", p.Cluster.ClusterID, p.Page.Total, p.Page.Offset+1,
 		p.Page.Offset+p.Page.Returned, o.Sort)

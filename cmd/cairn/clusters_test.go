@@ -105,17 +105,42 @@ func TestCLIClustersAndTasks(t *testing.T) {
 		want string
 	}{
 		{[]string{"clusters", "rebuild", "--min-cluster-size", "1"}, "--min-cluster-size 1: allowed 2 to 100000"},
-		{[]string{"clusters", "rebuild", "--method", "pca"}, `space.method "pca"`},
+		{[]string{"clusters", "rebuild", "--method", "pca"}, `--method "pca": allowed umap, none`},
+		{[]string{"clusters", "rebuild", "--selection", "top"}, `--selection "top": allowed eom, leaf`},
+		{[]string{"clusters", "rebuild", "--seed", "-1"}, "--seed -1: allowed 0 to 4294967295"},
+		{[]string{"clusters", "rebuild", "--min-dist", "1.5"}, "--min-dist 1.5: allowed 0 to 1"},
+		{[]string{"clusters", "rebuild", "--epsilon", "-0.5"}, "--epsilon -0.5: allowed 0 or more"},
 		{[]string{"clusters", "list", "--limit", "0"}, "--limit 0: allowed 1 to 50"},
-		{[]string{"clusters", "show", "nope"}, "clusterId"},
-		{[]string{"clusters", "show", id, "--sort", "newest"}, "sort"},
-		{[]string{"tasks", "list", "--status", "open"}, "status"},
+		{[]string{"clusters", "show", "nonexistent"}, `cluster ID "nonexistent": allowed 10 lowercase hex digits (see cairn clusters list)`},
+		{[]string{"clusters", "show", id, "--sort", "newest"}, `--sort "newest": allowed`},
+		{[]string{"clusters", "show", id, "--top-k", "0"}, "--top-k 0: allowed 1 to 50"},
+		{[]string{"clusters", "show", id, "--offset", "-1"}, "--offset -1: allowed 0 or more"},
+		{[]string{"tasks", "list", "--status", "open"}, `--status "open": allowed`},
+		{[]string{"tasks", "list", "--limit", "0"}, "--limit 0: allowed 1 to"},
 		{[]string{"tasks", "update", tasks.Tasks[1].ID, "--action", "resolve"}, "annotation is required"},
-		{[]string{"tasks", "update", tasks.Tasks[1].ID, "--action", "close"}, "action"},
+		{[]string{"tasks", "update", tasks.Tasks[1].ID, "--action", "close"}, `--action "close": allowed`},
 	} {
-		if _, errs, code := c.run(bad.args...); code != 2 || !strings.Contains(errs, bad.want) {
+		_, errs, code := c.run(bad.args...)
+		if code != 2 || !strings.Contains(errs, bad.want) {
 			t.Errorf("cairn %v: exit %d, stderr %q; want 2 with %q", bad.args, code, errs, bad.want)
 		}
+		if strings.Contains(errs, "memory_") {
+			t.Errorf("cairn %v names an MCP tool: %q", bad.args, errs)
+		}
+	}
+	// A cluster ID of no run names the CLI command to list them, not the
+	// MCP tool; so does the stale line once the index changes.
+	if _, errs, code := c.run("clusters", "show", "ffffffffff"); code == 0 || !strings.Contains(errs, "cairn clusters list") || strings.Contains(errs, "memory_") {
+		t.Errorf("show of an unknown cluster: exit %d, stderr %q", code, errs)
+	}
+	os.WriteFile(filepath.Join(notes, "new.md"), []byte("# compost\n\ncompost soil garden\n"), 0o644)
+	c.ok("sync")
+	if out := c.ok("clusters", "list"); !strings.Contains(out, "stale since ") || !strings.Contains(out, "run cairn clusters rebuild") || strings.Contains(out, "memory_") {
+		t.Errorf("list of a stale run: %q", out)
+	}
+	var stale struct{ Hint string }
+	if err := json.Unmarshal([]byte(c.ok("clusters", "list", "--json")), &stale); err != nil || !strings.Contains(stale.Hint, "memory_recluster") {
+		t.Errorf("list --json keeps the engine's hint (the MCP tool's answer): %+v, %v", stale, err)
 	}
 	if _, errs, code := c.run("tasks", "update", "ffffffffffffffff", "--action", "defer"); code == 0 || !strings.Contains(errs, "not found") {
 		t.Errorf("update of an unknown task: %d %q", code, errs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -24,6 +25,12 @@ func tasksList(ctx context.Context, e *env, args []string) error {
 	}
 	if err := noPositional("tasks list", pos); err != nil {
 		return err
+	}
+	if !slices.Contains(engine.TaskStatuses, *status) {
+		return usagef("--status %q: allowed %s", *status, strings.Join(engine.TaskStatuses, ", "))
+	}
+	if *limit < 1 || *limit > engine.MaxTaskList {
+		return usagef("--limit %d: allowed 1 to %d", *limit, engine.MaxTaskList)
 	}
 	eng, _, err := e.open(ctx)
 	if err != nil {
@@ -68,6 +75,14 @@ func tasksUpdate(ctx context.Context, e *env, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usagef("tasks update needs one task ID (see cairn tasks list)")
+	}
+	switch {
+	case !slices.Contains(engine.TaskActions, *action):
+		return usagef("--action %q: allowed %s", *action, strings.Join(engine.TaskActions, ", "))
+	case *scope != "chunk" && *scope != "document":
+		return usagef("--scope %q: allowed chunk, document", *scope)
+	case !slices.Contains(engine.AnnotationBases, *basis):
+		return usagef("--basis %q: allowed %s", *basis, strings.Join(engine.AnnotationBases, ", "))
 	}
 	req := engine.TaskUpdateRequest{TaskID: pos[0], Action: *action, Note: *note}
 	if *eventTime != "" || *evidence != "" {
