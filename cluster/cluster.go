@@ -97,14 +97,18 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	seed := uint64(eff.Seed)
 	// One kNN graph serves the space and the 2-D layout (method none needs
 	// it for the layout too): each takes the first entries of the lists.
-	g, err := buildKNN(ctx, vecs, max(eff.NNeighbors, layoutK)-1, seed, workers)
+	rep := &reporter{f: o.Progress}
+	g, err := buildKNN(ctx, vecs, max(eff.NNeighbors, layoutK)-1, seed, workers, func(done, total int) {
+		rep.report(PhaseNeighbours, done, total)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster nearest neighbours: %w", err)
 	}
 	pca := newPCA(vecs, max(2, eff.NComponents), seed)
 	space := vecs
 	if eff.Method == MethodUMAP {
-		space, err = umapEmbed(ctx, vecs, g, pca, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, seed, 0, workers})
+		space, err = umapEmbed(ctx, vecs, g, pca, umapParams{eff.NComponents, eff.NNeighbors, eff.MinDist, seed, 0, workers,
+			func(done, total int) { rep.report(PhaseSpace, done, total) }})
 		if err != nil {
 			return nil, fmt.Errorf("cluster umap: %w", err)
 		}
@@ -112,12 +116,14 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 	// The layout starts from the space (its two principal axes) where
 	// there is one, so it needs fewer epochs, and runs beside HDBSCAN on
 	// its own goroutine, which Run always waits for.
-	lp := umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs, workers}
+	lp := umapParams{2, layoutK, LayoutMinDist, seed, LayoutEpochs, workers, nil}
 	lbasis := pca
 	if eff.Method == MethodUMAP {
 		lp.epochs = LayoutEpochsFromSpace
 		lbasis = newPCA(space, 2, seed)
 	}
+	le := lp.epochs
+	lp.tick = func(int, int) { rep.layoutStep(le, false) }
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var layout points
@@ -132,6 +138,8 @@ func Run(ctx context.Context, items []Item, o *Options) (*Result, error) {
 		allowSingle: eff.AllowSingleCluster, workers: workers})
 	if err != nil {
 		cancel()
+	} else {
+		rep.layoutStep(le, true)
 	}
 	<-done
 	if err != nil {

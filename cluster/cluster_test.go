@@ -316,7 +316,7 @@ func TestKNNRecall(t *testing.T) {
 		p.data = append(p.data, it.Vector...)
 	}
 	const k = 15
-	g, err := buildKNN(context.Background(), p, k, 1, 2)
+	g, err := buildKNN(context.Background(), p, k, 1, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func TestSGDWorkersAgree(t *testing.T) {
 		p.data = append(p.data, it.Vector...)
 	}
 	ctx := context.Background()
-	g, err := buildKNN(ctx, p, 14, 3, 2)
+	g, err := buildKNN(ctx, p, 14, 3, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestSGDWorkersAgree(t *testing.T) {
 	var layouts [][]float32
 	for _, workers := range []int{1, 2, 7} {
 		emb := newPCA(p, 5, 3).project(p, 5, 3)
-		if err := sgd(ctx, emb, edges, a, b, 30, 3, workers); err != nil {
+		if err := sgd(ctx, emb, edges, a, b, 30, 3, workers, nil); err != nil {
 			t.Fatal(err)
 		}
 		layouts = append(layouts, emb.data)

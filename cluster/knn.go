@@ -87,7 +87,13 @@ const (
 	knnJoinWidth = 15
 )
 
-func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int) (*knnGraph, error) {
+// buildKNN builds the kNN graph; tick, when not nil, is told of each tree
+// and descent round done (of knnTrees + knnRounds).
+func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int, tick func(done, total int)) (*knnGraph, error) {
+	if tick == nil {
+		tick = func(int, int) {}
+	}
+	const steps = knnTrees + knnRounds
 	n := p.n()
 	g := newGraph(n, k)
 	rng := rand.New(rand.NewPCG(seed, 0x6b6e6e))
@@ -97,9 +103,10 @@ func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int) (*
 			leaf[i] = i
 		}
 		joinLeaf(p, g, leaf)
+		tick(steps, steps)
 		return g, nil
 	}
-	for range knnTrees {
+	for t := range knnTrees {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -109,8 +116,9 @@ func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int) (*
 				joinLeaf(p, g, leaf)
 			}
 		})
+		tick(t+1, steps)
 	}
-	for range knnRounds {
+	for r := range knnRounds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -118,7 +126,9 @@ func buildKNN(ctx context.Context, p points, k int, seed uint64, workers int) (*
 		if float64(changed) < knnStop*float64(n*k) {
 			break
 		}
+		tick(knnTrees+r+1, steps)
 	}
+	tick(steps, steps)
 	return g, nil
 }
 

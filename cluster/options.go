@@ -57,6 +57,10 @@ type Options struct {
 	// Workers is how many goroutines the searches use (not a C17 option);
 	// 0: GOMAXPROCS. Results do not depend on it.
 	Workers int
+	// Progress, when set, is told of each step of the neighbours, space
+	// and layout phases (Step; not a C17 option). Calls never overlap;
+	// it should return quickly. Results do not depend on it.
+	Progress func(Step) `json:"-"`
 }
 
 // Space chooses the space HDBSCAN runs in.

@@ -13,6 +13,7 @@ type umapParams struct {
 	seed                    uint64
 	epochs                  int // 0: 500 up to 5,000 points, else 200
 	workers                 int
+	tick                    func(done, total int) // after each epoch; nil: none
 }
 
 const (
@@ -57,7 +58,7 @@ func umapEmbed(ctx context.Context, p points, g *knnGraph, pca *pcaBasis, up uma
 	edges = kept
 	emb := pca.project(p, up.nComponents, up.seed)
 	a, b := curveAB(up.minDist)
-	if err := sgd(ctx, emb, edges, a, b, epochs, up.seed, up.workers); err != nil {
+	if err := sgd(ctx, emb, edges, a, b, epochs, up.seed, up.workers, up.tick); err != nil {
 		return points{}, err
 	}
 	return emb, nil
@@ -77,7 +78,7 @@ func umapEmbed(ctx context.Context, p points, g *knnGraph, pca *pcaBasis, up uma
 // the speed only. Against umap-learn, which moves both ends of a sample
 // (move_other) and walks both directions of each edge, a head here moves
 // twice as far per sample, so each end moves as far per epoch.
-func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epochs int, seed uint64, workers int) error {
+func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epochs int, seed uint64, workers int, tick func(done, total int)) error {
 	n, dim := emb.n(), emb.dim
 	var maxW float64
 	for _, e := range edges {
@@ -141,6 +142,9 @@ func sgd(ctx context.Context, emb points, edges []graphEdge, a, b float64, epoch
 				}
 			}
 		})
+		if tick != nil {
+			tick(ep+1, epochs)
+		}
 	}
 	return nil
 }

@@ -24,7 +24,8 @@ import (
 
 // ReclusterOptions tune Recluster; nil means defaults.
 type ReclusterOptions struct {
-	// Cluster holds the C17 options (zero fields: defaults).
+	// Cluster holds the C17 options (zero fields: defaults). Its Progress
+	// function, when set, is also told of the PhaseWriting step.
 	Cluster cluster.Options
 	// Corpora names the corpora to cluster. Nil or ["all"]: every files
 	// and sessions corpus; the memories corpus only when named. Skills are
@@ -61,6 +62,11 @@ func isoPtr(t time.Time) *string {
 	s := isoTime(t)
 	return &s
 }
+
+// PhaseWriting is the step Recluster reports through
+// ReclusterOptions.Cluster.Progress after cluster.Run's phases: storing
+// the run (0 of 1, then 1 of 1).
+const PhaseWriting = "writing"
 
 // Recluster clusters the chunks of the selected corpora and stores the
 // run, replacing the previous one in one transaction. It holds the sync
@@ -103,9 +109,16 @@ func (e *Engine) Recluster(ctx context.Context, o *ReclusterOptions) (*ClusterRu
 	if err != nil {
 		return nil, err
 	}
+	report := func(done int) {
+		if o.Cluster.Progress != nil {
+			o.Cluster.Progress(cluster.Step{Phase: PhaseWriting, Done: done, Total: 1})
+		}
+	}
+	report(0)
 	if err := e.store.PutAnalysis(ctx, w); err != nil {
 		return nil, err
 	}
+	report(1)
 	run, err := e.validRun(ctx)
 	if err != nil {
 		return nil, err

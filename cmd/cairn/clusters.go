@@ -78,7 +78,15 @@ func clustersRebuild(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer eng.Close(ctx)
+	// Progress as sync shows it: a bar on a terminal, a line every 5 s
+	// elsewhere, nothing with --json.
+	bar := newProgress(e.stderr, !e.json)
+	bar.label = clusterLabel
+	c.Progress = func(s cluster.Step) {
+		bar.update(cairn.ProgressEvent{Corpus: s.Phase, Done: s.Done, Total: s.Total})
+	}
 	run, err := eng.Recluster(ctx, o)
+	bar.done()
 	if errors.Is(err, cairn.ErrInvalid) {
 		return usagef("clusters rebuild: %v", err)
 	}

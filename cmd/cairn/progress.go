@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/cluster"
+	"github.com/cairnmemory/cairn/engine"
 	"golang.org/x/term"
 )
 
@@ -71,7 +73,7 @@ func (p *progress) update(ev cairn.ProgressEvent) {
 	finished := ev.Done >= ev.Total
 	switch {
 	case p.tty:
-		if now.Sub(p.lastDraw) < redrawEvery && !finished {
+		if now.Sub(p.lastDraw) < redrawEvery && !finished && p.drawn { // a new phase is drawn at once
 			return
 		}
 		fmt.Fprintf(p.w, "\r%s\033[K", p.line(ev, now, true))
@@ -96,6 +98,12 @@ func (p *progress) line(ev cairn.ProgressEvent, now time.Time, bar bool) string 
 	what, unit := p.label(ev.Corpus)
 	var b strings.Builder
 	b.WriteString(what + ":")
+	if unit == "" { // a step without counts: what it is, and once done, how long it took
+		if ev.Done >= ev.Total && now.Sub(p.phaseStart) >= time.Second {
+			fmt.Fprintf(&b, " done in %s", shortDuration(now.Sub(p.phaseStart)))
+		}
+		return strings.TrimSuffix(b.String(), ":")
+	}
 	if bar {
 		const width = 24
 		fill := width * min(ev.Done, ev.Total) / ev.Total
@@ -188,6 +196,22 @@ func (p *progress) interrupted(res *cairn.SyncResult) error {
 		}
 		return fmt.Errorf("interrupted while %s: %s of %s %s done and kept; run cairn sync to continue", what, thousands(done), thousands(ev.Total), unit)
 	}
+}
+
+// clusterLabel names the phases of clusters rebuild (cluster.Run's, then
+// the engine's write, which has no count).
+func clusterLabel(name string) (what, unit string) {
+	switch name {
+	case cluster.PhaseNeighbours:
+		return "kNN graph", "steps"
+	case cluster.PhaseSpace:
+		return "UMAP space", "epochs"
+	case cluster.PhaseLayout:
+		return "2-D layout and HDBSCAN", "steps"
+	case engine.PhaseWriting:
+		return "writing the run", ""
+	}
+	return name, "steps"
 }
 
 // progressEvent reports bytes as a progress event (in KiB, so the counts stay readable).
