@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -38,47 +37,69 @@ import (
 // in gob) and prints them as if it had searched itself. Other one-shot
 // commands that embed a query (recall, gather) get the vector from POST
 // /embed and search in process. Without a server, or when the server does
-// not answer, each does everything itself, as before.
+// not answer, each does everything itself, as before
+// (embedshare_client.go).
 //
 // A record is trusted only when it is a regular file owned by this user
 // and readable by no one else, names this data directory, a loopback
 // address and a process that is alive, and holds the same [embedder]
-// table and the same configuration file content as this command's.
+// table and the same configuration file content as this command's. Each
+// request names the data directory and agent it is for, and a server
+// refuses one that is not its own (a record copied or left in another
+// directory).
+//
+// One record per data directory: a second server of the same directory
+// leaves the record of a first that is alive and answers, and a server
+// that stops removes the record only while it is still its own.
 const embedShareFile = "server.json"
 
 // embedShareRecord is the content of embedShareFile.
 type embedShareRecord struct {
-	Dir      string                 `json:"dir"`  // the agent's data directory, absolute
-	Addr     string                 `json:"addr"` // loopback host:port
+	Dir      string                 `json:"dir"`   // the agent's data directory, absolute
+	Agent    string                 `json:"agent"` // the agent the server serves there
+	Addr     string                 `json:"addr"`  // loopback host:port
 	Token    string                 `json:"token"`
 	PID      int                    `json:"pid"`
-	Config   string                 `json:"config"` // sha256 of the configuration file the server read
+	Command  string                 `json:"command"` // serve or mcp, for messages
+	Config   string                 `json:"config"`  // sha256 of the configuration file the server read
 	Embedder config.Embedder        `json:"embedder"`
 	Identity cairn.EmbedderIdentity `json:"identity"` // the served embedder's
 }
 
+// shareFor names what a request is for; the server answers only its own
+// data directory and agent.
+type shareFor struct {
+	Dir   string `json:"dir"`
+	Agent string `json:"agent"`
+}
+
 // embedShareRequest and embedShareResponse are the wire format of
-// POST /embed.
+// POST /embed. Error is the embedder's failure (the status is sent
+// before the embedder runs).
 type embedShareRequest struct {
+	shareFor
 	Kind  string   `json:"kind"`
 	Texts []string `json:"texts"`
 }
 
 type embedShareResponse struct {
 	Vectors [][]float32 `json:"vectors"`
+	Error   string      `json:"error,omitempty"`
 }
 
 // shareSearchRequest and shareSearchReply are the gob body of POST
 // /search: gob carries every exported field of a hit (session messages,
 // memory provenance), which the JSON form of cairn.Hit does not read back.
 type shareSearchRequest struct {
+	For   shareFor
 	Query string
 	Opts  cairn.SearchOptions
 }
 
 type shareSearchReply struct {
 	Hits    []cairn.Hit
-	Pending int // chunks waiting for vectors (the lexical lane answered alone)
+	Pending int    // chunks waiting for vectors (the lexical lane answered alone)
+	Err     string // the engine's error: the caller searches in process and says it in its words
 }
 
 // shareTarget is what a server offers: its agent's engine.
@@ -99,19 +120,39 @@ var sharedEmbeds, sharedSearches atomic.Int64
 // the record it wrote.
 type embedShare struct {
 	path   string
+	dir    string
+	agent  string
 	token  string
 	srv    *http.Server
 	served chan error
 }
 
-// shareEmbedder starts offering emb to one-shot commands of dir. A failure
-// only costs those commands time, so it is reported by the caller and the
+// shareTaken is why a server does not offer its engine: another server
+// of the same data directory, alive and answering, already does.
+type shareTaken struct{ rec embedShareRecord }
+
+func (t *shareTaken) Error() string {
+	return fmt.Sprintf("cairn %s (pid %d, %s) already answers them; its %s is kept", orServe(t.rec.Command), t.rec.PID, t.rec.Addr, embedShareFile)
+}
+
+// shareEmbedder starts offering eng to one-shot commands of dir (agent's
+// data directory); command names the server (serve, mcp). A failure only
+// costs those commands time, so it is reported by the caller and the
 // server goes on.
-func shareEmbedder(dir, configHash string, ec *config.Embedder, eng shareTarget) (*embedShare, error) {
+func shareEmbedder(ctx context.Context, dir, agent, command, configHash string, ec *config.Embedder, eng shareTarget) (*embedShare, error) {
 	emb := eng.Embedder()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("share embedder: %w", err)
+	}
+	path := filepath.Join(abs, embedShareFile)
+	// A live record of another server stays: overwriting it would hide a
+	// server that works, and the last of the two to stop would remove the
+	// record while the other still runs. A record whose server is gone,
+	// or alive but not answering (stopped with SIGSTOP, hung), is replaced.
+	if rec, err := readShareRecord(path); err == nil && rec.Token != "" && pidAlive(rec.PID) &&
+		pingShare(ctx, rec, shareFor{Dir: abs, Agent: agent}) == nil {
+		return nil, &shareTaken{rec}
 	}
 	tok := make([]byte, 32)
 	if _, err := rand.Read(tok); err != nil {
@@ -121,11 +162,11 @@ func shareEmbedder(dir, configHash string, ec *config.Embedder, eng shareTarget)
 	if err != nil {
 		return nil, fmt.Errorf("share embedder: %w", err)
 	}
-	s := &embedShare{path: filepath.Join(abs, embedShareFile), token: hex.EncodeToString(tok), served: make(chan error, 1)}
+	s := &embedShare{path: path, dir: abs, agent: agent, token: hex.EncodeToString(tok), served: make(chan error, 1)}
 	s.srv = &http.Server{Handler: s.handler(eng), ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
-	rec := embedShareRecord{Dir: abs, Addr: ln.Addr().String(), Token: s.token, PID: os.Getpid(),
-		Config: configHash, Embedder: *ec, Identity: emb.Identity()}
+	rec := embedShareRecord{Dir: abs, Agent: agent, Addr: ln.Addr().String(), Token: s.token, PID: os.Getpid(),
+		Command: command, Config: configHash, Embedder: *ec, Identity: emb.Identity()}
 	if err := writePrivateJSON(s.path, rec); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("share embedder: %w", err)
@@ -134,35 +175,63 @@ func shareEmbedder(dir, configHash string, ec *config.Embedder, eng shareTarget)
 	return s, nil
 }
 
-// stop removes the record (unless another server has replaced it) and
-// closes the listener, waiting for a request in flight.
+// pidAlive reports whether a process with this pid exists.
+func pidAlive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
+
+// stop removes the record while it is still this server's (another
+// server may have replaced a record it found not answering) and closes
+// the listener, waiting for a request in flight. Reading and removing are
+// two steps: a record written between them is lost, and its server's
+// one-shot commands search in process until it restarts.
 func (s *embedShare) stop(ctx context.Context) {
-	if rec, err := readShareRecord(s.path); err == nil && rec.Token == s.token {
+	if rec, err := readShareRecord(s.path); err == nil && rec.Token == s.token && rec.PID == os.Getpid() {
 		os.Remove(s.path)
 	}
 	s.srv.Shutdown(ctx)
 	<-s.served
 }
 
-// handler answers POST /embed and POST /search for a caller with the
-// token; browsers are turned away (a page cannot set the header without a
-// preflight, and an Origin means one tried).
+// handler answers POST /embed, POST /search and POST /ping for a caller
+// with the token; browsers are turned away (a page cannot set the header
+// without a preflight, and an Origin means one tried). A request for
+// another data directory or agent is refused with 403.
+//
+// /embed and /search send their status as soon as the request is read and
+// checked, before the embedder or the engine runs: the caller waits only a
+// short time for that first byte (a live process on loopback sends it in
+// milliseconds; a stopped one never does), then as long as the work takes.
 func (s *embedShare) handler(eng shareTarget) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /ping", s.guard(func(w http.ResponseWriter, r *http.Request) {
+		var req shareFor
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
+			http.Error(w, "want {\"dir\", \"agent\"}", http.StatusBadRequest)
+			return
+		}
+		if s.refuse(w, req) {
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
 	mux.HandleFunc("POST /embed", s.guard(func(w http.ResponseWriter, r *http.Request) {
 		var req embedShareRequest
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil || len(req.Texts) > embedShareMaxTexts {
-			http.Error(w, fmt.Sprintf("want {\"kind\", \"texts\"} with at most %d texts", embedShareMaxTexts), http.StatusBadRequest)
+			http.Error(w, fmt.Sprintf("want {\"dir\", \"agent\", \"kind\", \"texts\"} with at most %d texts", embedShareMaxTexts), http.StatusBadRequest)
 			return
 		}
+		if s.refuse(w, req.shareFor) {
+			return
+		}
+		sendStatus(w, "application/json")
+		var out embedShareResponse
 		vecs, err := eng.Embedder().Embed(r.Context(), req.Kind, req.Texts)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
+			out.Error = err.Error()
+		} else {
+			out.Vectors = vecs
+			sharedEmbeds.Add(1)
 		}
-		sharedEmbeds.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(embedShareResponse{Vectors: vecs})
+		json.NewEncoder(w).Encode(out)
 	}))
 	mux.HandleFunc("POST /search", s.guard(func(w http.ResponseWriter, r *http.Request) {
 		var req shareSearchRequest
@@ -170,28 +239,52 @@ func (s *embedShare) handler(eng shareTarget) http.Handler {
 			http.Error(w, "want a gob search request", http.StatusBadRequest)
 			return
 		}
+		if s.refuse(w, req.For) {
+			return
+		}
+		sendStatus(w, "application/x-gob")
+		var rep shareSearchReply
 		// Any error (a query the engine refuses, a closing index) sends
 		// the caller to search in process, which reports it in its words.
 		hits, err := eng.Search(r.Context(), req.Query, &req.Opts)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
-			return
-		}
-		var rep shareSearchReply
-		rep.Hits = hits
-		if req.Opts.Mode != cairn.ModeLexical {
-			rep.Pending, _ = eng.PendingEmbeddings(r.Context())
+			rep.Err = err.Error()
+		} else {
+			rep.Hits = hits
+			if req.Opts.Mode != cairn.ModeLexical {
+				rep.Pending, _ = eng.PendingEmbeddings(r.Context())
+			}
 		}
 		var buf bytes.Buffer
 		if err := gob.NewEncoder(&buf).Encode(rep); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
+			buf.Reset()
+			gob.NewEncoder(&buf).Encode(shareSearchReply{Err: err.Error()})
 		}
-		sharedSearches.Add(1)
-		w.Header().Set("Content-Type", "application/x-gob")
+		if rep.Err == "" {
+			sharedSearches.Add(1)
+		}
 		w.Write(buf.Bytes())
 	}))
 	return mux
+}
+
+// refuse answers 403 to a request for a data directory or agent that is
+// not this server's; a record copied into another directory, or left
+// there by a server that now serves another, points there.
+func (s *embedShare) refuse(w http.ResponseWriter, req shareFor) bool {
+	if req.Dir == s.dir && req.Agent == s.agent {
+		return false
+	}
+	http.Error(w, fmt.Sprintf("this server serves agent %s in %s, not agent %s in %s", s.agent, s.dir, req.Agent, req.Dir), http.StatusForbidden)
+	return true
+}
+
+// sendStatus sends 200 and the headers now, so the caller knows the
+// server is alive before the work starts.
+func sendStatus(w http.ResponseWriter, contentType string) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusOK)
+	_ = http.NewResponseController(w).Flush()
 }
 
 func (s *embedShare) guard(h http.HandlerFunc) http.HandlerFunc {
@@ -244,122 +337,10 @@ func readShareRecord(path string) (embedShareRecord, error) {
 	return rec, json.Unmarshal(b, &rec)
 }
 
-// findShare returns the record of a server offering the embedder ec for
-// dir, or false when there is none this command can trust.
-func findShare(dir, configHash string, ec *config.Embedder) (embedShareRecord, bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return embedShareRecord{}, false
-	}
-	path := filepath.Join(abs, embedShareFile)
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
-		return embedShareRecord{}, false
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return embedShareRecord{}, false
-	}
-	rec, err := readShareRecord(path)
-	if err != nil || rec.Dir != abs || rec.Config != configHash || rec.Embedder != *ec || rec.Token == "" || rec.Identity.Key() == "" {
-		return embedShareRecord{}, false
-	}
-	host, _, err := net.SplitHostPort(rec.Addr)
-	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-		return embedShareRecord{}, false
-	}
-	if rec.PID <= 0 || syscall.Kill(rec.PID, 0) != nil {
-		return embedShareRecord{}, false // a record left by a server that died
-	}
-	return rec, true
-}
-
-// shareConn posts to a server's share listener.
-type shareConn struct {
-	rec    embedShareRecord
-	client *http.Client
-}
-
-func shareClient(rec embedShareRecord) *shareConn {
-	return &shareConn{rec: rec, client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil}}}
-}
-
-func (c *shareConn) post(ctx context.Context, path, contentType string, body io.Reader) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+c.rec.Addr+path, body)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.rec.Token)
-	req.Header.Set("Content-Type", contentType)
-	return c.client.Do(req)
-}
-
-// remoteEmbedder embeds through a running server's shared embedder and
-// falls back to its own (lazily built) one when the server does not
-// answer. Its identity is the server's: the fallback is used only when it
-// names the same vectors.
-type remoteEmbedder struct {
-	conn     *shareConn
-	fallback cairn.Embedder
-}
-
-func newRemoteEmbedder(rec embedShareRecord, fallback cairn.Embedder) *remoteEmbedder {
-	return &remoteEmbedder{conn: shareClient(rec), fallback: fallback}
-}
-
-func (r *remoteEmbedder) Identity() cairn.EmbedderIdentity { return r.conn.rec.Identity }
-
-func (r *remoteEmbedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
-	if len(texts) <= embedShareMaxTexts {
-		vecs, err := r.remote(ctx, kind, texts)
-		if err == nil {
-			return vecs, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-	rec := r.conn.rec
-	if r.fallback.Identity().Key() != rec.Identity.Key() {
-		return nil, fmt.Errorf("embed: the server (pid %d) that holds %s did not answer, and the configured model now loads as %s: %w",
-			rec.PID, rec.Identity.Key(), r.fallback.Identity().Key(), cairn.ErrUnavailable)
-	}
-	return r.fallback.Embed(ctx, kind, texts)
-}
-
-func (r *remoteEmbedder) remote(ctx context.Context, kind string, texts []string) ([][]float32, error) {
-	body, err := json.Marshal(embedShareRequest{Kind: kind, Texts: texts})
-	if err != nil {
-		return nil, err
-	}
-	resp, err := r.conn.post(ctx, "/embed", "application/json", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("embed through server: status %s", resp.Status)
-	}
-	var out embedShareResponse
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, fmt.Errorf("embed through server: %w", err)
-	}
-	if len(out.Vectors) != len(texts) {
-		return nil, errors.New("embed through server: wrong number of vectors")
-	}
-	return out.Vectors, nil
-}
-
-// Close closes the fallback if it was built.
-func (r *remoteEmbedder) Close() error {
-	if c, ok := r.fallback.(interface{ Close() error }); ok {
-		return c.Close()
-	}
-	return nil
-}
-
 // shareAgent offers the agent's engine to one-shot commands of its data
-// directory; a failure is said on stderr and changes nothing else.
-func (e *env) shareAgent(agent string, cfg *config.Config, eng shareTarget) {
+// directory; a failure, or another server already offering one, is said
+// on stderr in one line and changes nothing else.
+func (e *env) shareAgent(ctx context.Context, agent string, cfg *config.Config, eng shareTarget) {
 	if eng.Embedder() == nil || cfg.Embedder == nil {
 		return
 	}
@@ -367,13 +348,18 @@ func (e *env) shareAgent(agent string, cfg *config.Config, eng shareTarget) {
 	dir, err := config.AgentDir(dataDir, agent)
 	if err == nil {
 		var s *embedShare
-		if s, err = shareEmbedder(dir, configHash(cfg), cfg.Embedder, eng); err == nil {
+		if s, err = shareEmbedder(ctx, dir, agent, e.serverCommand, configHash(cfg), cfg.Embedder, eng); err == nil {
 			if e.shares == nil {
 				e.shares = map[string]*embedShare{}
 			}
 			e.shares[agent] = s
 			return
 		}
+	}
+	var taken *shareTaken
+	if errors.As(err, &taken) {
+		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches of %s stay with the server that answers them: %v\n", agent, dir, err)
+		return
 	}
 	fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches will load the model themselves: %v\n", agent, err)
 }
@@ -389,41 +375,18 @@ func configHash(cfg *config.Config) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// searchThroughServer runs the search on a trusted running server of the
-// agent's data directory; ok is false when there is none or it did not
-// answer, and the caller searches in process.
-func (e *env) searchThroughServer(ctx context.Context, cfg *config.Config, query string, opts *cairn.SearchOptions) (rep shareSearchReply, ok bool) {
-	if cfg.Embedder == nil || opts.Mode == cairn.ModeLexical {
-		return rep, false // lexical one-shot searches take 20 ms in process
-	}
-	_, dataDir := e.paths()
-	dir, err := config.AgentDir(dataDir, e.agent)
-	if err != nil {
-		return rep, false
-	}
-	rec, found := findShare(dir, configHash(cfg), cfg.Embedder)
-	if !found {
-		return rep, false
-	}
-	var body bytes.Buffer
-	if err := gob.NewEncoder(&body).Encode(shareSearchRequest{Query: query, Opts: *opts}); err != nil {
-		return rep, false
-	}
-	resp, err := shareClient(rec).post(ctx, "/search", "application/x-gob", &body)
-	if err != nil {
-		return rep, false
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || gob.NewDecoder(resp.Body).Decode(&rep) != nil {
-		return shareSearchReply{}, false
-	}
-	return rep, true
-}
-
 // stopShare stops the agent's offer, before its embedder closes.
 func (e *env) stopShare(ctx context.Context, agent string) {
 	if s := e.shares[agent]; s != nil {
 		s.stop(ctx)
 		delete(e.shares, agent)
 	}
+}
+
+// orServe names the server command of a record ("serve" when unknown).
+func orServe(command string) string {
+	if command == "" {
+		return "serve"
+	}
+	return command
 }

@@ -175,7 +175,7 @@ func TestCLISearchThroughRunningServer(t *testing.T) {
 		t.Errorf("with a dead server's record: top hit %s, want a.md", got)
 	}
 	// Its embedder too: the query vector comes from the configured model.
-	emb := newRemoteEmbedder(rec, inProcess)
+	emb := newRemoteEmbedder(rec, shareFor{Dir: rec.Dir, Agent: "default"}, inProcess, nil)
 	if v, err := emb.Embed(context.Background(), cairn.EmbedQuery, []string{"garden"}); err != nil || len(v) != 1 || v[0][1] == 0 {
 		t.Errorf("remote embedder without a server = %v, %v; want the in-process vector", v, err)
 	}
@@ -229,14 +229,14 @@ func TestFindShareTrust(t *testing.T) {
 // many texts; /embed answers with the embedder's vectors.
 func TestEmbedShareRefuses(t *testing.T) {
 	dir := t.TempDir()
-	s, err := shareEmbedder(dir, "", &config.Embedder{Provider: "openai", Model: "m"}, fixedTarget{})
+	s, err := shareEmbedder(context.Background(), dir, "default", "serve", "", &config.Embedder{Provider: "openai", Model: "m"}, fixedTarget{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.stop(context.Background())
 	rec, _ := readShareRecord(filepath.Join(dir, embedShareFile))
 	post := func(path, token, origin string, texts int) int {
-		body, _ := json.Marshal(embedShareRequest{Kind: cairn.EmbedQuery, Texts: make([]string, texts)})
+		body, _ := json.Marshal(embedShareRequest{shareFor: shareFor{Dir: dir, Agent: "default"}, Kind: cairn.EmbedQuery, Texts: make([]string, texts)})
 		req, _ := http.NewRequest("POST", "http://"+rec.Addr+path, strings.NewReader(string(body)))
 		req.Header.Set("Authorization", "Bearer "+token)
 		if origin != "" {
@@ -266,7 +266,7 @@ func TestEmbedShareRefuses(t *testing.T) {
 	if code := post("/search", rec.Token, "", 1); code != 400 {
 		t.Errorf("search with a JSON body: %d, want 400", code)
 	}
-	v, err := newRemoteEmbedder(rec, fixedEmbedder{}).Embed(context.Background(), cairn.EmbedQuery, []string{"q"})
+	v, err := newRemoteEmbedder(rec, shareFor{Dir: dir, Agent: "default"}, fixedEmbedder{}, nil).Embed(context.Background(), cairn.EmbedQuery, []string{"q"})
 	if err != nil || len(v) != 1 || v[0][0] != 1 {
 		t.Errorf("remote Embed = %v, %v", v, err)
 	}

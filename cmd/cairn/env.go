@@ -30,6 +30,11 @@ type env struct {
 	// shares are the embedders a server offers to one-shot commands, by
 	// agent (embedshare.go); closeAgent stops them.
 	shares map[string]*embedShare
+	// serverCommand names this server (serve, mcp) in its share record.
+	serverCommand string
+	// shareBad are the servers that failed this command
+	// (embedshare_client.go): not asked again.
+	shareBad shareFailures
 }
 
 // logf writes one diagnostic line to stderr.
@@ -127,8 +132,8 @@ func (e *env) openLoaded(ctx context.Context, cfg *config.Config) (*engine.Engin
 			e.embedWorkers = 1
 		}
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
-		if rec, ok := findShare(dir, configHash(cfg), cfg.Embedder); ok && !e.bulkEmbed {
-			emb = newRemoteEmbedder(rec, emb) // a running server's model (embedshare.go)
+		if !e.bulkEmbed {
+			emb = e.remoteEmbedder(dir, cfg, emb) // a running server's model (embedshare_client.go)
 		}
 	}
 	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,

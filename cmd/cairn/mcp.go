@@ -39,6 +39,7 @@ func cmdMCP(ctx context.Context, e *env, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg, cfgErr := e.loadConfig()
+	e.serverCommand = "mcp"
 	a := e.serveAgent(ctx, cfg, cfgErr, e.agent)
 	defer closeAgent(e, a)
 	if err := a.StartBackground(mcpserver.BackgroundOptions{SyncInterval: time.Duration(syncInterval(cfg)) * time.Minute,
@@ -94,7 +95,7 @@ func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, 
 	if embErr != nil {
 		a.EmbedderError = embErr.Error()
 	}
-	e.shareAgent(agent, cfg, eng) // embedshare.go: one-shot searches use this engine
+	e.shareAgent(ctx, agent, cfg, eng) // embedshare.go: one-shot searches use this engine
 	return a
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
 )
 
 func cmdSearch(ctx context.Context, e *env, args []string) error {
@@ -44,8 +45,14 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rep, ok := e.searchThroughServer(ctx, cfg, query, opts); ok {
-		warnPending(e, rep.Pending)
+	_, dataDir := e.paths()
+	dir, err := config.AgentDir(dataDir, e.agent)
+	if err != nil {
+		return err
+	}
+	rep, rec, ok := e.searchThroughServer(ctx, cfg, dir, query, opts)
+	if ok {
+		warnPending(e, rep.Pending, dir, rec)
 		return printHits(e, rep.Hits)
 	}
 	eng, _, err := e.openLoaded(ctx, cfg)
@@ -59,7 +66,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	if opts.Mode != cairn.ModeLexical && eng.Embedder() != nil {
 		n, _ := eng.PendingEmbeddings(ctx)
-		warnPending(e, n)
+		warnPending(e, n, dir, rec)
 	}
 	if eng.Reindexed() {
 		fmt.Fprintln(e.stderr, "cairn: the index format changed and was emptied; run cairn sync to rebuild it")
@@ -67,9 +74,12 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	return printHits(e, hits)
 }
 
-func warnPending(e *env, n int) {
+// warnPending says that n chunks wait for vectors and who embeds them:
+// a sync that runs already (a server's first sync, say) makes "run cairn
+// sync" wrong, since that would only wait for its lock (pendingWho).
+func warnPending(e *env, n int, dir string, rec embedShareRecord) {
 	if n > 0 {
-		fmt.Fprintf(e.stderr, "cairn: %d chunks are waiting for vectors, so only the lexical lane answered; run cairn sync\n", n)
+		fmt.Fprintf(e.stderr, "cairn: %d chunks are waiting for vectors, so only the lexical lane answered; %s\n", n, pendingWho(dir, rec))
 	}
 }
 

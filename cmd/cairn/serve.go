@@ -38,6 +38,7 @@ type serveFlags struct {
 // at /v1/, with a periodic session sync and a file watcher per agent.
 func cmdServe(ctx context.Context, e *env, args []string) error {
 	var f serveFlags
+	e.serverCommand = "serve"
 	fs := flag.NewFlagSet("cairn serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.addr, "addr", DefaultAddr, "listen address")
