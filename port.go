@@ -173,6 +173,14 @@ type PortModel struct {
 type PortSource interface {
 	Next() (PortRow, error)
 	Reject(r PortRow, reason string)
+	// Done is called after the last row is written, before the commit:
+	// an error rolls the whole import back. Drop names content hashes
+	// whose text lost chunk rows on the way: the import deletes those
+	// contents, their chunks and vectors and the documents naming them
+	// in the same transaction, so that no document looks complete with
+	// a hole in its chunks and the next sync indexes it again from its
+	// file.
+	Done() (drop []string, err error)
 }
 
 // Porter is implemented by a Storage that can be exported and imported

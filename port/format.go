@@ -194,6 +194,9 @@ const MaxLine = 256 << 20
 type lineReader struct {
 	br *bufio.Reader
 	n  int
+	// cut is set when the last line read ended with the file, not a
+	// newline: a file cut short in the middle of a line.
+	cut bool
 }
 
 // next returns the next line without its newline; too is set (and the
@@ -217,6 +220,7 @@ func (l *lineReader) next() (b []byte, too bool, err error) {
 			return nil, false, err
 		}
 		l.n++
+		l.cut = err == io.EOF
 		if too {
 			buf = nil
 		}

@@ -2,12 +2,14 @@ package port
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -26,6 +28,13 @@ type ImportOptions struct {
 	// embedded again), unless AnyModel is set.
 	Embedder string
 	AnyModel bool
+	// Partial keeps what arrived when lines are broken, refused or
+	// missing (the end line counts more than came). Without it any of
+	// those fails the import and nothing is written. With it a document
+	// whose text lost chunk rows is left out whole (its content, chunks,
+	// vectors and document rows), so that the next sync indexes it again
+	// from its file instead of keeping a document with a hole.
+	Partial bool
 	// Progress, as ExportOptions.Progress, counts rows read.
 	Progress func(done, total int64)
 }
@@ -43,9 +52,17 @@ const MaxProblems = 100
 // ImportResult is what an import did.
 type ImportResult struct {
 	Header   Header           `json:"header"`
-	Counts   map[string]int64 `json:"counts"`   // rows read per table, rejected ones included
+	Counts   map[string]int64 `json:"counts"`   // rows written per table
 	Rejected int              `json:"rejected"` // lines left out: broken, or refused by the store
 	Problems []Problem        `json:"problems"` // the first MaxProblems of them
+	// Missing counts, per table, the rows the end line counts that did
+	// not arrive (lines deleted from the file, or broken ones).
+	Missing map[string]int64 `json:"missing,omitempty"`
+	// Dropped lists the documents (corpus/path) left out because their
+	// text lost chunks (--partial only; the first MaxProblems of them);
+	// DroppedCount counts them all. The next sync indexes them again.
+	Dropped      []string `json:"dropped,omitempty"`
+	DroppedCount int      `json:"dropped_count,omitempty"`
 }
 
 // Reader reads an export: the header at once, then rows (cairn.PortSource).
@@ -58,6 +75,26 @@ type Reader struct {
 	res    *ImportResult
 	prog   func(done, total int64)
 	read   int64
+
+	partial  bool
+	lineRows map[string]int64 // rows read per table, as the end line counts them
+	endLine  int
+	section  string // the table of the last row passed on
+	cur      string // the content hash the next chunks belong to
+	content  map[string]*contentRun
+	chunked  bool // a chunk row has come: contents from here on have chunks
+}
+
+// contentRun is what arrived of one content's chunks, to tell one that
+// lost some (a seq skipped, a tail cut off, a broken line among them).
+type contentRun struct {
+	size    int64 // bytes of the text up to its trailing white space
+	next    int64 // the seq the next chunk should have
+	end     int64 // the furthest byte the chunks reach
+	chunks  int64 // chunk rows passed on and not refused
+	late    bool  // came after chunks began, so it had chunks
+	written bool  // its content row went on to the store
+	tainted bool
 }
 
 // NewReader reads and checks the header of an export, gzip compressed or
@@ -73,10 +110,14 @@ func NewReader(r io.Reader) (*Reader, error) {
 		br = bufio.NewReaderSize(gz, 1<<20)
 	}
 	rd := &Reader{lines: lineReader{br: br}, types: map[string][]cairn.PortType{}, dims: map[string]int{},
-		res: &ImportResult{Counts: map[string]int64{}, Problems: []Problem{}}}
+		res:      &ImportResult{Counts: map[string]int64{}, Problems: []Problem{}},
+		lineRows: map[string]int64{}, content: map[string]*contentRun{}}
 	first, too, err := rd.lines.next()
 	if errors.Is(err, io.EOF) {
 		return nil, cairn.Invalidf("read export: the file is empty")
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, cairn.Invalidf("read export: the file ends in its header line: it was cut short")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read export: %w", err)
@@ -103,15 +144,22 @@ func NewReader(r io.Reader) (*Reader, error) {
 }
 
 // Next returns the next row that reads as its table's columns; a line
-// that does not is counted as a problem and skipped. After the end line
-// it returns io.EOF; a file that ends without one is an error.
+// that does not is counted as a problem and skipped (without
+// ImportOptions.Partial the first problem is an error instead, which
+// rolls the import back). After the end line it returns io.EOF; a file
+// that ends without one, gzip or not, is an error, and so is a line
+// after the end line (two exports joined, say).
 func (rd *Reader) Next() (cairn.PortRow, error) {
 	for {
+		if err := rd.strict(); err != nil {
+			return cairn.PortRow{}, err
+		}
 		if rd.ended {
 			return cairn.PortRow{}, io.EOF
 		}
 		b, too, err := rd.lines.next()
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// gzip says ErrUnexpectedEOF where a plain file just ends
 			return cairn.PortRow{}, cairn.Invalidf("read export: the file ends at line %d without its end line: it was cut short", rd.lines.n)
 		}
 		if err != nil {
@@ -119,26 +167,56 @@ func (rd *Reader) Next() (cairn.PortRow, error) {
 		}
 		n := rd.lines.n
 		if too {
-			rd.problem(n, "", fmt.Sprintf("line over %d MiB", MaxLine>>20))
+			rd.broken(n, "", fmt.Sprintf("line over %d MiB", MaxLine>>20))
 			continue
 		}
-		if len(strings.TrimSpace(string(b))) == 0 {
+		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		r, err := rd.parse(b, n)
+		if err != nil && rd.lines.cut {
+			return cairn.PortRow{}, cairn.Invalidf("read export: the file ends at line %d without its end line: it was cut short", n)
+		}
 		if err != nil {
-			rd.problem(n, r.Table, err.Error())
+			if r.Values == nil {
+				rd.broken(n, r.Table, err.Error())
+			} else {
+				rd.lineRows[r.Table]++
+				rd.refuse(r, err.Error())
+			}
 			continue
 		}
 		if rd.ended {
-			return cairn.PortRow{}, io.EOF
+			if err := rd.afterEnd(); err != nil {
+				return cairn.PortRow{}, err
+			}
+			continue
 		}
-		rd.res.Counts[r.Table]++
+		rd.lineRows[r.Table]++
+		if !rd.pass(r) {
+			continue
+		}
 		rd.read++
 		if rd.prog != nil && rd.read%ProgressEvery == 0 {
 			rd.prog(rd.read, max(rd.Header.Rows(), rd.read))
 		}
 		return r, nil
+	}
+}
+
+// afterEnd reads what follows the end line: blank lines only.
+func (rd *Reader) afterEnd() error {
+	for {
+		b, _, err := rd.lines.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return cairn.Invalidf("read export: after the end line (line %d): %v", rd.endLine, err)
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			return cairn.Invalidf("read export: line %d follows the end line (line %d): is it two exports joined together? import each file by itself", rd.lines.n, rd.endLine)
+		}
 	}
 }
 
@@ -148,7 +226,8 @@ func (rd *Reader) parse(b []byte, n int) (cairn.PortRow, error) {
 		return cairn.PortRow{}, fmt.Errorf("not JSON: %v", err)
 	}
 	if l.End {
-		rd.ended = true
+		rd.ended, rd.endLine = true, n
+		rd.countMissing(l.Counts)
 		return cairn.PortRow{}, nil
 	}
 	r := cairn.PortRow{Table: l.T, Line: n}
@@ -164,7 +243,7 @@ func (rd *Reader) parse(b []byte, n int) (cairn.PortRow, error) {
 	for i, raw := range l.V {
 		v, err := decodeValue(types[i], raw)
 		if err != nil {
-			return r, fmt.Errorf("%s.%s: %v", l.T, t.Columns[i].Name, err)
+			return cairn.PortRow{Table: l.T, Line: n}, fmt.Errorf("%s.%s: %v", l.T, t.Columns[i].Name, err)
 		}
 		r.Values[i] = v
 	}
@@ -199,13 +278,167 @@ func (rd *Reader) check(r cairn.PortRow) error {
 	return r.Check()
 }
 
-// Reject counts a row the store refused.
-func (rd *Reader) Reject(r cairn.PortRow, reason string) { rd.problem(r.Line, r.Table, reason) }
+// Reject counts a row the store refused: not written.
+func (rd *Reader) Reject(r cairn.PortRow, reason string) {
+	rd.res.Counts[r.Table]--
+	if r.Table == cairn.PortChunks {
+		if c := rd.content[r.Values[0].(string)]; c != nil {
+			c.chunks--
+		}
+	}
+	rd.refuse(r, reason)
+}
 
 func (rd *Reader) problem(line int, table, reason string) {
 	rd.res.Rejected++
 	if len(rd.res.Problems) < MaxProblems {
 		rd.res.Problems = append(rd.res.Problems, Problem{Line: line, Table: table, Reason: reason})
+	}
+}
+
+// Done fails the import on any problem unless it is partial; a partial
+// import drops the contents that lost chunks (cairn.PortSource).
+func (rd *Reader) Done() ([]string, error) {
+	if err := rd.strict(); err != nil {
+		return nil, err
+	}
+	var drop []string
+	for h, c := range rd.content {
+		if !c.tainted {
+			continue
+		}
+		drop = append(drop, h)
+		if c.written {
+			rd.res.Counts[cairn.PortContent]--
+		}
+		rd.res.Counts[cairn.PortChunks] -= c.chunks
+	}
+	slices.Sort(drop)
+	for t, n := range rd.res.Counts {
+		if n == 0 {
+			delete(rd.res.Counts, t)
+		}
+	}
+	return drop, nil
+}
+
+// strict is the error that ends an import that is not partial: the
+// first line left out, or rows the end line counts that did not come.
+func (rd *Reader) strict() error {
+	if rd.partial {
+		return nil
+	}
+	const hint = "nothing was imported; pass --partial to import the rest (documents that lost chunks are left for the next sync to index again)"
+	if len(rd.res.Problems) > 0 {
+		p := rd.res.Problems[0]
+		return cairn.Invalidf("import: line %d: %s; %s", p.Line, p.Reason, hint)
+	}
+	if len(rd.res.Missing) > 0 {
+		return cairn.Invalidf("import: the end line (line %d) counts rows that did not arrive (%s): the file lost lines; %s", rd.endLine, missingList(rd.res.Missing), hint)
+	}
+	return nil
+}
+
+func missingList(m map[string]int64) string {
+	var out []string
+	for _, t := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, fmt.Sprintf("%d %s", m[t], t))
+	}
+	return strings.Join(out, ", ")
+}
+
+// countMissing compares the end line's counts with the rows that came.
+func (rd *Reader) countMissing(want map[string]int64) {
+	for t, n := range want {
+		if got := rd.lineRows[t]; got < n {
+			if rd.res.Missing == nil {
+				rd.res.Missing = map[string]int64{}
+			}
+			rd.res.Missing[t] = n - got
+		}
+	}
+}
+
+// broken counts a line that is no row at all: a broken line among a
+// content's chunks may have been one of them.
+func (rd *Reader) broken(line int, table, reason string) {
+	if c := rd.content[rd.cur]; c != nil && (rd.section == cairn.PortContent || rd.section == cairn.PortChunks) {
+		c.tainted = true
+	}
+	rd.problem(line, table, reason)
+}
+
+// refuse counts a row left out; a content or chunk row taints its text.
+func (rd *Reader) refuse(r cairn.PortRow, reason string) {
+	if (r.Table == cairn.PortChunks || r.Table == cairn.PortContent) && len(r.Values) > 0 {
+		if h, ok := r.Values[0].(string); ok {
+			rd.run(h).tainted = true
+		}
+	}
+	rd.problem(r.Line, r.Table, reason)
+}
+
+func (rd *Reader) run(h string) *contentRun {
+	c := rd.content[h]
+	if c == nil {
+		c = &contentRun{late: rd.chunked}
+		rd.content[h] = c
+	}
+	return c
+}
+
+// pass follows the contents and their chunks and says whether r goes
+// on to the store: a repeated content row goes on but is not counted
+// again; a document or vector of a text that lost chunks does not go.
+func (rd *Reader) pass(r cairn.PortRow) bool {
+	if r.Table != cairn.PortContent && r.Table != cairn.PortChunks && (rd.section == cairn.PortContent || rd.section == cairn.PortChunks) {
+		rd.endChunks()
+	}
+	rd.section = r.Table
+	v := r.Values
+	switch r.Table {
+	case cairn.PortContent:
+		h := v[0].(string)
+		rd.cur = h
+		if _, again := rd.content[h]; again {
+			return true
+		}
+		c := rd.run(h)
+		c.size, c.written = int64(len(bytes.TrimRight(v[2].([]byte), " \t\r\n"))), true
+	case cairn.PortChunks:
+		h, seq, end := v[0].(string), v[1].(int64), v[2].(int64)+v[3].(int64)
+		rd.chunked = true
+		c := rd.run(h)
+		if h != rd.cur || seq != c.next {
+			c.tainted = true
+		}
+		c.next, c.end, c.chunks = seq+1, max(c.end, end), c.chunks+1
+	case "documents":
+		if c := rd.content[v[2].(string)]; c != nil && c.tainted {
+			rd.res.DroppedCount++
+			if len(rd.res.Dropped) < MaxProblems {
+				rd.res.Dropped = append(rd.res.Dropped, v[0].(string)+"/"+v[1].(string))
+			}
+			return false
+		}
+	case cairn.PortVectors:
+		if c := rd.content[v[1].(string)]; c != nil && c.tainted {
+			return false
+		}
+	}
+	rd.res.Counts[r.Table]++
+	return true
+}
+
+// endChunks looks at every content once the chunks are over: one that
+// has chunks, or came among the chunks (so it had some), but whose
+// chunks stop short of its text's end lost its last ones. The chunker
+// covers a text to its last byte but for trailing white space.
+func (rd *Reader) endChunks() {
+	for _, c := range rd.content {
+		if (c.late || c.next > 0) && c.end < c.size {
+			c.tainted = true
+		}
 	}
 }
 
@@ -234,7 +467,7 @@ func Import(ctx context.Context, p cairn.Porter, r io.Reader, o *ImportOptions) 
 	if err := checkModel(h, o); err != nil {
 		return nil, err
 	}
-	rd.prog = o.Progress
+	rd.prog, rd.partial = o.Progress, o.Partial
 	if err := p.Import(ctx, o.Replace, &ctxSource{ctx, rd}); err != nil {
 		return nil, err
 	}

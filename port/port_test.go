@@ -102,9 +102,9 @@ func TestFileRoundTrip(t *testing.T) {
 	}
 }
 
-// TestBrokenLines: a line that is not JSON, one with a value of the wrong
-// type, and a vector of another dimension are counted with their line
-// numbers; the rest is imported.
+// TestBrokenLines: with Partial, a line that is not JSON, one with a
+// value of the wrong type, and a vector of another dimension are counted
+// with their line numbers; the rest is imported.
 func TestBrokenLines(t *testing.T) {
 	lines := strings.Split(string(export(t, filled(t), false)), "\n")
 	var broken []int
@@ -121,7 +121,7 @@ func TestBrokenLines(t *testing.T) {
 	lines = append(lines[:len(lines)-2], `{"t":"vectors","v":["model-a","h-a",0,"AAAAAA=="]}`, lines[len(lines)-2], "")
 	broken = append(broken, len(lines)-2)
 	dst := openStore(t)
-	res, err := importInto(t, dst, []byte(strings.Join(lines, "\n")), nil)
+	res, err := importInto(t, dst, []byte(strings.Join(lines, "\n")), &port.ImportOptions{Partial: true})
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}

@@ -258,6 +258,13 @@ func (s *Store) Import(ctx context.Context, replace bool, src cairn.PortSource) 
 		if err := im.flush(ctx); err != nil {
 			return err
 		}
+		drop, err := src.Done()
+		if err != nil {
+			return err
+		}
+		if err := s.dropContent(ctx, tx, drop); err != nil {
+			return err
+		}
 		return s.finishImport(ctx, tx, im.maxWindow)
 	})
 }
@@ -294,6 +301,25 @@ func (s *Store) clearForImport(ctx context.Context, tx pgx.Tx, replace bool) err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM `+t.Name+` WHERE agent = $1`, s.agent); err != nil {
 			return fmt.Errorf("empty agent for import: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropContent deletes the contents an import found lost chunks on the
+// way, with their chunks, vectors and the documents naming them.
+func (s *Store) dropContent(ctx context.Context, tx pgx.Tx, hashes []string) error {
+	if len(hashes) == 0 {
+		return nil
+	}
+	for _, q := range []string{
+		`DELETE FROM vectors WHERE agent = $1 AND chunk_id IN (SELECT id FROM chunks WHERE agent = $1 AND hash = ANY($2))`,
+		`DELETE FROM chunks WHERE agent = $1 AND hash = ANY($2)`,
+		`DELETE FROM documents WHERE agent = $1 AND hash = ANY($2)`,
+		`DELETE FROM content WHERE agent = $1 AND hash = ANY($2)`,
+	} {
+		if _, err := tx.Exec(ctx, q, s.agent, hashes); err != nil {
+			return fmt.Errorf("drop incomplete content: %w", err)
 		}
 	}
 	return nil

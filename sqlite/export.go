@@ -227,6 +227,13 @@ func (s *Store) Import(ctx context.Context, replace bool, src cairn.PortSource) 
 			return err
 		}
 	}
+	drop, err := src.Done()
+	if err != nil {
+		return err
+	}
+	if err := im.drop(ctx, drop); err != nil {
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit import: %w", err)
 	}
@@ -393,6 +400,25 @@ func (im *sqliteImport) putChunk(ctx context.Context, r cairn.PortRow) error {
 	}
 	if _, err := fts.ExecContext(ctx, id, im.title, body, ident); err != nil {
 		return fmt.Errorf("import chunks: full-text row of %s:%v: %w", hash, v[1], err)
+	}
+	return nil
+}
+
+// drop deletes the contents src found lost chunks on the way, with
+// their chunks, full-text rows, vectors and the documents naming them.
+func (im *sqliteImport) drop(ctx context.Context, hashes []string) error {
+	for _, h := range hashes {
+		for _, q := range []string{
+			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE hash = ? AND NOT noise)`,
+			`DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE hash = ?)`,
+			`DELETE FROM chunks WHERE hash = ?`,
+			`DELETE FROM documents WHERE hash = ?`,
+			`DELETE FROM content WHERE hash = ?`,
+		} {
+			if _, err := im.tx.ExecContext(ctx, q, h); err != nil {
+				return fmt.Errorf("drop incomplete content %s: %w", h, err)
+			}
+		}
 	}
 	return nil
 }

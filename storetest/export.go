@@ -171,6 +171,7 @@ type rowSource struct {
 	failAt   int
 	err      error
 	rejected []string
+	drop     []string // what Done answers
 }
 
 func (r *rowSource) Next() (cairn.PortRow, error) {
@@ -183,6 +184,8 @@ func (r *rowSource) Next() (cairn.PortRow, error) {
 	r.i++
 	return r.rows[r.i-1], nil
 }
+
+func (r *rowSource) Done() ([]string, error) { return r.drop, nil }
 
 func (r *rowSource) Reject(row cairn.PortRow, reason string) {
 	r.rejected = append(r.rejected, fmt.Sprintf("line %d %s: %s", row.Line, row.Table, reason))
