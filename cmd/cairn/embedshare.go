@@ -132,7 +132,7 @@ type embedShare struct {
 type shareTaken struct{ rec embedShareRecord }
 
 func (t *shareTaken) Error() string {
-	return fmt.Sprintf("cairn %s (pid %d, %s) already answers them; its %s is kept", orServe(t.rec.Command), t.rec.PID, t.rec.Addr, embedShareFile)
+	return fmt.Sprintf("cairn %s (pid %d) at %s already answers them", orServe(t.rec.Command), t.rec.PID, t.rec.Addr)
 }
 
 // shareEmbedder starts offering eng to one-shot commands of dir (agent's
@@ -358,7 +358,7 @@ func (e *env) shareAgent(ctx context.Context, agent string, cfg *config.Config, 
 	}
 	var taken *shareTaken
 	if errors.As(err, &taken) {
-		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches of %s stay with the server that answers them: %v\n", agent, dir, err)
+		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches of %s stay with another server: %v; its %s is kept\n", agent, dir, err, embedShareFile)
 		return
 	}
 	fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches will load the model themselves: %v\n", agent, err)

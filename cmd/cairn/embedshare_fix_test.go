@@ -236,7 +236,8 @@ func TestShareTwoServersOneDirectory(t *testing.T) {
 	if rec, _ := readShareRecord(record); rec.Token != first.Token {
 		t.Errorf("the second server replaced the first's live record")
 	}
-	if n := strings.Count(stderr2.String(), "one-shot searches of"); n != 1 {
+	kept := fmt.Sprintf("stay with another server: cairn serve (pid %d) at %s already answers them; its server.json is kept\n", first.PID, first.Addr)
+	if n := strings.Count(stderr2.String(), "one-shot searches of"); n != 1 || !strings.Contains(stderr2.String(), kept) {
 		t.Errorf("second server's stderr %q; want one line about the kept record", stderr2.String())
 	}
 	stop2()
