@@ -49,6 +49,9 @@ type SyncResult struct {
 	// chunks still without a vector (an unavailable embedder pauses).
 	Embedded          int `json:"embedded,omitempty"`
 	PendingEmbeddings int `json:"pendingEmbeddings,omitempty"`
+	// Pruned counts the documents removed because their corpus is no
+	// longer configured (a sync of every corpus only).
+	Pruned int `json:"pruned,omitempty"`
 }
 
 // Since returns seconds elapsed, rounded to milliseconds.

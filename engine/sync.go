@@ -57,6 +57,7 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 		if pruned, err = e.store.PruneCorpora(ctx, keep); err != nil {
 			return nil, err
 		}
+		res.Pruned = pruned
 	}
 	var syncErr error
 	for _, c := range sel {

@@ -63,6 +63,9 @@ type ImportResult struct {
 	// DroppedCount counts them all. The next sync indexes them again.
 	Dropped      []string `json:"dropped,omitempty"`
 	DroppedCount int      `json:"dropped_count,omitempty"`
+	// Corpora counts the documents written per corpus: what the target's
+	// config must define, or its next sync removes them.
+	Corpora map[string]int64 `json:"corpora"`
 }
 
 // Reader reads an export: the header at once, then rows (cairn.PortSource).
@@ -79,6 +82,7 @@ type Reader struct {
 	partial  bool
 	lineRows map[string]int64 // rows read per table, as the end line counts them
 	endLine  int
+	brokenN  int64  // lines that were no row at all
 	section  string // the table of the last row passed on
 	cur      string // the content hash the next chunks belong to
 	content  map[string]*contentRun
@@ -110,14 +114,14 @@ func NewReader(r io.Reader) (*Reader, error) {
 		br = bufio.NewReaderSize(gz, 1<<20)
 	}
 	rd := &Reader{lines: lineReader{br: br}, types: map[string][]cairn.PortType{}, dims: map[string]int{},
-		res:      &ImportResult{Counts: map[string]int64{}, Problems: []Problem{}},
+		res:      &ImportResult{Counts: map[string]int64{}, Problems: []Problem{}, Corpora: map[string]int64{}},
 		lineRows: map[string]int64{}, content: map[string]*contentRun{}}
 	first, too, err := rd.lines.next()
 	if errors.Is(err, io.EOF) {
 		return nil, cairn.Invalidf("read export: the file is empty")
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, cairn.Invalidf("read export: the file ends in its header line: it was cut short")
+		return nil, cairn.Invalidf("read export: the file ends at line 1 without its end line: it was cut short")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read export: %w", err)
@@ -281,6 +285,9 @@ func (rd *Reader) check(r cairn.PortRow) error {
 // Reject counts a row the store refused: not written.
 func (rd *Reader) Reject(r cairn.PortRow, reason string) {
 	rd.res.Counts[r.Table]--
+	if r.Table == "documents" {
+		rd.res.Corpora[r.Values[0].(string)]--
+	}
 	if r.Table == cairn.PortChunks {
 		if c := rd.content[r.Values[0].(string)]; c != nil {
 			c.chunks--
@@ -314,9 +321,11 @@ func (rd *Reader) Done() ([]string, error) {
 		rd.res.Counts[cairn.PortChunks] -= c.chunks
 	}
 	slices.Sort(drop)
-	for t, n := range rd.res.Counts {
-		if n == 0 {
-			delete(rd.res.Counts, t)
+	for _, m := range []map[string]int64{rd.res.Counts, rd.res.Corpora} {
+		for k, n := range m {
+			if n == 0 {
+				delete(m, k)
+			}
 		}
 	}
 	return drop, nil
@@ -348,23 +357,31 @@ func missingList(m map[string]int64) string {
 }
 
 // countMissing compares the end line's counts with the rows that came.
+// Rows the broken lines account for are not missing: only when more are
+// short than lines were broken were lines taken out of the file.
 func (rd *Reader) countMissing(want map[string]int64) {
+	short, all := map[string]int64{}, int64(0)
 	for t, n := range want {
 		if got := rd.lineRows[t]; got < n {
-			if rd.res.Missing == nil {
-				rd.res.Missing = map[string]int64{}
-			}
-			rd.res.Missing[t] = n - got
+			short[t] = n - got
+			all += n - got
 		}
+	}
+	if all > rd.brokenN {
+		rd.res.Missing = short
 	}
 }
 
 // broken counts a line that is no row at all: a broken line among a
-// content's chunks may have been one of them.
+// content's chunks may have been one of them, unless it still names
+// another table.
 func (rd *Reader) broken(line int, table, reason string) {
-	if c := rd.content[rd.cur]; c != nil && (rd.section == cairn.PortContent || rd.section == cairn.PortChunks) {
+	_, known := cairn.PortTableNamed(table)
+	other := known && table != cairn.PortContent && table != cairn.PortChunks
+	if c := rd.content[rd.cur]; c != nil && !other && (rd.section == cairn.PortContent || rd.section == cairn.PortChunks) {
 		c.tainted = true
 	}
+	rd.brokenN++
 	rd.problem(line, table, reason)
 }
 
@@ -421,6 +438,7 @@ func (rd *Reader) pass(r cairn.PortRow) bool {
 			}
 			return false
 		}
+		rd.res.Corpora[v[0].(string)]++
 	case cairn.PortVectors:
 		if c := rd.content[v[1].(string)]; c != nil && c.tainted {
 			return false

@@ -37,7 +37,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("export takes one argument, the file to write (- for stdout), got %d", len(pos))
 	}
-	st, where, err := e.openPortable(ctx, *store)
+	st, where, err := e.openPortable(ctx, *store, true)
 	if err != nil {
 		return err
 	}
@@ -100,8 +100,12 @@ func writeAtomic(path string, write func(io.Writer) error) (int64, error) {
 }
 
 // openPortable opens the agent's storage for export or import: the store
-// --store names, else the config's. It says where, in words.
-func (e *env) openPortable(ctx context.Context, store string) (cairn.Storage, string, error) {
+// --store names, else the config's. It says where, in words. A source
+// (export, migrate's side to copy from) must hold something: an agent
+// without its SQLite index, or with no rows in PostgreSQL, is an error
+// naming the agent and where it looked (a mistyped --agent), and no
+// directory is made for it.
+func (e *env) openPortable(ctx context.Context, store string, source bool) (cairn.Storage, string, error) {
 	cfg, err := e.loadConfig()
 	if err != nil {
 		return nil, "", err
@@ -125,18 +129,43 @@ func (e *env) openPortable(ctx context.Context, store string) (cairn.Storage, st
 		backend = sqlite.Backend{}
 	}
 	where := "agent " + e.agent + " in " + dir
-	if pg, ok := backend.(postgres.Backend); ok {
+	pg, isPG := backend.(postgres.Backend)
+	if isPG {
 		where = fmt.Sprintf("agent %s in PostgreSQL", pg.AgentFor(dir))
+	}
+	if _, ok := backend.(sqlite.Backend); ok && source {
+		if _, err := os.Stat(filepath.Join(dir, sqlite.IndexFile)); err != nil {
+			return nil, "", cairn.Invalidf("open %s: no %s there, nothing to copy: is --agent %q the agent meant?", where, sqlite.IndexFile, e.agent)
+		}
 	}
 	st, err := backend.Open(ctx, dir, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, OneShot: true, Ident: search.IdentText, Logf: e.logf})
 	if err != nil {
 		return nil, "", err
 	}
-	if _, ok := st.(cairn.Porter); !ok {
+	p, ok := st.(cairn.Porter)
+	if !ok {
 		st.Close()
 		return nil, "", fmt.Errorf("open %s: this store cannot be exported or imported", where)
 	}
+	if isPG && source {
+		info, err := p.PortInfo(ctx)
+		if err == nil && len(info.Counts) > 0 && sumCounts(info.Counts) == 0 {
+			err = cairn.Invalidf("open %s: the agent holds nothing there, nothing to copy: is --agent %q the agent meant?", where, e.agent)
+		}
+		if err != nil {
+			st.Close()
+			return nil, "", err
+		}
+	}
 	return st, where, nil
+}
+
+func sumCounts(counts map[string]int64) int64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // portProgress reports rows on stderr (none with --json).

@@ -120,8 +120,11 @@ func TestCLIExportImport(t *testing.T) {
 	lines[n] = `{"t":"documents","v":["broken"]}`
 	os.WriteFile(plain, []byte(strings.Join(lines, "\n")), 0o600)
 	t.Setenv("CAIRN_HOME", home2)
-	out = c2.ok("import", "--replace", plain)
-	if want := fmt.Sprintf("left out 1 lines:\n  line %d: 1 values for the 7 columns of documents\n", n+1); !strings.HasSuffix(out, want) {
+	if _, errs, code := c2.run("import", "--replace", plain); code != 2 || !strings.Contains(errs, fmt.Sprintf("line %d:", n+1)) || !strings.Contains(errs, "--partial") {
+		t.Fatalf("import of a broken line without --partial: exit %d, %q", code, errs)
+	}
+	out = c2.ok("import", "--replace", "--partial", plain)
+	if want := fmt.Sprintf("left out 1 line:\n  line %d: 1 values for the 7 columns of documents\n", n+1); !strings.HasSuffix(out, want) {
 		t.Fatalf("import of a broken line: %q", out)
 	}
 }

@@ -4,20 +4,30 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/port"
 )
 
 // cmdImport reads an export (FILE, - for stdin) into the agent's storage
 // in one transaction: refused when the agent holds anything, unless
-// --replace deletes it first. Broken lines and rows the store refuses are
-// counted and listed with their line numbers; the rest is imported.
+// --replace deletes it first. A broken line, a row the store refuses or
+// rows the end line counts that never came fail the import (exit 2,
+// nothing written); --partial imports the rest, lists what was left out
+// with its line numbers, and leaves out whole each document that lost
+// chunks, for the next sync to index again. Corpora of the export that
+// the config does not define are named in a warning: the next sync would
+// remove their documents.
 func cmdImport(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("import")
 	replace := fs.Bool("replace", false, "delete what the agent's storage holds first (in the same transaction)")
 	anyModel := fs.Bool("any-model", false, "import vectors made by another model than the configured [embedder] (sync then embeds again)")
+	partial := fs.Bool("partial", false, "import what arrived from a damaged file (broken or missing lines), leaving out documents that lost chunks; without it such a file imports nothing")
 	store := fs.String("store", "", storeFlagUsage)
 	fs.BoolVar(&e.json, "json", false, "print the result as JSON; no progress on stderr")
 	pos, err := parse(fs, args)
@@ -36,12 +46,12 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		defer f.Close()
 		in = f
 	}
-	st, where, err := e.openPortable(ctx, *store)
+	st, where, err := e.openPortable(ctx, *store, false)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	opts := &port.ImportOptions{Replace: *replace, AnyModel: *anyModel, Progress: e.portProgress("importing into " + where)}
+	opts := &port.ImportOptions{Replace: *replace, AnyModel: *anyModel, Partial: *partial, Progress: e.portProgress("importing into " + where)}
 	if opts.Embedder, err = e.embedderKey(); err != nil {
 		e.logf("cairn: warning: import: the configured [embedder] cannot be built (%v): the export's models are not checked against it", err)
 	}
@@ -71,17 +81,26 @@ func (e *env) embedderKey() (string, error) {
 	return emb.Identity().Key(), nil
 }
 
+// importReport is import's and migrate's --json: the result, and the
+// corpora the config lacks.
+type importReport struct {
+	*port.ImportResult
+	Unconfigured []string `json:"unconfigured_corpora"`
+}
+
 func (e *env) reportImport(res *port.ImportResult, where string) error {
+	lacking, cfgPath := e.unconfigured(res.Corpora)
+	for _, c := range lacking {
+		e.logf("cairn: warning: import: corpus %s (%s) is not in the config %s: add it (cairn corpus add %s PATH) before syncing, or the next sync removes those documents",
+			c, plural(int(res.Corpora[c]), "document"), cfgPath, c)
+	}
 	if e.json {
-		return e.printJSON(res)
+		return e.printJSON(importReport{res, lacking})
 	}
-	var rows int64
-	for _, n := range res.Counts {
-		rows += n
-	}
-	fmt.Fprintf(e.stdout, "imported %s rows into %s (%s)\n", thousands(int(rows)-res.Rejected), where, portCounts(res.Counts))
+	rows := sumCounts(res.Counts)
+	fmt.Fprintf(e.stdout, "imported %s rows into %s (%s)\n", thousands(int(rows)), where, portCounts(res.Counts))
 	if res.Rejected > 0 {
-		fmt.Fprintf(e.stdout, "left out %d lines:\n", res.Rejected)
+		fmt.Fprintf(e.stdout, "left out %s:\n", plural(res.Rejected, "line"))
 		for i, p := range res.Problems {
 			if i == 20 {
 				fmt.Fprintf(e.stdout, "  ... (--json lists %d)\n", len(res.Problems))
@@ -90,5 +109,40 @@ func (e *env) reportImport(res *port.ImportResult, where string) error {
 			fmt.Fprintf(e.stdout, "  line %d: %s\n", p.Line, p.Reason)
 		}
 	}
+	if len(res.Missing) > 0 {
+		fmt.Fprintf(e.stdout, "missing: the end line counts rows that never came: %s\n", portCounts(res.Missing))
+	}
+	if res.DroppedCount > 0 {
+		fmt.Fprintf(e.stdout, "left out %s that lost chunks (the next sync indexes them again from their files): %s\n",
+			plural(res.DroppedCount, "document"), strings.Join(res.Dropped[:min(len(res.Dropped), 10)], ", "))
+	}
 	return nil
+}
+
+// unconfigured lists the corpora of counts that the config does not
+// define (the memories corpus is every engine's), and the config's path.
+// The config is read again quietly: openPortable printed its warnings.
+func (e *env) unconfigured(counts map[string]int64) ([]string, string) {
+	path, _ := e.paths()
+	home, _ := os.UserHomeDir()
+	cfg, err := config.Load(path, &config.LoadOptions{Home: home, Getenv: os.Getenv, Named: e.configPath != ""})
+	if err != nil {
+		return nil, path
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		known := strings.EqualFold(name, cairn.MemoriesCorpus) || slices.ContainsFunc(cfg.Corpora, func(c config.Corpus) bool { return strings.EqualFold(c.Name, name) })
+		if !known && counts[name] > 0 {
+			out = append(out, name)
+		}
+	}
+	return out, path
+}
+
+// plural is "1 line", "3 lines".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return thousands(n) + " " + what + "s"
 }

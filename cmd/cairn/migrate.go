@@ -28,12 +28,12 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if *to == "" {
 		return usagef("migrate needs --to, the store to copy into (postgres://... or a directory)")
 	}
-	src, fromWhere, err := e.openPortable(ctx, *from)
+	src, fromWhere, err := e.openPortable(ctx, *from, true)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, toWhere, err := e.openPortable(ctx, *to)
+	dst, toWhere, err := e.openPortable(ctx, *to, false)
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,9 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 			printSources(e, c.Sessions.Sources)
 		}
 	}
+	if res.Pruned > 0 {
+		fmt.Fprintf(e.stdout, "removed %s of corpora no longer configured (cairn corpus add NAME PATH keeps a corpus)\n", plural(res.Pruned, "document"))
+	}
 	if res.Embedded > 0 || res.PendingEmbeddings > 0 {
 		fmt.Fprintf(e.stdout, "embedded %s chunks, %s waiting for vectors\n", thousands(res.Embedded), thousands(res.PendingEmbeddings))
 	}
