@@ -85,6 +85,42 @@ func TestExport(t *testing.T, f Factory) {
 			t.Fatalf("the good rows beside a rejected one (-want +got):\n%s", d)
 		}
 	})
+	t.Run("DoneDropsAndFails", func(t *testing.T) {
+		// Done's drop list deletes those contents with their chunks,
+		// vectors and documents in the import's transaction; the rest
+		// stays. Done's error rolls everything back.
+		dst := open(t, f, t.TempDir())
+		c := doc("notes", "c.md", "durable walrus c\n")
+		src := &rowSource{rows: rows, drop: []string{c.Hash}}
+		if err := porter(dst).Import(context.Background(), false, src); err != nil {
+			t.Fatalf("import: %v", err)
+		}
+		if _, ok := text(t, dst, "notes", "c.md"); ok {
+			t.Fatal("a document of dropped content was kept")
+		}
+		if _, ok := text(t, dst, "notes", "a.md"); !ok {
+			t.Fatal("a document of content not dropped went too")
+		}
+		for _, r := range exportAll(t, dst) {
+			if (r.Table == cairn.PortChunks || r.Table == cairn.PortContent) && r.Values[0] == c.Hash ||
+				r.Table == cairn.PortVectors && r.Values[1] == c.Hash {
+				t.Fatalf("a %s row of dropped content was kept: %v", r.Table, r.Values)
+			}
+		}
+		for _, c := range lexical(t, dst, q(term("durable"))).Candidates {
+			if c.Path == "c.md" {
+				t.Fatalf("dropped content's chunks are still searchable: %+v", c)
+			}
+		}
+		dst = open(t, f, t.TempDir())
+		boom := errors.New("lines were missing")
+		if err := porter(dst).Import(context.Background(), false, &rowSource{rows: rows, doneErr: boom}); !errors.Is(err, boom) {
+			t.Fatalf("import whose Done fails: %v, want %v", err, boom)
+		}
+		if _, ok := text(t, dst, "notes", "a.md"); ok {
+			t.Fatal("an import whose Done failed was committed")
+		}
+	})
 	t.Run("FailedImportLeavesTarget", func(t *testing.T) {
 		dst := open(t, f, t.TempDir())
 		apply(t, dst, "notes", []cairn.Document{doc("notes", "kept.md", "kept text\n")})
@@ -172,6 +208,7 @@ type rowSource struct {
 	err      error
 	rejected []string
 	drop     []string // what Done answers
+	doneErr  error
 }
 
 func (r *rowSource) Next() (cairn.PortRow, error) {
@@ -185,7 +222,7 @@ func (r *rowSource) Next() (cairn.PortRow, error) {
 	return r.rows[r.i-1], nil
 }
 
-func (r *rowSource) Done() ([]string, error) { return r.drop, nil }
+func (r *rowSource) Done() ([]string, error) { return r.drop, r.doneErr }
 
 func (r *rowSource) Reject(row cairn.PortRow, reason string) {
 	r.rejected = append(r.rejected, fmt.Sprintf("line %d %s: %s", row.Line, row.Table, reason))
