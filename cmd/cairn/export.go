@@ -138,6 +138,7 @@ func (e *env) openPortable(ctx context.Context, store string, source bool) (cair
 			return nil, "", cairn.Invalidf("open %s: no %s there, nothing to copy: is --agent %q the agent meant?", where, sqlite.IndexFile, e.agent)
 		}
 	}
+	_, statErr := os.Stat(dir)
 	st, err := backend.Open(ctx, dir, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, OneShot: true, Ident: search.IdentText, Logf: e.logf})
 	if err != nil {
 		return nil, "", err
@@ -154,6 +155,9 @@ func (e *env) openPortable(ctx context.Context, store string, source bool) (cair
 		}
 		if err != nil {
 			st.Close()
+			if statErr != nil {
+				os.Remove(dir) // the folder the backend made for its caches, if still empty
+			}
 			return nil, "", err
 		}
 	}

@@ -138,3 +138,21 @@ func TestCLIExportUnknownAgent(t *testing.T) {
 		t.Fatal("export of an unknown agent wrote its file")
 	}
 }
+
+// TestCLIExportUnknownAgentPostgres: export from PostgreSQL of an agent
+// with no rows there fails naming it (before: 0 rows, exit 0).
+func TestCLIExportUnknownAgentPostgres(t *testing.T) {
+	url := os.Getenv("CAIRN_TEST_POSTGRES_URL")
+	if url == "" {
+		t.Skip("CAIRN_TEST_POSTGRES_URL is not set (eval \"$(scripts/pg-test-servers.sh start)\" starts a server)")
+	}
+	c := newCLI(t)
+	out := filepath.Join(t.TempDir(), "x.jsonl")
+	_, errs, code := c.run("export", "--store", url, "--agent", "nobody-f1-test", out)
+	if code != 2 || !strings.Contains(errs, "agent nobody-f1-test in PostgreSQL") || !strings.Contains(errs, "holds nothing") {
+		t.Fatalf("export of an agent without rows: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(c.home, "agents", "nobody-f1-test")); err == nil {
+		t.Fatal("export from PostgreSQL made a directory for the agent")
+	}
+}
