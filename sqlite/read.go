@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // bm25Weights weights the FTS columns title, body, ident.
@@ -45,7 +46,26 @@ func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.Lexic
 		return nil, err
 	}
 	res, err := s.lexicalSnapshot(ctx, lexicalQuery{q, m})
+	for i := 0; i < schemaRetries && schemaChanged(err); i++ {
+		res, err = s.lexicalSnapshot(ctx, lexicalQuery{q, m})
+	}
 	return res, s.diagnose("search index", err)
+}
+
+// schemaRetries bounds how often a search runs again after SQLITE_SCHEMA.
+// The writer's statistics refresh (analyze, PRAGMA optimize after a batch)
+// changes sqlite_stat1 and with it the schema cookie; a reader connection
+// that is constructing the FTS5 table at that moment (a new connection's
+// first search) fails with "vtable constructor failed: chunks_fts" (code
+// 17), which SQLite does not retry inside the constructor. Run again, the
+// search sees the new schema: TestConcurrentReadsDuringWrites failed about
+// one run in eight without this.
+const schemaRetries = 3
+
+// schemaChanged reports whether err is SQLite's SQLITE_SCHEMA.
+func schemaChanged(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrSchema
 }
 
 // lexicalQuery is a query with its match compiled.
@@ -471,7 +491,11 @@ func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.M
 	if err != nil {
 		return cairn.MatchCount{}, err
 	}
-	return s.countExpr(ctx, c.expr, max)
+	n, err := s.countExpr(ctx, c.expr, max)
+	for i := 0; i < schemaRetries && schemaChanged(err); i++ {
+		n, err = s.countExpr(ctx, c.expr, max)
+	}
+	return n, err
 }
 
 // countExpr is MatchCount of an FTS5 expression.
