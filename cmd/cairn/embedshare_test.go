@@ -23,30 +23,7 @@ import (
 // counts its requests and maps words to two concepts.
 func conceptEmbedServer(t *testing.T, calls *atomic.Int64) *httptest.Server {
 	groups := map[string]int{"support": 0, "group": 0, "meetup": 0, "lgbtq": 0, "garden": 1, "compost": 1}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "concepts" {
-			t.Errorf("embedding request %+v %v", req, err)
-		}
-		var data []string
-		for i, in := range req.Input {
-			v := []float64{0, 0, 0.01}
-			for _, w := range strings.Fields(strings.ToLower(in)) {
-				if g, ok := groups[strings.Trim(w, ".#")]; ok {
-					v[g]++
-				}
-			}
-			b, _ := json.Marshal(v)
-			data = append(data, fmt.Sprintf(`{"index":%d,"embedding":%s}`, i, b))
-		}
-		fmt.Fprintf(w, `{"data":[%s]}`, strings.Join(data, ","))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return wordGroupEmbedder(t, "concepts", groups, []float64{0, 0, 0.01}, calls)
 }
 
 // startStoppableServe runs cairn serve in this process and returns a

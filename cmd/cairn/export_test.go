@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -11,28 +10,11 @@ import (
 	"testing"
 )
 
-// exportEmbeddings answers OpenAI embedding requests with a vector counting
-// a few words, so hybrid search has something to rank by.
+// exportEmbeddings maps a few words to three dimensions, so hybrid search
+// has something to rank by.
 func exportEmbeddings(t *testing.T) *httptest.Server {
 	words := map[string]int{"walrus": 0, "ice": 0, "compost": 1, "garden": 1, "release": 2}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ Input []string }
-		json.NewDecoder(r.Body).Decode(&req)
-		var data []string
-		for i, in := range req.Input {
-			v := []float64{0.01, 0.02, 0.03}
-			for _, w := range strings.Fields(strings.ToLower(in)) {
-				if g, ok := words[strings.Trim(w, ".,#?")]; ok {
-					v[g]++
-				}
-			}
-			b, _ := json.Marshal(v)
-			data = append(data, fmt.Sprintf(`{"index":%d,"embedding":%s}`, i, b))
-		}
-		fmt.Fprintf(w, `{"data":[%s]}`, strings.Join(data, ","))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return wordGroupEmbedder(t, "words", words, []float64{0.01, 0.02, 0.03}, nil)
 }
 
 // TestCLIExportImport: cairn export of a synced, embedded agent with a

@@ -213,28 +213,7 @@ func TestCLISessions(t *testing.T) {
 // fake that checks each request, syncs, and searches by meaning.
 func TestCLIVectorSearch(t *testing.T) {
 	groups := map[string]int{"support": 0, "group": 0, "meetup": 0, "lgbtq": 0, "garden": 1, "compost": 1}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "concepts" || r.URL.Path != "/v1/embeddings" {
-			t.Errorf("embedding request %s %+v %v", r.URL.Path, req, err)
-		}
-		var data []string
-		for i, in := range req.Input {
-			v := []float64{0, 0, 0.01}
-			for _, w := range strings.Fields(strings.ToLower(in)) {
-				if g, ok := groups[strings.Trim(w, ".#")]; ok {
-					v[g]++
-				}
-			}
-			b, _ := json.Marshal(v)
-			data = append(data, fmt.Sprintf(`{"index":%d,"embedding":%s}`, i, b))
-		}
-		fmt.Fprintf(w, `{"data":[%s]}`, strings.Join(data, ","))
-	}))
-	defer srv.Close()
+	srv := wordGroupEmbedder(t, "concepts", groups, []float64{0, 0, 0.01}, nil)
 	c := newCLI(t)
 	notes := t.TempDir()
 	os.WriteFile(filepath.Join(notes, "a.md"), []byte("# Week\n\nCaroline went to the support group.\n"), 0o644)
