@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
@@ -27,34 +26,11 @@ func conceptEmbedServer(t *testing.T, calls *atomic.Int64) *httptest.Server {
 }
 
 // startStoppableServe runs cairn serve in this process and returns a
-// function that stops it and waits for it to exit.
+// function that stops it and waits for it to exit (startShareServe without
+// its stderr).
 func startStoppableServe(t *testing.T) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	stderr := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--watch=false", "--ui=false"}, io.Discard, stderr)
-	}()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("cairn serve exited %d: %s", code, stderr.String())
-		}
-	}
-	t.Cleanup(stop)
-	deadline := time.Now().Add(60 * time.Second)
-	for !servingOn.MatchString(stderr.String()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("cairn serve did not listen: %s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	stop, _ = startShareServe(t)
 	return stop
 }
 
