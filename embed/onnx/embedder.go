@@ -90,7 +90,7 @@ func New(o Options) (*Embedder, error) {
 	if err := initRuntime(o.Library); err != nil {
 		return nil, err
 	}
-	ins, outs, err := ort.GetInputOutputInfoWithONNXData(model)
+	ins, outs, err := inputsOutputs(model)
 	if err != nil {
 		return nil, fmt.Errorf("%w: read model %s: %v", cairn.ErrInvalid, filepath.Join(o.ModelDir, ModelFile), err)
 	}
@@ -115,6 +115,17 @@ func New(o Options) (*Embedder, error) {
 		Normalized: e.spec.normalize, QueryPrefix: sp.queryPrefix, DocumentPrefix: sp.docPrefix,
 		Tokenizer: tokenizerID(o.ModelDir)}
 	return e, nil
+}
+
+// inputsOutputs reads the model's inputs and outputs from its bytes
+// (modelInfo); only a model that walk cannot read is handed to ONNX
+// Runtime's own reader, which builds a temporary session for it.
+func inputsOutputs(model []byte) (ins, outs []ort.InputOutputInfo, err error) {
+	ins, outs, err = modelInfo(model)
+	if err == nil {
+		return ins, outs, nil
+	}
+	return ort.GetInputOutputInfoWithONNXData(model)
 }
 
 func modelError(dir string, err error) error {
