@@ -78,7 +78,7 @@ func (e *Engine) checkVectorFile(ctx context.Context, repair bool) (DoctorCheck,
 		c.Detail = VectorFile + " absent (written by the first sync or search with an embedder)"
 		return c, nil
 	case err == nil:
-		_, err = vector.Load(path, stamp, false)
+		err = vector.Verify(path, stamp) // the body in full, whatever a one-shot load trusts
 	}
 	if err == nil {
 		c.Detail = VectorFile + " passed its checksum"

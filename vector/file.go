@@ -28,11 +28,12 @@ import (
 //	vecs  n × dim × f32 (padded to 8 bytes)
 //
 // The body checksum is CRC-32C (Castagnoli, hardware-assisted on amd64 and
-// arm64) of everything after the header. Load verifies it on every load:
-// a flipped bit in a vector otherwise reaches the rerank as a score like
-// -9.2e14 that ranks first. Measured at 100k × 384 (158 MB, page cache
-// warm): see BenchmarkLoadVerify and bench/RESULTS.md; the check reads every
-// page, which a long-lived process's Settle does anyway, and costs a
+// arm64) of everything after the header. Load verifies it (a one-shot
+// load once per file, verified.go): a flipped bit in a vector otherwise
+// reaches the rerank as a score like -9.2e14 that ranks first. Measured
+// at 100k × 384 (158 MB, page cache warm): see BenchmarkLoadVerify and
+// bench/RESULTS.md; the check reads every page, which a long-lived
+// process's Settle does anyway, and costs a
 // one-shot search tens of milliseconds beside the query embedding.
 // Version 1 files had no checksum: Load reports them stale, so they are
 // rebuilt.
@@ -164,8 +165,21 @@ func FileStamp(path string) (Stamp, error) {
 // Settle, copies it into memory; elsewhere it is read. populate maps every
 // page at once (for a long-lived process that will touch them all; a
 // one-shot search touches few). It returns ErrStale when the file's stamp
-// is not want, and ErrCorrupt when its body fails the checksum.
+// is not want, and ErrCorrupt when its body fails the checksum. A load
+// that does not populate skips the body checksum when an earlier full
+// check recorded this very file (verified.go); Verify always checks.
 func Load(path string, want Stamp, populate bool) (*Index, error) {
+	return load(path, want, populate, populate)
+}
+
+// Verify checks the file at path as Load does, the body checksum always
+// included, and records a passing check for later one-shot loads.
+func Verify(path string, want Stamp) error {
+	_, err := load(path, want, false, true)
+	return err
+}
+
+func load(path string, want Stamp, populate, full bool) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -202,8 +216,11 @@ func Load(path string, want Stamp, populate bool) (*Index, error) {
 	if mapped {
 		m = newMapping(data) // a failed check below leaves it to the finalizer
 	}
-	if !bodyIntact(data[headerSize:], binary.LittleEndian.Uint32(h[64:])) {
-		return nil, fmt.Errorf("load vector index %s: %w", path, ErrCorrupt)
+	if full || !wasVerified(path, h[:], fi) {
+		if !bodyIntact(data[headerSize:], binary.LittleEndian.Uint32(h[64:])) {
+			return nil, fmt.Errorf("load vector index %s: %w", path, ErrCorrupt)
+		}
+		recordVerified(path, h[:], fi)
 	}
 	body := data[headerSize:]
 	keysLen, codesLen := int(n), int(n)*words
