@@ -6,7 +6,7 @@
 # (see its README: pgvector 0.8.6, Citus 12.1.12).
 #
 #   scripts/pg-test-servers.sh install   # Debian packages, build pgvector (~15 s) and Citus (~2.5 min)
-#   eval "$(scripts/pg-test-servers.sh start)"   # prints the exports of the two URLs
+#   eval "$(scripts/pg-test-servers.sh start)"   # prints the exports of the two URLs (reuses running servers)
 #   scripts/pg-test-servers.sh stop
 #
 # start prints CAIRN_TEST_POSTGRES_URL and CAIRN_TEST_CITUS_URL as export
@@ -71,7 +71,27 @@ server() {
 
 psqlc() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres "$@"; }
 
+# running: the four servers of $state answer (start then reuses them:
+# several sessions share one set, and a second start must not wipe the
+# first's databases; stop, then start, for fresh ones).
+running() {
+  local p
+  for p in "$single_port" "${citus_ports[@]}"; do
+    $B/pg_isready -q -h 127.0.0.1 -p "$p" || return 1
+  done
+  [ -f "$state/single/postmaster.pid" ] && [ -f "$state/citus-${citus_ports[2]}/postmaster.pid" ]
+}
+
+urls() {
+  echo "export CAIRN_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$single_port/postgres"
+  echo "export CAIRN_TEST_CITUS_URL=postgres://postgres@127.0.0.1:${citus_ports[0]}/postgres"
+}
+
 start() {
+  if running; then
+    urls
+    return
+  fi
   stop_quiet
   mkdir -p "$state"
   server "$state/single" "$single_port"
@@ -85,8 +105,7 @@ start() {
     -c "select citus_set_coordinator_host('127.0.0.1', ${citus_ports[0]})" \
     -c "select citus_add_node('127.0.0.1', ${citus_ports[1]})" \
     -c "select citus_add_node('127.0.0.1', ${citus_ports[2]})" >/dev/null
-  echo "export CAIRN_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$single_port/postgres"
-  echo "export CAIRN_TEST_CITUS_URL=postgres://postgres@127.0.0.1:${citus_ports[0]}/postgres"
+  urls
 }
 
 stop_quiet() {
