@@ -199,6 +199,10 @@ func MaintenanceTaskID(typ, corpus, path, reason, fingerprint string) string {
 type TaskFilter struct {
 	Status string
 	Type   string
+	// Corpora, when not nil, keeps the tasks of these corpora (an empty
+	// list keeps none): a caller's grant on a team server (engine.Scope),
+	// applied in the store's query.
+	Corpora []string
 }
 
 // TemporalAnnotation records when what a source says happened: for a

@@ -17,6 +17,9 @@ var (
 	// ErrInvalid: the request or configuration is malformed. Callers map it
 	// to a usage error (CLI exit status 2, MCP tool error).
 	ErrInvalid = errors.New("invalid")
+	// ErrForbidden: the caller's grant does not cover what it asked for
+	// (a team server's access file: engine.Scope). HTTP answers 403.
+	ErrForbidden = errors.New("forbidden")
 )
 
 // Error is a structured error: what was being done (Op), to what (Path),
@@ -55,3 +58,14 @@ type invalidError string
 
 func (e invalidError) Error() string { return string(e) }
 func (e invalidError) Unwrap() error { return ErrInvalid }
+
+// Forbiddenf returns an error that matches ErrForbidden with a formatted
+// message that should name what was refused and the grant that refused it.
+func Forbiddenf(format string, args ...any) error {
+	return forbiddenError(fmt.Sprintf(format, args...))
+}
+
+type forbiddenError string
+
+func (e forbiddenError) Error() string { return string(e) }
+func (e forbiddenError) Unwrap() error { return ErrForbidden }

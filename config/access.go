@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
@@ -18,22 +19,29 @@ import (
 //	name = "alice-laptop"       # in messages and logs
 //	sha256 = "5e88…"            # 64 hex digits
 //	agents = ["alice", "team"]  # "*": every agent served
+//	corpora = ["notes", "memories"]  # optional: the corpora it reads (absent: all, memories included)
 //	write = true                # sync, remember, curation changes (default false: read only)
+//	write_corpora = ["notes"]   # optional, with write: the corpora it changes (absent: those it reads)
 
-// AccessToken is one [[token]] of the access file.
+// AccessToken is one [[token]] of the access file. Corpora and
+// WriteCorpora are nil when the file leaves them out (every corpus).
 type AccessToken struct {
-	Name   string
-	SHA256 string
-	Agents []string
-	Write  bool
+	Name         string
+	SHA256       string
+	Agents       []string
+	Corpora      []string
+	Write        bool
+	WriteCorpora []string
 }
 
 type rawAccess struct {
 	Token []struct {
-		Name   string   `toml:"name"`
-		SHA256 string   `toml:"sha256"`
-		Agents []string `toml:"agents"`
-		Write  bool     `toml:"write"`
+		Name         string   `toml:"name"`
+		SHA256       string   `toml:"sha256"`
+		Agents       []string `toml:"agents"`
+		Corpora      []string `toml:"corpora"`
+		Write        bool     `toml:"write"`
+		WriteCorpora []string `toml:"write_corpora"`
 	} `toml:"token"`
 }
 
@@ -54,7 +62,7 @@ func LoadAccess(path string) ([]AccessToken, error) {
 		} else if errors.As(err, &se) && len(se.Errors) > 0 {
 			line, _ = se.Errors[0].Position()
 		}
-		return nil, &LoadError{File: path, Line: line, Msg: strings.TrimPrefix(err.Error(), "toml: ") + "; allowed: [[token]] tables with name, sha256, agents, write"}
+		return nil, &LoadError{File: path, Line: line, Msg: strings.TrimPrefix(err.Error(), "toml: ") + "; allowed: [[token]] tables with name, sha256, agents, corpora, write, write_corpora"}
 	}
 	seen := map[string]string{}
 	var out []AccessToken
@@ -73,11 +81,57 @@ func LoadAccess(path string) ([]AccessToken, error) {
 		case seen[h] != "":
 			return nil, fail("the same token as %q", seen[h])
 		}
+		if msg := checkGrantCorpora(t.Corpora, t.Write, t.WriteCorpora); msg != "" {
+			return nil, fail("%s", msg)
+		}
 		seen[h] = t.Name
-		out = append(out, AccessToken{Name: t.Name, SHA256: h, Agents: t.Agents, Write: t.Write})
+		out = append(out, AccessToken{Name: t.Name, SHA256: h, Agents: t.Agents, Corpora: t.Corpora, Write: t.Write, WriteCorpora: t.WriteCorpora})
 	}
 	if len(out) == 0 {
 		return nil, &LoadError{File: path, Line: 1, Msg: "no [[token]] tables: a server with an access file needs at least one token"}
 	}
 	return out, nil
+}
+
+// checkGrantCorpora checks a token's corpora and write_corpora: each,
+// when given, a list of distinct corpus names ("memories" is the
+// consolidated memories), and write_corpora only with write = true and
+// within corpora. It returns what is wrong, or "".
+func checkGrantCorpora(corpora []string, write bool, writeCorpora []string) string {
+	for _, f := range []struct {
+		field string
+		names []string
+	}{{"corpora", corpora}, {"write_corpora", writeCorpora}} {
+		if f.names == nil {
+			continue
+		}
+		if len(f.names) == 0 {
+			return f.field + ` is empty: name corpora (e.g. ["notes", "memories"]), or leave ` + f.field + " out for every corpus"
+		}
+		seen := map[string]bool{}
+		for _, n := range f.names {
+			k := strings.ToLower(strings.TrimSpace(n))
+			switch {
+			case k == "":
+				return f.field + " holds a blank name: allowed corpus names as configured, and memories"
+			case k == "all" || k == "*":
+				return fmt.Sprintf("%s names %q: leave %s out for every corpus, or name corpora", f.field, n, f.field)
+			case seen[k]:
+				return fmt.Sprintf("%s names %q twice", f.field, n)
+			}
+			seen[k] = true
+		}
+	}
+	if writeCorpora == nil {
+		return ""
+	}
+	if !write {
+		return "write_corpora needs write = true (a read-only token changes no corpus)"
+	}
+	for _, n := range writeCorpora {
+		if corpora != nil && !slices.ContainsFunc(corpora, func(c string) bool { return strings.EqualFold(strings.TrimSpace(c), strings.TrimSpace(n)) }) {
+			return fmt.Sprintf("write_corpora names %q, which corpora does not: allowed %s (a token changes only corpora it reads)", n, strings.Join(corpora, ", "))
+		}
+	}
+	return ""
 }

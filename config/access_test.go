@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +24,14 @@ func TestLoadAccess(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].SHA256 != h || !got[0].Write || len(got[0].Agents) != 2 {
 		t.Fatalf("LoadAccess = %+v, %v", got, err)
 	}
+	scoped, err := LoadAccess(write("[[token]]\nname = \"docs\"\nsha256 = \"" + h + "\"\nagents = [\"team\"]\ncorpora = [\"notes\", \"memories\"]\nwrite = true\nwrite_corpora = [\"NOTES\"]\n"))
+	if err != nil || len(scoped) != 1 || !slices.Equal(scoped[0].Corpora, []string{"notes", "memories"}) || !slices.Equal(scoped[0].WriteCorpora, []string{"NOTES"}) {
+		t.Fatalf("LoadAccess with corpora = %+v, %v", scoped, err)
+	}
+	if got[0].Corpora != nil || got[0].WriteCorpora != nil {
+		t.Errorf("a token without corpora = %+v, want nil corpora (every corpus)", got[0])
+	}
+	tok := "[[token]]\nname = \"a\"\nsha256 = \"" + h + "\"\nagents = [\"a\"]\n"
 	for _, c := range []struct{ body, want string }{
 		{"", "no [[token]] tables"},
 		{"[[token]]\nname = \"a\"\nsha256 = \"abc\"\nagents = [\"a\"]\n", "not 64 hex digits"},
@@ -30,6 +39,15 @@ func TestLoadAccess(t *testing.T) {
 		{"[[token]]\nname = \"a\"\nsha256 = \"" + h + "\"\n", "agents is empty"},
 		{"[[token]]\nname = \"a\"\nsha256 = \"" + h + "\"\nagents = [\"a\"]\n[[token]]\nname = \"b\"\nsha256 = \"" + h + "\"\nagents = [\"b\"]\n", `the same token as "a"`},
 		{"[[token]]\nname = \"a\"\ntoken = \"plain\"\n", "token"},
+		// Per-corpus grants: each error names the field and what it allows.
+		{tok + "corpora = []\n", `corpora is empty: name corpora`},
+		{tok + "corpora = [\"all\"]\n", `corpora names "all": leave corpora out for every corpus`},
+		{tok + "corpora = [\"notes\", \" \"]\n", "corpora holds a blank name"},
+		{tok + "corpora = [\"notes\", \"Notes\"]\n", `corpora names "Notes" twice`},
+		{tok + "corpora = [\"notes\"]\nwrite_corpora = [\"notes\"]\n", "write_corpora needs write = true"},
+		{tok + "corpora = [\"notes\"]\nwrite = true\nwrite_corpora = [\"team-docs\"]\n", `write_corpora names "team-docs", which corpora does not: allowed notes`},
+		{tok + "write = true\nwrite_corpora = [\"*\"]\n", `write_corpora names "*"`},
+		{tok + "corpora = \"notes\"\n", "corpora"},
 	} {
 		if _, err := LoadAccess(write(c.body)); err == nil || !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an invalid file error containing %q", c.body, err, c.want)

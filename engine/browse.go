@@ -16,6 +16,9 @@ import (
 
 // Documents returns the indexed documents of a corpus, sorted by path.
 func (e *Engine) Documents(ctx context.Context, corpus string) ([]cairn.DocState, error) {
+	if err := CanRead(ctx, corpus); err != nil { // scope.go
+		return nil, err
+	}
 	states, err := e.store.DocStates(ctx, corpus)
 	if err != nil {
 		return nil, err
@@ -35,6 +38,9 @@ func (e *Engine) Documents(ctx context.Context, corpus string) ([]cairn.DocState
 // (transcript.Path: <startedAt>--<sessionId>.md, "unknown-start" for
 // none), so a long history costs limit reads, not one per session.
 func (e *Engine) Sessions(ctx context.Context, corpus string, f cairn.SessionFilter, limit int) ([]cairn.SessionRecord, int, error) {
+	if err := CanRead(ctx, corpus); err != nil { // scope.go
+		return nil, 0, err
+	}
 	paths, err := e.store.FilterSessions(ctx, []string{corpus}, f)
 	if err != nil {
 		return nil, 0, err
@@ -81,6 +87,9 @@ func startKey(p string) string {
 // TranscriptFailures returns the transcript files of a sessions corpus
 // whose last parse failed, with the error, sorted by path.
 func (e *Engine) TranscriptFailures(ctx context.Context, corpus string) ([]cairn.FileFailure, error) {
+	if err := CanRead(ctx, corpus); err != nil { // scope.go
+		return nil, err
+	}
 	states, err := e.store.TranscriptStates(ctx, corpus)
 	if err != nil {
 		return nil, err

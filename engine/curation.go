@@ -85,6 +85,9 @@ func (e *Engine) Recluster(ctx context.Context, o *ReclusterOptions) (*ClusterRu
 	if err != nil {
 		return nil, err
 	}
+	if err := canWriteAll(ctx, corpora); err != nil { // scope.go: the run replaces the agent's one run
+		return nil, err
+	}
 	emb := e.opts.Embedder
 	if emb == nil {
 		return nil, fmt.Errorf("recluster: no embedder configured, and clustering needs vectors (configure [embedder]): %w", cairn.ErrUnavailable)
@@ -355,6 +358,11 @@ func (e *Engine) validRun(ctx context.Context) (*cairn.AnalysisRun, error) {
 			return nil, nil
 		}
 		return nil, err
+	}
+	// scope.go: a run's clusters, members and samples hold text of every
+	// corpus it covered; a caller reads them only with all of them.
+	if err := canReadAll(ctx, run.Corpora); err != nil {
+		return nil, fmt.Errorf("read the latest clustering run %s: %w", run.ID, err)
 	}
 	if run.StaleAt.IsZero() && !slices.Equal(withoutMemories(run.Corpora), e.defaultClusterCorpora()) {
 		if err := e.store.MarkAnalysisStale(ctx); err != nil {

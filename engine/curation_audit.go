@@ -127,6 +127,9 @@ func (e *Engine) AuditQuality(ctx context.Context, o AuditOptions) (*AuditResult
 	if o.Limit < 1 || o.Limit > MaxAuditLimit {
 		return nil, cairn.Invalidf("limit %d out of range: allowed 1 to %d", o.Limit, MaxAuditLimit)
 	}
+	if err := canReadAll(ctx, o.Corpora); err != nil { // scope.go
+		return nil, err
+	}
 	q := cairn.OccurrenceQuery{Corpora: o.Corpora, AfterSeq: -1, Limit: o.Limit + 1}
 	if o.After != nil {
 		q.AfterDoc, q.AfterSeq = o.After.DocumentID, o.After.Seq

@@ -85,6 +85,9 @@ func (e *Engine) ReviewCluster(ctx context.Context, j Judge, corpora []string, c
 	if !clusterIDPattern.MatchString(clusterID) {
 		return nil, cairn.Invalidf("clusterId %q: want 10 lowercase hex digits (from memory_list_clusters)", clusterID)
 	}
+	if err := canReadAll(ctx, corpora); err != nil { // scope.go
+		return nil, err
+	}
 	out := &ClusterReview{Status: "ok", ClusterID: clusterID, Members: []ReviewedMember{}, Recurring: []RecurringDefect{},
 		Policy: j.Policy(judge.ClusterDefects), Scope: AuditScope{Corpora: corpora}}
 	picks, run, size, status, err := e.sampleCluster(ctx, corpora, clusterID)
@@ -308,6 +311,9 @@ func CheckClaim(claim string, cites []Citation) error {
 // retry). It never writes.
 func (e *Engine) ReviewClaim(ctx context.Context, j Judge, corpora []string, claim string, cites []Citation) (*ClaimReview, error) {
 	if err := CheckClaim(claim, cites); err != nil {
+		return nil, err
+	}
+	if err := canReadAll(ctx, corpora); err != nil { // scope.go
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, CurationDeadline)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func (e *Engine) ListTasks(ctx context.Context, status string, limit int) ([]Tas
 	if limit < 1 || limit > MaxTaskList {
 		return nil, cairn.Invalidf("limit %d out of range: allowed 1 to %d", limit, MaxTaskList)
 	}
-	ts, err := e.store.MaintenanceTasks(ctx, cairn.TaskFilter{Status: status})
+	ts, err := e.store.MaintenanceTasks(ctx, cairn.TaskFilter{Status: status, Corpora: readList(ctx)}) // scope.go
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +172,11 @@ func (e *Engine) UpdateTask(ctx context.Context, req TaskUpdateRequest) (*Task, 
 	case req.Note != "" && (strings.TrimSpace(req.Note) == "" || utf8.RuneCountInString(req.Note) > MaxTaskNote):
 		return nil, cairn.Invalidf("note: want 1 to %d characters, not blank", MaxTaskNote)
 	}
-	t, err := e.store.MaintenanceTask(ctx, req.TaskID)
+	t, err := e.scopedTask(ctx, req.TaskID)
 	if err != nil {
+		return nil, err
+	}
+	if err := CanWrite(ctx, t.Corpus); err != nil { // scope.go
 		return nil, err
 	}
 	u := cairn.TaskUpdate{ID: t.ID, Status: status, Note: strings.TrimSpace(req.Note), At: time.Now().UTC()}
@@ -237,4 +241,25 @@ func (e *Engine) annotation(ctx context.Context, t cairn.MaintenanceTask, a Anno
 		}
 	}
 	return out, nil
+}
+
+// scopedTask reads one task. Under a scope that limits the corpora read
+// (scope.go) the task is looked up among the tasks of those corpora, the
+// corpus condition in the store's query, so a task of another corpus is
+// not found, as an unknown id is.
+func (e *Engine) scopedTask(ctx context.Context, id string) (cairn.MaintenanceTask, error) {
+	corpora := readList(ctx)
+	if corpora == nil {
+		return e.store.MaintenanceTask(ctx, id)
+	}
+	ts, err := e.store.MaintenanceTasks(ctx, cairn.TaskFilter{Corpora: corpora})
+	if err != nil {
+		return cairn.MaintenanceTask{}, err
+	}
+	for _, t := range ts {
+		if t.ID == id {
+			return t, nil
+		}
+	}
+	return cairn.MaintenanceTask{}, fmt.Errorf("read maintenance task %s: %w", id, cairn.ErrNotFound)
 }

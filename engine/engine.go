@@ -219,9 +219,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if err != nil {
 		return nil, err
 	}
-	sel, err := cairn.SelectCorpora(live, o.Corpora)
+	sel, err := selectScoped(ctx, live, o.Corpora, CanRead) // scope.go: a caller's corpora within its grant
 	if err != nil {
 		return nil, err
+	} else if len(sel) == 0 {
+		return []cairn.Hit{}, nil
 	}
 	var paths search.Scope
 	if !o.Sessions.IsZero() {

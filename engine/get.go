@@ -95,7 +95,13 @@ func (e *Engine) resolveGet(ctx context.Context, path string, o *cairn.GetOption
 // is not indexed in a configured corpus.
 func (e *Engine) indexedDoc(ctx context.Context, path string) (getDoc, error) {
 	corpus, rel, ok := splitPath(path)
-	if !ok || !e.configured(corpus) || !ingest.ValidRel(rel) {
+	if !ok {
+		return getDoc{}, nil
+	}
+	if err := CanRead(ctx, corpus); err != nil { // scope.go: before the store is asked
+		return getDoc{}, err
+	}
+	if !e.configured(corpus) || !ingest.ValidRel(rel) {
 		return getDoc{}, nil
 	}
 	text, err := e.store.DocumentText(ctx, corpus, rel)
@@ -141,7 +147,7 @@ func (e *Engine) absoluteDoc(ctx context.Context, abs string) (getDoc, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 		tries = append(tries, real)
 	}
-	for _, c := range e.opts.Corpora {
+	for _, c := range readable(ctx, e.opts.Corpora) { // scope.go: a file of another corpus is not found
 		if !e.configured(c.Name) {
 			continue
 		}

@@ -120,6 +120,9 @@ func (e *Engine) Memories(ctx context.Context, f cairn.MemoryFilter) ([]cairn.Me
 	if err := checkMemoryFilter(f); err != nil {
 		return nil, err
 	}
+	if err := CanRead(ctx, cairn.MemoriesCorpus); err != nil { // scope.go
+		return nil, err
+	}
 	return e.store.Memories(ctx, f)
 }
 
@@ -137,6 +140,9 @@ func checkMemoryFilter(f cairn.MemoryFilter) error {
 // MemoryLinks lists the links from or to a memory (related, supersedes,
 // merged), oldest first.
 func (e *Engine) MemoryLinks(ctx context.Context, id string) ([]cairn.MemoryLink, error) {
+	if err := CanRead(ctx, cairn.MemoriesCorpus); err != nil { // scope.go
+		return nil, err
+	}
 	return e.store.MemoryLinks(ctx, strings.TrimSpace(id))
 }
 
@@ -174,6 +180,9 @@ func (e *Engine) Sleep(ctx context.Context, model cairn.LLM, opts *cairn.SleepOp
 
 // Memory returns one memory by id, or an error matching cairn.ErrNotFound.
 func (e *Engine) Memory(ctx context.Context, id string) (cairn.Memory, error) {
+	if err := CanRead(ctx, cairn.MemoriesCorpus); err != nil { // scope.go
+		return cairn.Memory{}, err
+	}
 	m, err := e.store.Memory(ctx, strings.TrimSpace(id))
 	if errors.Is(err, cairn.ErrNotFound) {
 		return m, fmt.Errorf("read memory %q: %w", id, err)

@@ -206,6 +206,9 @@ type MemoryCounts struct {
 // them all: diagnostics, not a search path).
 func (e *Engine) CountMemories(ctx context.Context) (MemoryCounts, error) {
 	c := MemoryCounts{ByKind: map[string]int{}, ByStatus: map[string]int{}}
+	if err := CanRead(ctx, cairn.MemoriesCorpus); err != nil { // scope.go
+		return c, err
+	}
 	ms, err := e.store.Memories(ctx, cairn.MemoryFilter{})
 	if err != nil {
 		return c, err

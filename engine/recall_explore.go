@@ -43,6 +43,9 @@ type ExploreOptions struct {
 // at 100,000. A filter becomes a mask over the graph (one pass over the
 // memories), which the walk reads without a call per memory.
 func (e *Engine) Explore(ctx context.Context, topic string, opts *ExploreOptions) (*explore.Result, error) {
+	if err := CanRead(ctx, cairn.MemoriesCorpus); err != nil { // scope.go: the graph is the memories'
+		return nil, err
+	}
 	var o ExploreOptions
 	if opts != nil {
 		o = *opts

@@ -43,6 +43,9 @@ type GatherOptions struct {
 // corpus with opts.Filter). A fast model that is unavailable, or none,
 // gives the ranked list marked unjudged, not an error.
 func (e *Engine) Gather(ctx context.Context, question string, opts *GatherOptions) (*gather.Result, error) {
+	if err := CanRead(ctx, cairn.MemoriesCorpus); err != nil { // scope.go: it searches the memories
+		return nil, err
+	}
 	var o GatherOptions
 	if opts != nil {
 		o = *opts

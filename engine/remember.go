@@ -23,6 +23,9 @@ import (
 // embeds it. The sleep pass groups it with consolidated memories like any
 // other.
 func (e *Engine) Remember(ctx context.Context, req *cairn.RememberRequest) (*cairn.RememberResult, error) {
+	if err := CanWrite(ctx, cairn.MemoriesCorpus); err != nil { // scope.go
+		return nil, err
+	}
 	now := time.Now()
 	m, err := consolidate.Told(req, now)
 	if err != nil {

@@ -620,6 +620,9 @@ func sha256Hex(s string) string {
 // produced before and not given now are removed. Secrets are redacted as
 // for transcripts.
 func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sessions []cairn.Session) (*cairn.CorpusSyncResult, error) {
+	if err := CanWrite(ctx, corpus); err != nil { // scope.go
+		return nil, err
+	}
 	c, ok := e.corpus(corpus)
 	if !ok || c.Kind != cairn.KindSessions {
 		return nil, cairn.Invalidf("import into %q: not a configured sessions corpus", corpus)
@@ -654,6 +657,9 @@ func (e *Engine) ImportSessions(ctx context.Context, corpus, origin string, sess
 // SessionSpans returns the message spans of a projected session: the
 // message order of the session as given, with each message's lines.
 func (e *Engine) SessionSpans(ctx context.Context, corpus, path string) ([]transcript.Span, error) {
+	if err := CanRead(ctx, corpus); err != nil { // scope.go
+		return nil, err
+	}
 	rec, err := e.store.Session(ctx, corpus, path)
 	if err != nil {
 		return nil, err

@@ -43,13 +43,13 @@ func (e *Engine) Sync(ctx context.Context, opts *cairn.SyncOptions) (*cairn.Sync
 	if err != nil {
 		return nil, err
 	}
-	sel, err := cairn.SelectCorpora(live, o.Corpora)
+	sel, err := selectScoped(ctx, live, o.Corpora, CanWrite) // scope.go: the corpora the caller may change
 	if err != nil {
 		return nil, err
 	}
 	res := &cairn.SyncResult{Corpora: []cairn.CorpusSyncResult{}}
 	pruned := 0
-	if len(o.Corpora) == 0 {
+	if _, scoped := ScopeOf(ctx); len(o.Corpora) == 0 && !scoped {
 		keep := make([]string, len(e.opts.Corpora))
 		for i, c := range e.opts.Corpora {
 			keep[i] = c.Name

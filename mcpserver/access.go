@@ -11,15 +11,32 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/cairnmemory/cairn/engine"
 )
 
 // Grant is what one bearer token may do on a shared server: use these
-// agents (AllAgents: every agent served) and, with Write, change them
-// (sync, remember, curation changes). Name is for messages and logs.
+// agents (AllAgents: every agent served), read these of their corpora
+// (Corpora; nil: every corpus, "memories" included) and, with Write,
+// change them (sync, remember, curation changes), or only WriteCorpora of
+// them when that is not nil. Name is for messages and logs. The corpora
+// reach the engine as its engine.Scope, which puts them into every store
+// query of the request (engine/scope.go).
 type Grant struct {
-	Name   string
-	Agents []string
-	Write  bool
+	Name         string
+	Agents       []string
+	Corpora      []string
+	Write        bool
+	WriteCorpora []string
+}
+
+// Scope is the engine scope of a request under g.
+func (g Grant) Scope() engine.Scope {
+	s := engine.Scope{Grant: g.Name, Read: g.Corpora, Write: g.WriteCorpora}
+	if !g.Write {
+		s.Write = []string{}
+	}
+	return s
 }
 
 // AllAgents in Grant.Agents grants every agent.
@@ -112,25 +129,26 @@ func writes(r *http.Request) (bool, error) {
 }
 
 // allow checks the request's grant for agent: 403 with a message when the
-// token may not use the agent or may not write.
-func (a *Access) allow(w http.ResponseWriter, r *http.Request, agent string) bool {
+// token may not use the agent or may not write. Allowed, it returns the
+// grant, whose corpora the request's engine scope limits it to.
+func (a *Access) allow(w http.ResponseWriter, r *http.Request, agent string) (Grant, bool) {
 	g, ok := a.grant(r)
 	if !ok {
 		writeError(w, http.StatusUnauthorized, "missing or unknown bearer token: send Authorization: Bearer <token>")
-		return false
+		return g, false
 	}
 	if !g.allows(agent) {
 		writeError(w, http.StatusForbidden, fmt.Sprintf("token %q may not use agent %q", g.Name, agent))
-		return false
+		return g, false
 	}
 	wr, err := writes(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "read request body: "+err.Error())
-		return false
+		return g, false
 	}
 	if wr && !g.Write {
 		writeError(w, http.StatusForbidden, fmt.Sprintf("token %q is read only: it may not sync, remember or change curation state of agent %q", g.Name, agent))
-		return false
+		return g, false
 	}
-	return true
+	return g, true
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -251,10 +252,18 @@ func (h *httpServer) withAgent(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if h.opts.Access != nil && !h.opts.Access.allow(w, r, a.name) {
-			return
+		ctx := context.WithValue(r.Context(), agentKey{}, a)
+		if h.opts.Access != nil {
+			g, ok := h.opts.Access.allow(w, r, a.name)
+			if !ok {
+				return
+			}
+			// The grant's corpora go with the request into every engine
+			// call, the MCP tools' included (the SDK runs them under the
+			// request's context), and from there into the store queries.
+			ctx = engine.WithScope(ctx, g.Scope())
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), agentKey{}, a)))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -292,6 +301,8 @@ func api[In, Out any](fn func(*Agent, context.Context, In) (*Out, error)) http.H
 			writeJSON(w, http.StatusOK, out)
 		case errors.Is(err, cairn.ErrInvalid):
 			writeError(w, http.StatusBadRequest, err.Error())
+		case errors.Is(err, cairn.ErrForbidden):
+			writeError(w, http.StatusForbidden, err.Error())
 		case errors.Is(err, context.DeadlineExceeded):
 			writeError(w, http.StatusGatewayTimeout, err.Error())
 		case errors.Is(err, cairn.ErrBusy):

@@ -98,6 +98,9 @@ func (a *Agent) SyncSessions(ctx context.Context, in SyncSessionsIn) (*SyncSessi
 		return &SyncSessionsOut{Status: "unavailable",
 			Error: "no sessions corpus is configured: add one with cairn corpus add sessions --kind sessions --source claude-code"}, nil
 	}
+	if err := engine.CanWrite(ctx, corpus); err != nil { // the sync runs in the background, past the request's scope
+		return nil, err
+	}
 	if st, err := a.eng.SyncStatus(); err == nil && st.Status == "running" && st.PID != os.Getpid() {
 		return &SyncSessionsOut{Status: "already_running", StartedAt: st.StartedAt}, nil
 	}

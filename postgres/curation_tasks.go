@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -59,8 +60,16 @@ func (s *Store) MaintenanceTask(ctx context.Context, id string) (cairn.Maintenan
 
 // MaintenanceTasks reads the tasks f selects by created_at, then id.
 func (s *Store) MaintenanceTasks(ctx context.Context, f cairn.TaskFilter) ([]cairn.MaintenanceTask, error) {
+	var corpora []string // nil: every corpus; a grant's corpora match ignoring case
+	for _, c := range f.Corpora {
+		corpora = append(corpora, strings.ToLower(c))
+	}
+	if f.Corpora != nil && corpora == nil {
+		corpora = []string{}
+	}
 	rows, err := s.pool.Query(ctx, `SELECT `+taskCols+` FROM maintenance_tasks
-		WHERE agent = $1 AND ($2 = '' OR status = $2) AND ($3 = '' OR type = $3) ORDER BY created_at, id COLLATE "C"`, s.agent, f.Status, f.Type)
+		WHERE agent = $1 AND ($2 = '' OR status = $2) AND ($3 = '' OR type = $3)
+		AND ($4::text[] IS NULL OR lower(corpus) = ANY($4)) ORDER BY created_at, id COLLATE "C"`, s.agent, f.Status, f.Type, corpora)
 	if err != nil {
 		return nil, classify("read maintenance tasks", err)
 	}

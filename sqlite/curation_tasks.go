@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -73,8 +74,14 @@ func (s *Store) MaintenanceTask(ctx context.Context, id string) (cairn.Maintenan
 
 // MaintenanceTasks reads the tasks f selects by created_at, then id.
 func (s *Store) MaintenanceTasks(ctx context.Context, f cairn.TaskFilter) ([]cairn.MaintenanceTask, error) {
+	all, corpora := f.Corpora == nil, "[]"
+	if !all {
+		b, _ := json.Marshal(f.Corpora)
+		corpora = string(b)
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+taskCols+` FROM durable.maintenance_tasks
-		WHERE (? = '' OR status = ?) AND (? = '' OR type = ?) ORDER BY created_at, id`, f.Status, f.Status, f.Type, f.Type)
+		WHERE (? = '' OR status = ?) AND (? = '' OR type = ?)
+		AND (? OR corpus COLLATE NOCASE IN (SELECT value FROM json_each(?))) ORDER BY created_at, id`, f.Status, f.Status, f.Type, f.Type, all, corpora)
 	if err != nil {
 		return nil, s.diagnose("read maintenance tasks", fmt.Errorf("read maintenance tasks: %w", err))
 	}

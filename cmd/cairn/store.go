@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
 	"github.com/cairnmemory/cairn/mcpserver"
@@ -31,7 +33,20 @@ func serveAccess(cfg *config.Config) (*mcpserver.Access, error) {
 	}
 	grants := map[string]mcpserver.Grant{}
 	for _, t := range tokens {
-		grants[t.SHA256] = mcpserver.Grant{Name: t.Name, Agents: t.Agents, Write: t.Write}
+		grants[t.SHA256] = mcpserver.Grant{Name: t.Name, Agents: t.Agents, Corpora: trimmed(t.Corpora), Write: t.Write, WriteCorpora: trimmed(t.WriteCorpora)}
 	}
 	return mcpserver.NewAccess(grants)
+}
+
+// trimmed is names with surrounding space removed; nil stays nil (every
+// corpus).
+func trimmed(names []string) []string {
+	if names == nil {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.TrimSpace(n)
+	}
+	return out
 }
