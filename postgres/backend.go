@@ -153,7 +153,7 @@ func (s *Store) register(ctx context.Context) error {
 
 // indexTables hold what a rebuild from the corpora makes again; the rest
 // (memories, checkpoints, links, curation state) is durable.
-var indexTables = []string{"vectors", "chunks", "content", "documents"}
+var indexTables = []string{"vectors", "postings", "chunks", "content", "documents"}
 
 // dropIndex deletes the agent's index rows; whole, it also drops the
 // sessions, transcript states, neighbour lists and index meta, as moving

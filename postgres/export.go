@@ -295,6 +295,9 @@ func (s *Store) clearForImport(ctx context.Context, tx pgx.Tx, replace bool) err
 	if _, err := tx.Exec(ctx, `DELETE FROM agent_meta WHERE agent = $1 AND `+pgMetaWhere, s.agent); err != nil {
 		return fmt.Errorf("empty agent for import: %w", err)
 	}
+	if _, err := tx.Exec(ctx, `DELETE FROM postings WHERE agent = $1`, s.agent); err != nil {
+		return fmt.Errorf("empty agent for import: %w", err)
+	}
 	for _, t := range cairn.PortTables {
 		if t.Name == "meta" {
 			continue
@@ -314,6 +317,7 @@ func (s *Store) dropContent(ctx context.Context, tx pgx.Tx, hashes []string) err
 	}
 	for _, q := range []string{
 		`DELETE FROM vectors WHERE agent = $1 AND chunk_id IN (SELECT id FROM chunks WHERE agent = $1 AND hash = ANY($2))`,
+		deletePostings,
 		`DELETE FROM chunks WHERE agent = $1 AND hash = ANY($2)`,
 		`DELETE FROM documents WHERE agent = $1 AND hash = ANY($2)`,
 		`DELETE FROM content WHERE agent = $1 AND hash = ANY($2)`,
@@ -329,6 +333,11 @@ func (s *Store) dropContent(ctx context.Context, tx pgx.Tx, hashes []string) err
 // row count, the vectors version and memories stamp (caches elsewhere
 // see a change), and the window sequence past the largest imported id.
 func (s *Store) finishImport(ctx context.Context, tx pgx.Tx, maxWindow int64) error {
+	// The postings of every imported chunk, in one statement (the agent
+	// held none: an import goes into an empty or emptied agent).
+	if _, err := tx.Exec(ctx, agentPostingsSQL, s.agent); err != nil {
+		return fmt.Errorf("write postings: %w", err)
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO agent_meta(agent, key, value)
 		SELECT $1, 'fts_rows', count(*)::text FROM chunks WHERE agent = $1 AND NOT noise
 		ON CONFLICT(agent, key) DO UPDATE SET value = excluded.value`, s.agent); err != nil {

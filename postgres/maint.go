@@ -77,7 +77,8 @@ func (s *Store) DeleteStrayVectors(ctx context.Context) (int, error) {
 }
 
 // RebuildFTS computes every indexed chunk's tsvector and tf map again from
-// its text, in one transaction, and recounts the indexed rows.
+// its text, and its postings from them, in one transaction, and recounts
+// the indexed rows.
 func (s *Store) RebuildFTS(ctx context.Context) error {
 	return s.write(ctx, "rebuild full-text index", func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT c.id, ct.title, substring(ct.doc FROM c.pos::int + 1 FOR c.len::int) FROM chunks c
@@ -114,6 +115,12 @@ func (s *Store) RebuildFTS(ctx context.Context) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE chunks SET tsv = NULL, tf = NULL WHERE agent = $1 AND noise`, s.agent); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM postings WHERE agent = $1`, s.agent); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, agentPostingsSQL, s.agent); err != nil {
 			return err
 		}
 		return setMeta(ctx, tx, s.agent, "fts_rows", fmt.Sprint(len(ids)))

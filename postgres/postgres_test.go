@@ -132,6 +132,11 @@ func TestCitusDistributed(t *testing.T) {
 	for _, tb := range distributedTables {
 		want[tb] = "distributed:agent"
 	}
+	for _, ts := range migrationDistribute {
+		for _, tb := range ts {
+			want[tb] = "distributed:agent"
+		}
+	}
 	if d := cmp.Diff(want, types); d != "" {
 		t.Errorf("citus tables (-want +got):\n%s", d)
 	}
@@ -151,7 +156,7 @@ func TestCitusDistributed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	query, args := scanQuery(s.agent, cairn.LexicalQuery{Match: cairn.Term("walrus"), Limit: 10, MaxCandidates: 100}, c, false)
+	query, args := scanQuery(cairn.LexicalQuery{Match: cairn.Term("walrus"), Limit: 10, MaxCandidates: 100}, c, false)
 	plan, err := s.pool.Query(ctx, "EXPLAIN "+query, args...)
 	if err != nil {
 		t.Fatal(err)

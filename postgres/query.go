@@ -12,18 +12,28 @@ import (
 
 // compiled is a cairn.Match as PostgreSQL takes it: a tsquery (empty when
 // the match can match nothing: a leaf without a word, as "(", alone or
-// under AND) and, per leaf in order, the SQL that counts it in a chunk's
-// tf map and its weight.
+// under AND), the relation over the postings table that finds the
+// matching chunks with each leaf's count in them, and each leaf's weight.
 type compiled struct {
 	tsq     string
-	counts  []string // one SQL expression per leaf over column tf
+	rel     relation // columns chunk and f<i> for the leaves that can match
+	leaves  int
 	weights []float64
-	args    []any // the parameters counts use, $1 on: a query numbers its own after them
+	args    []any // $1 is the agent, then the lexemes and phrases rel uses: a query numbers its own after them
+}
+
+// relation is a SELECT over the postings whose rows are the chunks a
+// match finds, with a column f<i> per leaf i it holds (the leaf's
+// weighted count in the chunk; 0 where an any-group's other members
+// matched).
+type relation struct {
+	sql    string
+	leaves []int
 }
 
 // compile validates m as SQLite's compiler does (the same ErrInvalid
 // cases), stems its words (one round trip for words not seen before) and
-// builds the tsquery and the per-leaf counts.
+// builds the tsquery and the relation.
 func (s *Store) compile(ctx context.Context, q querier, m cairn.Match) (*compiled, error) {
 	if err := validate(m, false); err != nil {
 		return nil, err
@@ -36,9 +46,158 @@ func (s *Store) compile(ctx context.Context, q querier, m cairn.Match) (*compile
 	if err != nil {
 		return nil, fmt.Errorf("stem query words: %w", err)
 	}
-	c := &compiled{}
-	c.tsq = c.build(m, lex)
+	c := &compiled{args: []any{s.agent}}
+	c.tsq, c.rel = c.build(m, lex)
 	return c, nil
+}
+
+// arg adds a parameter and returns its placeholder.
+func (c *compiled) arg(v any) string {
+	c.args = append(c.args, v)
+	return fmt.Sprintf("$%d", len(c.args))
+}
+
+// columns is the select list of every leaf column of r, each as
+// f<i> (from alias when not empty), and 0 for the leaves of want that r
+// does not hold.
+func columns(alias string, r relation, want []int) string {
+	var out []string
+	for _, i := range want {
+		if slices.Contains(r.leaves, i) {
+			if alias != "" {
+				out = append(out, fmt.Sprintf("%s.f%d", alias, i))
+			} else {
+				out = append(out, fmt.Sprintf("f%d", i))
+			}
+		} else {
+			out = append(out, fmt.Sprintf("0::float8 AS f%d", i))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// build returns m's tsquery ("" for a match of nothing) and its
+// relation, numbering the leaves in order. An all-group joins its
+// members on the chunk (the planner starts from the rarest, by the
+// lexeme statistics); an any-group is the union of its members, one row
+// per chunk with each leaf's count (0 where it is absent).
+func (c *compiled) build(m cairn.Match, lex map[string][]string) (string, relation) {
+	if m.Leaf() {
+		return c.leaf(m, lex)
+	}
+	op := " & "
+	if m.Op == cairn.MatchAny {
+		op = " | "
+	}
+	var parts []string
+	var rels []relation
+	none := false
+	for _, member := range m.Of {
+		q, r := c.build(member, lex)
+		if q == "" {
+			none = true
+			continue
+		}
+		parts, rels = append(parts, q), append(rels, r)
+	}
+	if len(parts) == 0 || none && m.Op == cairn.MatchAll {
+		return "", relation{}
+	}
+	tsq := "(" + strings.Join(parts, op) + ")"
+	if len(rels) == 1 {
+		return tsq, rels[0]
+	}
+	var leaves []int
+	for _, r := range rels {
+		leaves = append(leaves, r.leaves...)
+	}
+	var b strings.Builder
+	if m.Op == cairn.MatchAll {
+		b.WriteString("SELECT r0.chunk")
+		for k, r := range rels {
+			for _, i := range r.leaves {
+				fmt.Fprintf(&b, ", r%d.f%d", k, i)
+			}
+		}
+		b.WriteString(" FROM (" + rels[0].sql + ") r0")
+		for k, r := range rels[1:] {
+			fmt.Fprintf(&b, " JOIN (%s) r%d ON r%d.chunk = r0.chunk", r.sql, k+1, k+1)
+		}
+		return tsq, relation{sql: b.String(), leaves: leaves}
+	}
+	b.WriteString("SELECT chunk")
+	for _, i := range leaves {
+		fmt.Fprintf(&b, ", max(f%d) AS f%d", i, i)
+	}
+	b.WriteString(" FROM (")
+	for k, r := range rels {
+		if k > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&b, "SELECT chunk, %s FROM (%s) u%d", columns("", r, leaves), r.sql, k)
+	}
+	b.WriteString(") u GROUP BY chunk")
+	return tsq, relation{sql: b.String(), leaves: leaves}
+}
+
+// prefixEnd bounds a prefix's key range from above: in the lexeme
+// column's bytewise order every lexeme that starts with p sorts below p
+// followed by the largest code point, except one continuing with that
+// code point itself (not a letter: no lexeme does).
+func prefixEnd(p string) string { return p + "\U0010FFFF" }
+
+// leaf writes one term, phrase or prefix: its tsquery, its lexemes in
+// sequence (<->), the last one a prefix (:*) for MatchPrefix; and its
+// relation: a lexeme's postings (a prefix's summed per chunk over the
+// lexemes it starts), for several lexemes the chunks holding all of
+// them, counted as the least of their counts (a bound on the phrase's
+// own count), whose tsvector then has them in sequence. A leaf with no
+// lexeme matches nothing.
+func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relation) {
+	var ls []string
+	for _, w := range words(strings.Join(m.Words, " ")) {
+		ls = append(ls, lex[w]...)
+	}
+	w := m.Weight
+	if w == 0 {
+		w = 1
+	}
+	i := c.leaves
+	c.leaves++
+	c.weights = append(c.weights, w)
+	if len(ls) == 0 {
+		return "", relation{}
+	}
+	var q, from, counts []string
+	for k, l := range ls {
+		prefix := m.Op == cairn.MatchPrefix && k == len(ls)-1
+		lit := quoteLiteral(strings.ReplaceAll(l, `\`, `\\`))
+		var p string
+		if prefix {
+			q = append(q, lit+":*")
+			p = fmt.Sprintf("(SELECT chunk, sum(tf) AS tf FROM postings WHERE agent = $1 AND lexeme >= %s AND lexeme < %s GROUP BY chunk)",
+				c.arg(l), c.arg(prefixEnd(l)))
+		} else {
+			q = append(q, lit)
+			p = "(SELECT chunk, tf FROM postings WHERE agent = $1 AND lexeme = " + c.arg(l) + ")"
+		}
+		from = append(from, fmt.Sprintf("%s p%d", p, k))
+		counts = append(counts, fmt.Sprintf("p%d.tf", k))
+	}
+	tsq := q[0]
+	if len(q) > 1 {
+		tsq = "(" + strings.Join(q, " <-> ") + ")"
+	}
+	if len(ls) == 1 {
+		return tsq, relation{sql: fmt.Sprintf("SELECT p0.chunk, p0.tf::float8 AS f%d FROM %s", i, from[0]), leaves: []int{i}}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "SELECT p0.chunk, least(%s)::float8 AS f%d FROM %s", strings.Join(counts, ", "), i, from[0])
+	for k, f := range from[1:] {
+		fmt.Fprintf(&b, " JOIN %s ON p%d.chunk = p0.chunk", f, k+1)
+	}
+	fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.agent = $1 AND c.id = p0.chunk AND c.tsv @@ %s::tsquery)", c.arg(tsq))
+	return tsq, relation{sql: b.String(), leaves: []int{i}}
 }
 
 func validate(m cairn.Match, nested bool) error {
@@ -68,76 +227,6 @@ func validate(m cairn.Match, nested bool) error {
 		}
 	}
 	return nil
-}
-
-// build returns m's tsquery ("" for a match of nothing) and records each
-// leaf's count in order.
-func (c *compiled) build(m cairn.Match, lex map[string][]string) string {
-	if m.Leaf() {
-		return c.leaf(m, lex)
-	}
-	op := " & "
-	if m.Op == cairn.MatchAny {
-		op = " | "
-	}
-	var parts []string
-	none := false
-	for _, member := range m.Of {
-		q := c.build(member, lex)
-		if q == "" {
-			none = true
-			continue
-		}
-		parts = append(parts, q)
-	}
-	if len(parts) == 0 || none && m.Op == cairn.MatchAll {
-		return ""
-	}
-	return "(" + strings.Join(parts, op) + ")"
-}
-
-// leaf writes one term, phrase or prefix: its lexemes in sequence (<->),
-// the last one a prefix (:*) for MatchPrefix. Its count in a chunk is the
-// weighted count of its lexeme, or for several the least of theirs (a
-// bound on the phrase's own count), a prefix counting every lexeme it
-// starts.
-func (c *compiled) leaf(m cairn.Match, lex map[string][]string) string {
-	var ls []string
-	for _, w := range words(strings.Join(m.Words, " ")) {
-		ls = append(ls, lex[w]...)
-	}
-	w := m.Weight
-	if w == 0 {
-		w = 1
-	}
-	c.weights = append(c.weights, w)
-	if len(ls) == 0 {
-		c.counts = append(c.counts, "0::float8")
-		return ""
-	}
-	var q, counts []string
-	for i, l := range ls {
-		prefix := m.Op == cairn.MatchPrefix && i == len(ls)-1
-		c.args = append(c.args, l)
-		p := fmt.Sprintf("$%d", len(c.args))
-		lit := quoteLiteral(strings.ReplaceAll(l, `\`, `\\`))
-		if prefix {
-			q = append(q, lit+":*")
-			counts = append(counts, `(SELECT coalesce(sum(e.value::float8), 0) FROM jsonb_each_text(tf) e WHERE starts_with(e.key, `+p+`::text))`)
-		} else {
-			q = append(q, lit)
-			counts = append(counts, `coalesce((tf->>`+p+`::text)::float8, 0)`)
-		}
-	}
-	count := counts[0]
-	if len(counts) > 1 {
-		count = "least(" + strings.Join(counts, ", ") + ")"
-	}
-	c.counts = append(c.counts, count)
-	if len(q) == 1 {
-		return q[0]
-	}
-	return "(" + strings.Join(q, " <-> ") + ")"
 }
 
 // k1 is BM25's term-frequency saturation, as in SQLite (sqlite/rank.go);

@@ -41,7 +41,7 @@ func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.Lexic
 
 func (s *Store) lexical(ctx context.Context, tx querier, q cairn.LexicalQuery, c *compiled, filterInside bool) (*cairn.LexicalResult, error) {
 	res := &cairn.LexicalResult{}
-	query, args := scanQuery(s.agent, q, c, filterInside)
+	query, args := scanQuery(q, c, filterInside)
 	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -102,22 +102,24 @@ func (s *Store) lexical(ctx context.Context, tx querier, q cairn.LexicalQuery, c
 // scanQuery is one pass: the matching chunks newest first (capped: the cap
 // and one more row, which only tells that the cap cut something), each
 // leaf counted, scored, and the best q.Limit returned with the pass's size
-// and lowest id. With filterInside the pass joins the documents and keeps
-// only the filter's, uncapped.
-func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside bool) (string, []any) {
+// and lowest id. The matches and their counts come from the postings
+// (c.rel, read index-only); only the winners visit their chunks. With
+// filterInside the pass keeps only the filter's documents' chunks,
+// uncapped.
+func scanQuery(q cairn.LexicalQuery, c *compiled, filterInside bool) (string, []any) {
 	args := append([]any(nil), c.args...)
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	var f, sc []string
-	for i, cnt := range c.counts {
-		f = append(f, fmt.Sprintf("%s AS f%d", cnt, i))
+	var sc []string
+	all := make([]int, c.leaves)
+	for i := range all {
+		all[i] = i
 		sc = append(sc, fmt.Sprintf("%s::float8 * s.f%d * %g / (s.f%d + %g)", arg(c.weights[i]), i, k1+1, i, k1))
 	}
-	ag := arg(agent)
-	where := `agent = ` + ag + ` AND NOT noise AND tsv @@ ` + arg(c.tsq) + `::tsquery`
-	limit, capped := "", "false"
+	const ag = "$1"
+	where, limit, capped := "", "", "false"
 	if filterInside {
 		filter := ""
 		if len(q.Corpora) > 0 {
@@ -130,7 +132,8 @@ func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside boo
 				filter += ` AND d.path = ANY(` + arg(q.Paths) + `::text[])`
 			}
 		}
-		where += ` AND EXISTS (SELECT 1 FROM documents d WHERE d.agent = ` + ag + ` AND d.hash = chunks.hash` + filter + `)`
+		where = ` WHERE EXISTS (SELECT 1 FROM chunks fc JOIN documents d ON d.agent = ` + ag + ` AND d.hash = fc.hash
+			WHERE fc.agent = ` + ag + ` AND fc.id = r.chunk` + filter + `)`
 	} else if q.MaxCandidates > 0 {
 		n := arg(int64(q.MaxCandidates))
 		limit = ` LIMIT ` + n + ` + 1`
@@ -138,7 +141,7 @@ func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside boo
 	}
 	// With more matches than the cap, the extra (oldest) row only tells
 	// so: it is not scored, and the lowest id scored is the second lowest.
-	query := `WITH s AS MATERIALIZED (SELECT id, ` + strings.Join(f, ", ") + ` FROM chunks WHERE ` + where + ` ORDER BY id DESC` + limit + `),
+	query := `WITH s AS MATERIALIZED (SELECT r.chunk AS id, ` + columns("r", c.rel, all) + ` FROM (` + c.rel.sql + `) r` + where + ` ORDER BY r.chunk DESC` + limit + `),
 		m AS MATERIALIZED (SELECT count(*) AS n, min(id) AS low,
 			(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s),
 		top AS (SELECT s.id, (` + strings.Join(sc, " + ") + `)::float8 AS score, m.n,
@@ -153,7 +156,8 @@ func scanQuery(agent string, q cairn.LexicalQuery, c *compiled, filterInside boo
 	return query, args
 }
 
-// MatchCount counts the chunks m matches, newest first, up to max.
+// MatchCount counts the chunks m matches, newest first, up to max: from
+// the postings alone for terms and prefixes.
 func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error) {
 	var mc cairn.MatchCount
 	c, err := s.compile(ctx, s.pool, m)
@@ -163,8 +167,9 @@ func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.M
 	if c.tsq == "" {
 		return mc, nil
 	}
-	err = s.pool.QueryRow(ctx, `SELECT count(*), coalesce(min(id), 0) FROM (SELECT id FROM chunks
-		WHERE agent = $1 AND NOT noise AND tsv @@ $2::tsquery ORDER BY id DESC LIMIT $3) x`, s.agent, c.tsq, max).Scan(&mc.N, &mc.Low)
+	args := append(c.args, int64(max))
+	err = s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT count(*), coalesce(min(chunk), 0) FROM (SELECT r.chunk FROM (%s) r
+		ORDER BY r.chunk DESC LIMIT $%d) x`, c.rel.sql, len(args)), args...).Scan(&mc.N, &mc.Low)
 	return mc, classify("count matches", err)
 }
 

@@ -180,6 +180,10 @@ func classify(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	var cerr *pgconn.ConnectError
+	if errors.As(err, &cerr) {
+		err = causeFirst(err)
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
@@ -191,12 +195,61 @@ func classify(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	var ne net.Error
-	var cerr *pgconn.ConnectError
 	if errors.As(err, &cerr) || errors.As(err, &ne) || pgconn.SafeToRetry(err) {
 		return &cairn.Error{Op: op, Err: fmt.Errorf("%w: %w", cairn.ErrUnavailable, err),
 			Hint: "check that the PostgreSQL server in [store] url is running and reachable"}
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// connectFailure is a failed connection told cause first: its message
+// names what the server said (or the dial's error) before the TLS
+// attempts that failed ahead of it, and it unwraps to the driver's error.
+type connectFailure struct {
+	msg string
+	err error
+}
+
+func (e *connectFailure) Error() string { return e.msg }
+func (e *connectFailure) Unwrap() error { return e.err }
+
+// causeFirst rewrites a pgconn.ConnectError so the real cause leads. With
+// sslmode=prefer (the default) the driver tries TLS first and, when that
+// fails, plain text; its message lists the attempts in order, so a server
+// that refused the connection ("the database system is shutting down", a
+// password) read as a TLS problem ("tls error: read tcp ...: connection
+// reset by peer") with the cause on a line after it. The attempts that
+// are not TLS failures come first, the TLS ones after, labelled; a
+// failure of TLS alone (sslmode=require against a server without it)
+// stays as it is.
+func causeFirst(err error) error {
+	var cerr *pgconn.ConnectError
+	if !errors.As(err, &cerr) {
+		return err
+	}
+	var attempts []error
+	if j, ok := cerr.Unwrap().(interface{ Unwrap() []error }); ok {
+		attempts = j.Unwrap()
+	} else if e := cerr.Unwrap(); e != nil {
+		attempts = []error{e}
+	}
+	var causes, tls []string
+	for _, a := range attempts {
+		if a == nil {
+			continue
+		}
+		if m := a.Error(); strings.Contains(m, ": tls error: ") || strings.HasPrefix(m, "tls error: ") {
+			tls = append(tls, m)
+		} else {
+			causes = append(causes, m)
+		}
+	}
+	if len(causes) == 0 || len(tls) == 0 {
+		return err
+	}
+	msg := fmt.Sprintf("connect as user %s to database %s: %s (before it, TLS failed: %s)", cerr.Config.User, cerr.Config.Database,
+		strings.Join(causes, "; "), strings.Join(tls, "; "))
+	return &connectFailure{msg: msg, err: err}
 }
 
 // quoteIdent quotes a SQL identifier.

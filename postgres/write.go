@@ -55,6 +55,9 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 		if len(rows.chunk.hash) > 0 {
 			c := &rows.chunk
 			batch.Queue(insertChunks, s.agent, c.hash, c.seq, c.pos, c.len, c.sl, c.el, c.tok, c.noise, c.body, c.ident, c.title, c.tf)
+			if rows.indexed > 0 {
+				batch.Queue(insertPostings, s.agent, rows.hash)
+			}
 		}
 		if len(docs.path) > 0 {
 			batch.Queue(upsertDocuments, s.agent, b.Corpus, docs.path, docs.hash, docs.size, docs.mtime, now)
@@ -182,6 +185,25 @@ const insertChunks = `INSERT INTO chunks(agent, hash, seq, pos, len, start_line,
 	CROSS JOIN LATERAL (SELECT CASE WHEN u.noise THEN NULL::tsvector ELSE setweight(to_tsvector('cairn', u.title), 'A')
 		|| setweight(to_tsvector('cairn', u.body), 'B') || setweight(to_tsvector('cairn', u.ident), 'C') END AS tsv) v`
 
+// insertPostings writes the postings of the chunks of the given contents
+// (just inserted: a content's chunks are written once, with it), one per
+// lexeme of each indexed chunk's tsvector, with its count from the tf
+// map. Read back from the chunk rows in the same statement, so the
+// postings name exactly the lexemes the tsvector holds. On Citus the
+// statement runs on the agent's shard (both tables are distributed by
+// agent, co-located).
+const insertPostings = `INSERT INTO postings(agent, lexeme, chunk, tf)
+	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0)
+	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x
+	WHERE c.agent = $1 AND c.hash = ANY($2) AND NOT c.noise AND c.tsv IS NOT NULL`
+
+// deletePostings deletes the postings of the chunks of the given
+// contents, found by the lexemes of their tsvectors (the postings' key:
+// no second index on the chunk). Run before the chunks go.
+const deletePostings = `DELETE FROM postings p USING chunks c CROSS JOIN LATERAL unnest(c.tsv) x
+	WHERE c.agent = $1 AND c.hash = ANY($2) AND c.tsv IS NOT NULL
+		AND p.agent = $1 AND p.lexeme = x.lexeme AND p.chunk = c.id`
+
 // cleanText makes s storable as PostgreSQL text: valid UTF-8 without NUL.
 func cleanText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
@@ -223,7 +245,7 @@ func (s *Store) deleteContent(ctx context.Context, tx pgx.Tx, hashes []string) e
 	if err != nil {
 		return fmt.Errorf("delete orphaned vectors: %w", err)
 	}
-	for _, q := range []string{`DELETE FROM chunks WHERE agent = $1 AND hash = ANY($2)`, `DELETE FROM content WHERE agent = $1 AND hash = ANY($2)`} {
+	for _, q := range []string{deletePostings, `DELETE FROM chunks WHERE agent = $1 AND hash = ANY($2)`, `DELETE FROM content WHERE agent = $1 AND hash = ANY($2)`} {
 		if _, err := tx.Exec(ctx, q, s.agent, hashes); err != nil {
 			return fmt.Errorf("delete orphaned content: %w", err)
 		}
@@ -276,14 +298,15 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 	return int(n), err
 }
 
-// Optimize merges the GIN index's pending list into the index (what a
-// batch of inserts leaves there until autovacuum does it). On Citus the
-// shards' indexes are their own and autovacuum keeps them.
+// Optimize vacuums and analyzes the postings table (the engine calls it
+// after a sync that wrote a fifth of the chunks or more): a search reads
+// postings index-only, which skips the heap only on pages the visibility
+// map marks all-visible, and a vacuum is what marks them (autovacuum
+// does too, but only once a fifth of the table is new); the statistics
+// let the planner start an all-words join from the rarest lexeme. On
+// Citus the coordinator passes both to every shard.
 func (s *Store) Optimize(ctx context.Context) error {
-	if s.citus {
-		return nil
-	}
-	_, err := s.pool.Exec(ctx, `SELECT gin_clean_pending_list('chunks_tsv'::regclass)`)
+	_, err := s.pool.Exec(ctx, `VACUUM (ANALYZE) postings`, pgx.QueryExecModeSimpleProtocol)
 	return classify("optimize index", err)
 }
 
