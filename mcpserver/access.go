@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -151,4 +152,31 @@ func (a *Access) allow(w http.ResponseWriter, r *http.Request, agent string) (Gr
 		return g, false
 	}
 	return g, true
+}
+
+// scopeCorpora refuses a corpus the request's grant does not read
+// (engine.Scope) before the corpora are checked against the configured
+// ones, whose message would list every corpus of the agent.
+func scopeCorpora(ctx context.Context, corpora []string) error {
+	for _, c := range corpora {
+		if c = strings.TrimSpace(c); c == "" || c == "all" {
+			continue
+		}
+		if err := engine.CanRead(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scopeArguments is scopeCorpora of a tool call's corpora argument, the
+// one name every tool that selects corpora gives it.
+func scopeArguments(ctx context.Context, raw json.RawMessage) error {
+	var in struct {
+		Corpora []string `json:"corpora"`
+	}
+	if json.Unmarshal(raw, &in) != nil {
+		return nil // a malformed call fails the tool's own check
+	}
+	return scopeCorpora(ctx, in.Corpora)
 }

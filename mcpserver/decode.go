@@ -217,7 +217,11 @@ func (a *Agent) check(name string, raw json.RawMessage) error {
 func (a *Agent) checkArguments(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if call, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && call.Params != nil {
-			if err := a.check(call.Params.Name, call.Params.Arguments); err != nil {
+			err := scopeArguments(ctx, call.Params.Arguments) // access.go: a corpus outside the grant first
+			if err == nil {
+				err = a.check(call.Params.Name, call.Params.Arguments)
+			}
+			if err != nil {
 				res := &mcp.CallToolResult{}
 				res.SetError(fmt.Errorf("%s: %w", call.Params.Name, err))
 				return res, nil

@@ -113,6 +113,9 @@ func (a *Agent) JudgedSearch(ctx context.Context, in JudgedSearchIn) (*SearchOut
 	if err := a.unavailable(); err != nil {
 		return empty(err.Error()), nil
 	}
+	if err := scopeCorpora(ctx, in.Corpora); err != nil { // access.go
+		return nil, err
+	}
 	req, err := a.judgedOptions(in)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,9 @@ func (a *Agent) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	if err := a.unavailable(); err != nil {
 		return &SearchOut{Results: []SearchHit{}, Error: err.Error()}, nil // spec C1
 	}
+	if err := scopeCorpora(ctx, in.Corpora); err != nil { // access.go
+		return nil, err
+	}
 	query, opts, err := a.searchOptions(in)
 	if err != nil {
 		return nil, err

@@ -32,8 +32,22 @@ func sum(token string) string {
 // bob's path, bob's memory id, a session filter naming bob's sessions)
 // finds nothing of bob's, because every query of alice's store names
 // alice. Bob's write token writes bob.
+// The second part, corpusAccess, limits tokens to corpora of one agent.
+// Both run on PostgreSQL and on the Citus cluster.
 func TestAccessControl(t *testing.T) {
-	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_access")
+	for _, c := range []struct{ name, env, schema string }{
+		{"postgres", "CAIRN_TEST_POSTGRES_URL", "cairn_access"},
+		{"citus", "CAIRN_TEST_CITUS_URL", "cairn_access_citus"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := testBackend(t, c.env, c.schema)
+			t.Run("agents", func(t *testing.T) { agentAccess(t, b) })
+			t.Run("corpora", func(t *testing.T) { corpusAccess(t, b) })
+		})
+	}
+}
+
+func agentAccess(t *testing.T, b Backend) {
 	ctx := context.Background()
 	agents := map[string]*mcpserver.Agent{}
 	stores := map[string]*Store{}
