@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -49,8 +50,12 @@ import (
 // directory).
 //
 // One record per data directory: a second server of the same directory
-// leaves the record of a first that is alive and answers, and a server
-// that stops removes the record only while it is still its own.
+// leaves the record of a first that is alive and answers, and takes it
+// over once the first's is stale (stopped, dead or silent: checked every
+// shareRetry); a server that stops removes the record only while it is
+// still its own. A request that names no directory comes from a cairn
+// older than this check: it is refused too, and the server says once on
+// stderr that the binary should be updated.
 const embedShareFile = "server.json"
 
 // embedShareRecord is the content of embedShareFile.
@@ -125,6 +130,9 @@ type embedShare struct {
 	token  string
 	srv    *http.Server
 	served chan error
+	// hint hears, once, that an older cairn asked (oldClient).
+	hint     func(format string, args ...any)
+	hintOnce sync.Once
 }
 
 // shareTaken is why a server does not offer its engine: another server
@@ -139,7 +147,8 @@ func (t *shareTaken) Error() string {
 // data directory); command names the server (serve, mcp). A failure only
 // costs those commands time, so it is reported by the caller and the
 // server goes on.
-func shareEmbedder(ctx context.Context, dir, agent, command, configHash string, ec *config.Embedder, eng shareTarget) (*embedShare, error) {
+func shareEmbedder(ctx context.Context, dir, agent, command, configHash string, ec *config.Embedder, eng shareTarget,
+	hint func(format string, args ...any)) (*embedShare, error) {
 	emb := eng.Embedder()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -154,6 +163,9 @@ func shareEmbedder(ctx context.Context, dir, agent, command, configHash string, 
 		pingShare(ctx, rec, shareFor{Dir: abs, Agent: agent}) == nil {
 		return nil, &shareTaken{rec}
 	}
+	if err := ctx.Err(); err != nil { // a ping cut short says nothing of the other server
+		return nil, fmt.Errorf("share embedder: %w", err)
+	}
 	tok := make([]byte, 32)
 	if _, err := rand.Read(tok); err != nil {
 		return nil, fmt.Errorf("share embedder: %w", err)
@@ -162,7 +174,7 @@ func shareEmbedder(ctx context.Context, dir, agent, command, configHash string, 
 	if err != nil {
 		return nil, fmt.Errorf("share embedder: %w", err)
 	}
-	s := &embedShare{path: path, dir: abs, agent: agent, token: hex.EncodeToString(tok), served: make(chan error, 1)}
+	s := &embedShare{path: path, dir: abs, agent: agent, token: hex.EncodeToString(tok), served: make(chan error, 1), hint: hint}
 	s.srv = &http.Server{Handler: s.handler(eng), ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
 	rec := embedShareRecord{Dir: abs, Agent: agent, Addr: ln.Addr().String(), Token: s.token, PID: os.Getpid(),
@@ -275,9 +287,17 @@ func (s *embedShare) refuse(w http.ResponseWriter, req shareFor) bool {
 	if req.Dir == s.dir && req.Agent == s.agent {
 		return false
 	}
+	if req == (shareFor{}) && s.hint != nil {
+		s.hintOnce.Do(func() { s.hint(oldClientHint, s.dir) })
+	}
 	http.Error(w, fmt.Sprintf("this server serves agent %s in %s, not agent %s in %s", s.agent, s.dir, req.Agent, req.Dir), http.StatusForbidden)
 	return true
 }
+
+// oldClientHint is what a server says the first time a request names no
+// data directory: a cairn from before requests named theirs (it searches
+// in process after the 403, silently, since it knows no better).
+const oldClientHint = "cairn: a one-shot search from an older cairn binary was refused (its request names no data directory) and ran in process at model-load speed; update that binary so its searches of %s come to this server"
 
 // sendStatus sends 200 and the headers now, so the caller knows the
 // server is alive before the work starts.
@@ -337,31 +357,103 @@ func readShareRecord(path string) (embedShareRecord, error) {
 	return rec, json.Unmarshal(b, &rec)
 }
 
+// agentShare is a server's offer for one agent: its share while it holds
+// the record, or its wait for another server's record to go stale.
+type agentShare struct {
+	mu     sync.Mutex
+	share  *embedShare        // nil while another server holds the record
+	cancel context.CancelFunc // ends the wait; nil when there is none
+	done   chan struct{}      // closed when the wait has ended
+}
+
+// stop ends the wait, then stops the share if there is one.
+func (a *agentShare) stop(ctx context.Context) {
+	if a.cancel != nil {
+		a.cancel()
+		<-a.done
+	}
+	a.mu.Lock()
+	s := a.share
+	a.share = nil
+	a.mu.Unlock()
+	if s != nil {
+		s.stop(ctx)
+	}
+}
+
+// shareRetry is how often a server that left the record to another checks
+// it: the other server stopping (it removes its record), dying (a dead
+// pid) or no longer answering (a ping of 0.5 s at most) lets this one
+// write its own, so one-shot searches keep a server while either runs.
+const shareRetry = 2 * time.Second
+
 // shareAgent offers the agent's engine to one-shot commands of its data
 // directory; a failure, or another server already offering one, is said
-// on stderr in one line and changes nothing else.
+// on stderr in one line and changes nothing else. While another server
+// holds the record this one waits in the background (shareRetry) and
+// takes the record over once that server's is stale, saying so.
 func (e *env) shareAgent(ctx context.Context, agent string, cfg *config.Config, eng shareTarget) {
 	if eng.Embedder() == nil || cfg.Embedder == nil {
 		return
 	}
 	_, dataDir := e.paths()
 	dir, err := config.AgentDir(dataDir, agent)
-	if err == nil {
-		var s *embedShare
-		if s, err = shareEmbedder(ctx, dir, agent, e.serverCommand, configHash(cfg), cfg.Embedder, eng); err == nil {
-			if e.shares == nil {
-				e.shares = map[string]*embedShare{}
-			}
-			e.shares[agent] = s
-			return
-		}
-	}
-	var taken *shareTaken
-	if errors.As(err, &taken) {
-		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches of %s stay with another server: %v; its %s is kept\n", agent, dir, err, embedShareFile)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches will load the model themselves: %v\n", agent, err)
 		return
 	}
-	fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches will load the model themselves: %v\n", agent, err)
+	start := func(ctx context.Context) (*embedShare, error) {
+		return shareEmbedder(ctx, dir, agent, e.serverCommand, configHash(cfg), cfg.Embedder, eng, e.logf)
+	}
+	a := &agentShare{}
+	if e.shares == nil {
+		e.shares = map[string]*agentShare{}
+	}
+	s, err := start(ctx)
+	var taken *shareTaken
+	switch {
+	case err == nil:
+		a.share = s
+	case errors.As(err, &taken):
+		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches of %s stay with another server: %v; its %s is kept\n", agent, dir, err, embedShareFile)
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		a.cancel, a.done = cancel, make(chan struct{})
+		go e.waitShare(wctx, a, agent, dir, start) // awaited by stop
+	default:
+		fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches will load the model themselves: %v\n", agent, err)
+		return
+	}
+	e.shares[agent] = a
+}
+
+// waitShare checks every shareRetry whether the record another server
+// holds has gone stale and, when it has, offers this server's engine.
+func (e *env) waitShare(ctx context.Context, a *agentShare, agent, dir string, start func(context.Context) (*embedShare, error)) {
+	defer close(a.done)
+	t := time.NewTicker(shareRetry)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s, err := start(ctx)
+		var taken *shareTaken
+		switch {
+		case err == nil: // even when ctx ended just now: stop stops it
+			a.mu.Lock()
+			a.share = s
+			a.mu.Unlock()
+			fmt.Fprintf(e.stderr, "cairn: agent %s: the other server's %s was stale; one-shot searches of %s now come to this one\n", agent, embedShareFile, dir)
+			return
+		case errors.As(err, &taken):
+			continue
+		case ctx.Err() == nil:
+			fmt.Fprintf(e.stderr, "cairn: agent %s: one-shot searches will load the model themselves: %v\n", agent, err)
+		}
+		return
+	}
 }
 
 // configHash names the configuration file's content ("" when it has none):
@@ -377,8 +469,8 @@ func configHash(cfg *config.Config) string {
 
 // stopShare stops the agent's offer, before its embedder closes.
 func (e *env) stopShare(ctx context.Context, agent string) {
-	if s := e.shares[agent]; s != nil {
-		s.stop(ctx)
+	if a := e.shares[agent]; a != nil {
+		a.stop(ctx)
 		delete(e.shares, agent)
 	}
 }

@@ -156,7 +156,7 @@ func TestShareRefusesAnotherDirectory(t *testing.T) {
 
 	other := t.TempDir()
 	target := &countingTarget{}
-	s, err := shareEmbedder(context.Background(), other, "default", "serve", "", &config.Embedder{Provider: "openai", Model: "m"}, target)
+	s, err := shareEmbedder(context.Background(), other, "default", "serve", "", &config.Embedder{Provider: "openai", Model: "m"}, target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,7 +182,7 @@ func TestFindShareTrust(t *testing.T) {
 // many texts; /embed answers with the embedder's vectors.
 func TestEmbedShareRefuses(t *testing.T) {
 	dir := t.TempDir()
-	s, err := shareEmbedder(context.Background(), dir, "default", "serve", "", &config.Embedder{Provider: "openai", Model: "m"}, fixedTarget{})
+	s, err := shareEmbedder(context.Background(), dir, "default", "serve", "", &config.Embedder{Provider: "openai", Model: "m"}, fixedTarget{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

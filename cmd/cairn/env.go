@@ -29,7 +29,7 @@ type env struct {
 	embedWorkers int // ONNX sessions; 0: the package default
 	// shares are the embedders a server offers to one-shot commands, by
 	// agent (embedshare.go); closeAgent stops them.
-	shares map[string]*embedShare
+	shares map[string]*agentShare
 	// serverCommand names this server (serve, mcp) in its share record.
 	serverCommand string
 	// shareBad are the servers that failed this command
