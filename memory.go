@@ -65,9 +65,10 @@ type Memory struct {
 	Source     string       `json:"source,omitempty"` // transcript source (claude-code, codex, ...)
 	Provenance []Provenance `json:"provenance"`
 
-	// ToldAt is when it was said (the first source record); EventDate,
-	// StartDate and EndDate when it happened (YYYY, YYYY-MM or YYYY-MM-DD).
-	ToldAt    time.Time `json:"told_at"`
+	// ToldAt is when it was said (the first source record), zero and left
+	// out of the JSON when unknown; EventDate, StartDate and EndDate when
+	// it happened (YYYY, YYYY-MM or YYYY-MM-DD).
+	ToldAt    time.Time `json:"told_at,omitzero"`
 	EventDate string    `json:"event_date,omitempty"`
 	StartDate string    `json:"start_date,omitempty"`
 	EndDate   string    `json:"end_date,omitempty"`

@@ -54,7 +54,7 @@ type Candidate struct {
 	EventDate string    `json:"event_date,omitempty"`
 	StartDate string    `json:"start_date,omitempty"`
 	EndDate   string    `json:"end_date,omitempty"`
-	ToldAt    time.Time `json:"told_at"`
+	ToldAt    time.Time `json:"told_at,omitzero"` // left out when unknown
 	Score     float64   `json:"score"`
 }
 
