@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/eval"
@@ -34,6 +36,10 @@ func main() {
 	scale := flag.Int("scale", 0, "generate this many notes, index them into each store and time searches")
 	queries := flag.Int("queries", 200, "searches timed per store and mode with -scale")
 	fill := flag.Int("fill", 6, "with -scale on Citus: other agents indexed first, so both workers hold data")
+	work := flag.String("work", "", "with -scale: keep the notes and the SQLite index in this folder (default: a temporary one, removed)")
+	reuse := flag.Bool("reuse", false, "with -scale and -work: search what an earlier run synced instead of syncing again")
+	hnsw := flag.Bool("hnsw", false, "with -scale: afterwards time an HNSW build over each PostgreSQL store's vectors (size, server peak RSS)")
+	only := flag.String("stores", "sqlite,postgres,citus", "with -scale: the stores to run, comma-separated")
 	flag.Parse()
 	ctx := context.Background()
 	stores := []namedBackend{{"sqlite", nil}}
@@ -48,7 +54,13 @@ func main() {
 	case *locomo:
 		err = runLocomo(ctx, stores)
 	case *scale > 0:
-		err = runScale(ctx, stores, *scale, *queries, *fill)
+		var picked []namedBackend
+		for _, st := range stores {
+			if slices.Contains(strings.Split(*only, ","), st.name) {
+				picked = append(picked, st)
+			}
+		}
+		err = runScale(ctx, picked, *scale, *queries, *fill, *work, *reuse, *hnsw)
 	default:
 		flag.Usage()
 		os.Exit(2)

@@ -1,0 +1,146 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/google/go-cmp/cmp"
+)
+
+// postingsDocs are notes whose words make terms of every rarity, a phrase
+// and a prefix to search for.
+func postingsDocs(n int) []cairn.Document {
+	var docs []cairn.Document
+	for i := range n {
+		text := fmt.Sprintf("walrus note %d about seal%d colonies\nthe %s herd swims north\n", i, i%7, []string{"grey", "harbour", "elephant"}[i%3])
+		if i%5 == 0 {
+			text += "elephant seal sighted near the harbour walls\n"
+		}
+		docs = append(docs, testDoc(fmt.Sprintf("%03d.md", i), text))
+	}
+	return docs
+}
+
+var postingsQueries = []cairn.Match{
+	cairn.Term("walrus"),
+	cairn.Term("elephant"),
+	{Op: cairn.MatchPhrase, Words: []string{"elephant", "seal"}},
+	{Op: cairn.MatchPrefix, Words: []string{"seal"}},
+	{Op: cairn.MatchAll, Of: []cairn.Match{cairn.Term("harbour").Weighted(2), cairn.Term("grey")}},
+	{Op: cairn.MatchAny, Of: []cairn.Match{cairn.Term("harbour").Weighted(2), {Op: cairn.MatchPhrase, Words: []string{"herd", "swims"}}, cairn.Term("nothingmatches")}},
+}
+
+// searchAll runs postingsQueries with a small cap and returns what each
+// found: ids, scores, the pass's size and lowest id.
+func searchAll(t *testing.T, s *Store) []string {
+	t.Helper()
+	var out []string
+	for _, m := range postingsQueries {
+		res, err := s.Lexical(context.Background(), cairn.LexicalQuery{Match: m, Limit: 5, MaxCandidates: 40})
+		if err != nil {
+			t.Fatalf("search %s: %v", m, err)
+		}
+		line := fmt.Sprintf("%s: scanned %d low>0 %v capped %v:", m, res.Scanned, res.Low > 0, res.Capped)
+		for _, c := range res.Candidates {
+			line += fmt.Sprintf(" %s#%d %.6f", c.Path, c.Seq, c.Score)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// TestPostingsMigration: a database of schema 1 (tsvector and GIN index,
+// no postings) opened by this version gets the postings of every stored
+// chunk of every agent, loses the GIN index, and searches find what they
+// found on a database made at schema 2; on both servers.
+func TestPostingsMigration(t *testing.T) {
+	for _, env := range []string{"CAIRN_TEST_POSTGRES_URL", "CAIRN_TEST_CITUS_URL"} {
+		t.Run(env, func(t *testing.T) {
+			b := testBackend(t, env, "cairn_migrate_postings")
+			ctx := context.Background()
+			s, other := openTest(t, b, "a"), openTest(t, b, "b")
+			for _, st := range []*Store{s, other} {
+				if err := st.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(120)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := searchAll(t, s)
+			if !strings.Contains(want[2], "scanned 24") {
+				t.Fatalf("phrase search before the migration: %s; want 24 matches", want[2])
+			}
+			var postings int
+			if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM postings`).Scan(&postings); err != nil {
+				t.Fatal(err)
+			}
+			// Back to schema 1, as a database made before the postings was.
+			for _, q := range []string{`DROP TABLE postings`, `CREATE INDEX chunks_tsv ON chunks USING gin(tsv) WHERE NOT noise`,
+				`UPDATE cairn_meta SET value = '1' WHERE key = 'schema_version'`} {
+				if _, err := s.pool.Exec(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			s.Close()
+			other.Close()
+			s = openTest(t, b, "a")
+			var got, lexemes, gin int
+			if err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM postings), (SELECT sum(length(tsv)) FROM chunks WHERE NOT noise),
+				(SELECT count(*) FROM pg_indexes WHERE indexname = 'chunks_tsv')`).Scan(&got, &lexemes, &gin); err != nil {
+				t.Fatal(err)
+			}
+			if got != postings || got != lexemes || gin != 0 {
+				t.Errorf("after the migration: %d postings (%d before, %d lexemes in the tsvectors), %d GIN indexes; want them equal and none", got, postings, lexemes, gin)
+			}
+			if d := cmp.Diff(want, searchAll(t, s)); d != "" {
+				t.Errorf("searches after the migration (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestLexicalIndexOnly: after Optimize a one-term pass reads its matches
+// and counts from the postings' primary key without touching the heap,
+// and the chunks only for the winners; the GIN index it replaced visited
+// every matching chunk's row for its tf map.
+func TestLexicalIndexOnly(t *testing.T) {
+	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_index_only")
+	ctx := context.Background()
+	s := openTest(t, b, "a")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(600)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.compile(ctx, s.pool, cairn.Term("elephant"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	query, args := scanQuery(cairn.LexicalQuery{Match: cairn.Term("elephant"), Limit: 10, MaxCandidates: 2000}, c, false)
+	rows, err := s.pool.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		var l string
+		rows.Scan(&l)
+		lines = append(lines, l)
+	}
+	rows.Close()
+	plan := strings.Join(lines, "\n")
+	// The matching (CTE s) reads the postings alone; what follows joins
+	// the winners to their chunks, documents and text.
+	scan, _, ok := strings.Cut(plan, "CTE m")
+	if !ok {
+		t.Fatalf("no CTE m in the plan:\n%s", plan)
+	}
+	if !strings.Contains(scan, "Index Only Scan") || !strings.Contains(scan, "postings_pkey") || !strings.Contains(scan, "Heap Fetches: 0") {
+		t.Errorf("a one-term pass does not read the postings index-only:\n%s", plan)
+	}
+	if strings.Contains(scan, " on chunks") || strings.Contains(scan, "chunks_tsv") {
+		t.Errorf("a one-term pass reads the chunks' rows to match:\n%s", plan)
+	}
+}
