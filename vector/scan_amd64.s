@@ -127,3 +127,118 @@ wordN:
 	JNZ itemN
 doneN:
 	RET
+
+// func scanPopcnt2(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
+// The prefix stage's width (prefix.go).
+TEXT ·scanPopcnt2(SB), NOSPLIT, $0-40
+	MOVQ codes+0(FP), SI
+	MOVQ q+8(FP), DI
+	MOVQ dist+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ hist+32(FP), R11
+	TESTQ R10, R10
+	JZ done2
+	MOVQ 0(DI), BX
+	MOVQ 8(DI), CX
+loop2:
+	FIRST(BX)
+	NEXT(8, CX)
+	STORE(16, loop2)
+done2:
+	RET
+
+// func scanSlotsPopcnt(codes *uint64, q *uint64, words int, slots *int32, n int, dist *uint16, hist *int32)
+// The full distance of the codes at n slots (prefix.go), the query read
+// from memory: dist[i] is the distance of the code at slots[i].
+TEXT ·scanSlotsPopcnt(SB), NOSPLIT, $0-56
+	MOVQ codes+0(FP), R12
+	MOVQ q+8(FP), DI
+	MOVQ words+16(FP), R8
+	MOVQ slots+24(FP), R13
+	MOVQ n+32(FP), R10
+	MOVQ dist+40(FP), R9
+	MOVQ hist+48(FP), R11
+	TESTQ R10, R10
+	JZ doneS
+	TESTQ R8, R8
+	JZ doneS
+	MOVQ R8, R14
+	SHLQ $3, R14 // bytes a code
+itemS:
+	MOVLQSX (R13), SI
+	IMULQ R14, SI
+	ADDQ R12, SI
+	XORQ AX, AX
+	XORQ CX, CX
+wordS:
+	MOVQ (SI)(CX*8), DX
+	XORQ (DI)(CX*8), DX
+	POPCNTQ DX, DX
+	ADDQ DX, AX
+	INCQ CX
+	CMPQ CX, R8
+	JB wordS
+	MOVW AX, (R9)
+	INCL (R11)(AX*4)
+	ADDQ $4, R13
+	ADDQ $2, R9
+	DECQ R10
+	JNZ itemS
+doneS:
+	RET
+
+// func scanPopcnt6P(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
+// scanPopcnt6 with a software prefetch 1 KB ahead (experiment).
+TEXT ·scanPopcnt6P(SB), NOSPLIT, $0-40
+	MOVQ codes+0(FP), SI
+	MOVQ q+8(FP), DI
+	MOVQ dist+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ hist+32(FP), R11
+	TESTQ R10, R10
+	JZ done6p
+	MOVQ 0(DI), BX
+	MOVQ 8(DI), CX
+	MOVQ 16(DI), R8
+	MOVQ 24(DI), R12
+	MOVQ 32(DI), R13
+	MOVQ 40(DI), R14
+loop6p:
+	PREFETCHT0 1024(SI)
+	FIRST(BX)
+	NEXT(8, CX)
+	NEXT(16, R8)
+	NEXT(24, R12)
+	NEXT(32, R13)
+	NEXT(40, R14)
+	STORE(48, loop6p)
+done6p:
+	RET
+
+// func scanPopcnt6Q(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
+// scanPopcnt6 with a software prefetch 2 KB ahead (experiment).
+TEXT ·scanPopcnt6Q(SB), NOSPLIT, $0-40
+	MOVQ codes+0(FP), SI
+	MOVQ q+8(FP), DI
+	MOVQ dist+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ hist+32(FP), R11
+	TESTQ R10, R10
+	JZ done6q
+	MOVQ 0(DI), BX
+	MOVQ 8(DI), CX
+	MOVQ 16(DI), R8
+	MOVQ 24(DI), R12
+	MOVQ 32(DI), R13
+	MOVQ 40(DI), R14
+loop6q:
+	PREFETCHT0 2048(SI)
+	FIRST(BX)
+	NEXT(8, CX)
+	NEXT(16, R8)
+	NEXT(24, R12)
+	NEXT(32, R13)
+	NEXT(40, R14)
+	STORE(48, loop6q)
+done6q:
+	RET

@@ -16,14 +16,18 @@ const (
 	variantGo = iota
 	variantAsm
 	variantSplit
+	variantPrefix
 	variants
 )
 
-var variantNames = [variants]string{"Go scan", "assembly scan", "assembly, split"}
+var variantNames = [variants]string{"Go scan", "assembly scan", "assembly, split", "prefix stage"}
 
 // searchVariant is Search without a filter, with the scan and candidate
 // pass of variant v.
 func (ix *Index) searchVariant(q []float32, k, v int) []Result {
+	if v == variantPrefix {
+		return ix.searchPrefix(q, k, -1, nil)
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := len(ix.keys)
