@@ -31,8 +31,9 @@ func (s *Store) QuickCheck(ctx context.Context) error {
 	return nil
 }
 
-// CheckFTS checks that every indexed chunk has its tsvector and tf map and
-// no noise chunk has one.
+// CheckFTS checks that every indexed chunk has its tsvector and tf map,
+// no noise chunk has one, and the postings hold one row per lexeme of
+// those tsvectors.
 func (s *Store) CheckFTS(ctx context.Context) error {
 	var bad int
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE agent = $1
@@ -42,6 +43,17 @@ func (s *Store) CheckFTS(ctx context.Context) error {
 	}
 	if bad > 0 {
 		return fmt.Errorf("check full-text index: %d chunks without their lexemes: %w", bad, cairn.ErrDamaged)
+	}
+	// Every lexeme of every indexed chunk's tsvector has its posting, and
+	// no posting is left without one (counted both ways: a scan of the
+	// agent's chunks and an index-only count of its postings).
+	var postings, lexemes int64
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM postings WHERE agent = $1),
+		(SELECT coalesce(sum(length(tsv)), 0) FROM chunks WHERE agent = $1 AND NOT noise)`, s.agent).Scan(&postings, &lexemes); err != nil {
+		return classify("check full-text index", err)
+	}
+	if postings != lexemes {
+		return fmt.Errorf("check full-text index: %d postings for %d lexemes in the chunks' tsvectors: %w", postings, lexemes, cairn.ErrDamaged)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -142,5 +143,35 @@ func TestLexicalIndexOnly(t *testing.T) {
 	}
 	if strings.Contains(scan, " on chunks") || strings.Contains(scan, "chunks_tsv") {
 		t.Errorf("a one-term pass reads the chunks' rows to match:\n%s", plan)
+	}
+}
+
+// TestCheckFTSPostings: postings lost (or left over) make CheckFTS report
+// damage, and RebuildFTS writes them again.
+func TestCheckFTSPostings(t *testing.T) {
+	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_check_postings")
+	ctx := context.Background()
+	s := openTest(t, b, "a")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(30)}); err != nil {
+		t.Fatal(err)
+	}
+	want := searchAll(t, s)
+	if err := s.CheckFTS(ctx); err != nil {
+		t.Fatalf("check of a sound index: %v", err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM postings WHERE agent = 'a' AND lexeme = 'walrus'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckFTS(ctx); !errors.Is(err, cairn.ErrDamaged) {
+		t.Fatalf("check with 30 postings lost = %v, want ErrDamaged", err)
+	}
+	if err := s.RebuildFTS(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckFTS(ctx); err != nil {
+		t.Errorf("check after the rebuild: %v", err)
+	}
+	if d := cmp.Diff(want, searchAll(t, s)); d != "" {
+		t.Errorf("searches after the rebuild (-before +after):\n%s", d)
 	}
 }
