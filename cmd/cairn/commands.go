@@ -165,6 +165,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	path := strings.Join(words, " ")
 	if c := lookup(path); c != nil {
+		e.reads = readCommands[path] // agentcheck.go
 		return c.run(ctx, e, rest)
 	}
 	if len(words) == 0 {

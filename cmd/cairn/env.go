@@ -35,6 +35,9 @@ type env struct {
 	// shareBad are the servers that failed this command
 	// (embedshare_client.go): not asked again.
 	shareBad shareFailures
+	// reads marks a command that only reads (readCommands): it opens no
+	// agent that has no data.
+	reads bool
 }
 
 // logf writes one diagnostic line to stderr.
@@ -122,6 +125,11 @@ func (e *env) openLoaded(ctx context.Context, cfg *config.Config) (*engine.Engin
 	dir, err := config.AgentDir(dataDir, e.agent)
 	if err != nil {
 		return nil, nil, err
+	}
+	if e.reads && e.agent != "default" && storeBackend(cfg, e.agent) == nil {
+		if err := checkAgent(dataDir, e.agent, dir); err != nil { // agentcheck.go: a read makes no agent
+			return nil, nil, err
+		}
 	}
 	// The embedder is built when first used: most one-shot commands never
 	// embed. Only sync embeds in bulk; the others embed one query at most
