@@ -1,0 +1,40 @@
+#!/bin/bash
+# Issue 19 items 5 and 6, every goal in one run beside its baseline (a
+# build of BASE, default 5760e6b, the commit before this work): sync's
+# embedding phase on real chunks (embedbench), one-shot hybrid search
+# without a server (oneshot-ab.sh), with a server (cli-hybrid.sh), warm
+# hybrid p50/p99 at 105k chunks and the synthetic 1M vector lane
+# (hybridbench). Needs /tmp/hb50 (the kept 105k-chunk index, read only:
+# copied) and ../shared. Writes everything under WORK (default /tmp/e1r).
+#
+#   bench/e1-remeasure.sh            # from the repository root
+set -eu
+BASE=${BASE:-5760e6b} WORK=${WORK:-/tmp/e1r} SHARED=$(cd ../shared && pwd)
+mkdir -p "$WORK"
+rm -rf "$WORK/src-before" && mkdir -p "$WORK/src-before"
+git archive "$BASE" | tar -x -C "$WORK/src-before"
+cp bench/cmd/embedbench/main.go "$WORK/src-before/bench/cmd/embedbench/main.go"
+(cd "$WORK/src-before" && go build -tags sqlite_fts5 -o "$WORK/cairn-before" ./cmd/cairn &&
+  go build -tags sqlite_fts5 -o "$WORK/embedbench-before" ./bench/cmd/embedbench)
+go build -tags sqlite_fts5 -o "$WORK/cairn-after" ./cmd/cairn
+go build -tags sqlite_fts5 -o "$WORK/embedbench-after" ./bench/cmd/embedbench
+go build -tags sqlite_fts5 -o "$WORK/hybridbench" ./bench/cmd/hybridbench
+echo "== item 5: embedding phase, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$WORK/embedbench-after" -before "$WORK/embedbench-before" -after "$WORK/embedbench-after" -repo . -shared "$SHARED" -sessions 30 -runs 3
+# A copy of the kept index as an agent's data directory.
+export CAIRN_HOME=$WORK/cli
+if [ ! -d "$CAIRN_HOME/agents/default" ]; then
+  mkdir -p "$CAIRN_HOME/agents" && cp -r /tmp/hb50/data "$CAIRN_HOME/agents/default" && rm -f "$CAIRN_HOME/agents/default/sync.lock"
+fi
+printf '[[corpus]]\nname = "bench"\nkind = "files"\npaths = ["/tmp/hb50/notes"]\n\n[embedder]\nprovider = "onnx"\nmodel = "%s"\nlibrary = "%s"\n' \
+  "$SHARED/models/use-lite" "$SHARED/lib/onnxruntime/libonnxruntime.so.1" > "$CAIRN_HOME/config.toml"
+echo "== item 6: warm hybrid at 105k chunks and the synthetic 1M lane, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$WORK/hybridbench" -out /tmp/hb50 -data "$CAIRN_HOME/agents/default" -shared "$SHARED" -synthetic 1000000
+echo "== item 6: one-shot hybrid without a server, before and after, load $(cut -d' ' -f1-3 /proc/loadavg)"
+bench/oneshot-ab.sh "$WORK/cairn-before" "$WORK/cairn-after" 2
+echo "== item 6: one-shot hybrid through a running server (after), load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$WORK/cairn-after" serve --addr 127.0.0.1:0 --watch=false --ui=false 2>"$WORK/serve.err" &
+SERVE=$!
+trap 'kill $SERVE 2>/dev/null; wait $SERVE 2>/dev/null' EXIT
+for _ in $(seq 600); do [ -f "$CAIRN_HOME/agents/default/server.json" ] && break; sleep 0.5; done
+BIN="$WORK/cairn-after" bench/cli-hybrid.sh

@@ -1,0 +1,32 @@
+#!/bin/bash
+# One-shot `cairn search` in hybrid mode without a server, two builds
+# alternating query by query (the order flips every query), plus a lexical
+# search of the newer build as the machine's noise level. Prints per call:
+# wall ms, CPU ms (user + system) and the load average. Any running server
+# of the data directory must be stopped first (its record would answer).
+#
+#   CAIRN_HOME=/tmp/e1/cli bench/oneshot-ab.sh /tmp/e1/cairn-before /tmp/e1/cairn-after 3
+set -eu
+A=$1 B=$2 ROUNDS=${3:-2}
+[ ! -f "$CAIRN_HOME/agents/default/server.json" ] || { echo "a server record exists: stop cairn serve first" >&2; exit 1; }
+qs=("pleagaind thoupleand decision" "trechex grohou" "mountain weather" "meshourBishas" "dripon bagrun ceamouplo" "stupem crazeaplund" "zishouvas drean" "keachoun recrai" "which thing did we decide" "lofeacix stitox config" "treabrigoun leastoreathe" "shithaigrest brin")
+one() { # label binary mode query
+  local tf s0 out
+  tf=$(mktemp)
+  s0=$(date +%s%N)
+  /usr/bin/time -o "$tf" -f "%U %S" "$2" search "$4" --mode "$3" --limit 5 >/dev/null 2>&1 || true
+  out="$(( ($(date +%s%N) - s0) / 1000000 )) $(tail -1 "$tf")"
+  rm -f "$tf"
+  set -- "$1" $out
+  awk -v l="$1" -v e="$2" -v u="$3" -v s="$4" -v load="$(cut -d' ' -f1 /proc/loadavg)" \
+    'BEGIN { printf "%s wall %d cpu %.0f load %s\n", l, e, (u+s)*1000, load }'
+}
+i=0
+for r in $(seq "$ROUNDS"); do
+  for q in "${qs[@]}"; do
+    i=$((i+1))
+    if [ $((i%2)) = 1 ]; then one before "$A" hybrid "$q"; one after "$B" hybrid "$q"
+    else one after "$B" hybrid "$q"; one before "$A" hybrid "$q"; fi
+    one lexical "$B" lexical "$q"
+  done
+done
