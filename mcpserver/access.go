@@ -96,7 +96,8 @@ func writes(r *http.Request) (bool, error) {
 		return false, nil
 	}
 	p := r.URL.Path
-	if strings.HasSuffix(p, "/v1/sync") || strings.HasSuffix(p, "/v1/memories") {
+	if strings.HasSuffix(p, "/v1/sync") || strings.HasSuffix(p, "/v1/memories") ||
+		strings.HasSuffix(p, "/v1/clusters/recluster") || strings.HasSuffix(p, "/v1/tasks/update") { // curation_http.go
 		return true, nil
 	}
 	if !strings.HasSuffix(p, "/mcp") {

@@ -68,6 +68,9 @@ type UI interface {
 //	POST /v1/search, /v1/get, /v1/sync         the tools' inputs as JSON bodies
 //	POST /v1/memories, /v1/gather, /v1/explore memory_remember's, memory_gather's, memory_explore's inputs
 //	POST /v1/whisper, /v1/whisper/observe     the prompt-time whisper API (C28): {appendContext} or {}
+//	POST /v1/clusters, /v1/clusters/recluster, /v1/clusters/fetch, /v1/clusters/review,
+//	     /v1/tasks, /v1/tasks/update, /v1/audit, /v1/claims/review
+//	                                           the curation tools' inputs (curation_http.go)
 //	GET  /v1/sync/status, /v1/diagnostics
 //	GET  /healthz                              no authentication
 //
@@ -117,6 +120,9 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		mux.Handle("POST "+prefix+"/v1/explore", h.withAgent(api((*Agent).Explore)))
 		mux.Handle("POST "+prefix+"/v1/whisper", h.withAgent(h.whisperAPI()))         // C28, whisper.go
 		mux.Handle("POST "+prefix+"/v1/whisper/observe", h.withAgent(h.observeAPI())) // C28, whisper.go
+		for _, c := range curationRoutes {                                            // curation_http.go
+			mux.Handle("POST "+prefix+c.path, h.withAgent(toolChecked(c.tool, c.serve())))
+		}
 	}
 	pages := ""
 	if opts.UI != nil {
@@ -125,7 +131,7 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		pages = ", the web pages at / and /ui/"
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /healthz%s", r.Method, r.URL.Path, pages))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /v1/clusters, /v1/clusters/recluster, /v1/clusters/fetch, /v1/clusters/review, /v1/tasks, /v1/tasks/update, /v1/audit, /v1/claims/review, /healthz%s", r.Method, r.URL.Path, pages))
 	})
 	return h.guard(mux), nil
 }
