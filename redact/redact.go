@@ -62,6 +62,8 @@ type rule struct {
 	whole   bool
 	// find appends the hits in s, with offsets relative to s, in order.
 	find func(s string, hits []hit) []hit
+	// ids are the anchors' ids in the rule's anchor set (anchors.go).
+	ids []int
 }
 
 func redactOnce(text string, counts *Counts) (string, int) {
@@ -69,6 +71,7 @@ func redactOnce(text string, counts *Counts) (string, int) {
 	lowerOK := false
 	total := 0
 	var hits []hit
+	var occ occurrences // of text as it is now
 	rs := loadRules()
 	for i := range rs {
 		r := &rs[i]
@@ -80,12 +83,13 @@ func redactOnce(text string, counts *Counts) (string, int) {
 			hay = lower
 		}
 		hits = hits[:0]
+		at := occ.of(r, hay)
 		if r.whole {
-			if containsAny(hay, r.anchors) {
+			if anyOccurs(at) {
 				hits = r.find(text, hits)
 			}
 		} else {
-			lineWindows(hay, r.anchors, func(start, end int) {
+			lineWindows(hay, at, func(start, end int) {
 				n := len(hits)
 				hits = r.find(text[start:end], hits)
 				for j := n; j < len(hits); j++ {
@@ -102,6 +106,7 @@ func redactOnce(text string, counts *Counts) (string, int) {
 		if n > 0 {
 			total += n
 			lowerOK = false
+			occ = occurrences{}
 		}
 	}
 	return text, total
@@ -155,60 +160,6 @@ func inPlaceholder(text string, start, end int) bool {
 		j++
 	}
 	return j < len(text) && text[j] == ']' && j >= start
-}
-
-// lineWindows calls fn with the bounds of each line of hay that holds one
-// of the anchors, in order, each line once.
-func lineWindows(hay string, anchors []string, fn func(start, end int)) {
-	var buf [16]int
-	next := buf[:0]
-	if len(anchors) > len(buf) {
-		next = make([]int, 0, len(anchors))
-	}
-	for range anchors {
-		next = append(next, -2) // unknown
-	}
-	pos := 0
-	for pos <= len(hay) {
-		best := -1
-		for i, a := range anchors {
-			if next[i] == -1 {
-				continue
-			}
-			if next[i] < pos {
-				j := strings.Index(hay[pos:], a)
-				if j < 0 {
-					next[i] = -1
-					continue
-				}
-				next[i] = pos + j
-			}
-			if best < 0 || next[i] < best {
-				best = next[i]
-			}
-		}
-		if best < 0 {
-			return
-		}
-		start := strings.LastIndexByte(hay[:best], '\n') + 1
-		end := strings.IndexByte(hay[best:], '\n')
-		if end < 0 {
-			end = len(hay)
-		} else {
-			end += best
-		}
-		fn(start, end)
-		pos = end + 1
-	}
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }
 
 // asciiLower lower-cases ASCII letters only, so offsets stay the same.

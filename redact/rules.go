@@ -39,12 +39,16 @@ const (
 // rules are compiled on first use, so programs that link this package but
 // never redact (a one-shot search) do not pay for compiling the patterns.
 var (
-	rulesOnce sync.Once
-	rules     []rule
+	rulesOnce                   sync.Once
+	rules                       []rule
+	anchorsExact, anchorsFolded *anchorSet // anchors.go
 )
 
 func loadRules() []rule {
-	rulesOnce.Do(func() { rules = buildRules() })
+	rulesOnce.Do(func() {
+		rules = buildRules()
+		anchorsExact, anchorsFolded = indexAnchors(rules)
+	})
 	return rules
 }
 
