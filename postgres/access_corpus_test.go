@@ -132,6 +132,7 @@ func corpusAccess(t *testing.T, b Backend) {
 		{"memory filter", "/v1/search", search(`, "memoryFilter": {"kinds": ["fact"]}`)},
 		{"mcp search", "/mcp", mcpCall("memory_search", map[string]any{"query": "zebraword", "mode": "lexical", "maxResults": 20, "minScore": 0})},
 		{"mcp tasks", "/mcp", mcpCall("memory_list_maintenance_tasks", map[string]any{})},
+		{"tasks", "/v1/tasks", `{}`},
 		{"whisper", "/v1/whisper", `{"prompt": "what about zebraword secretplan?"}`},
 	} {
 		code, out := do("docs-token", "POST", r.path, r.body)
@@ -143,7 +144,7 @@ func corpusAccess(t *testing.T, b Backend) {
 				t.Errorf("docs token, %s: %s; want the notes hit", r.name, out)
 			}
 		}
-		if r.name == "mcp tasks" && !strings.Contains(out, "opennote-task") {
+		if strings.HasSuffix(r.name, "tasks") && !strings.Contains(out, "opennote-task") {
 			t.Errorf("docs token, tasks: %s; want the notes task", out)
 		}
 	}
@@ -190,10 +191,12 @@ func corpusAccess(t *testing.T, b Backend) {
 		{"sync sessions", "/v1/sync", `{}`},
 		{"mcp remember", "/mcp", mcpCall("memory_remember", map[string]any{"kind": "fact", "title": "x", "summary": "y"})},
 		{"mcp task of secret", "/mcp", mcpCall("memory_update_maintenance_task", map[string]any{"taskId": "task-secret", "action": "defer"})},
+		{"task of secret", "/v1/tasks/update", `{"taskId": "task-secret", "action": "defer"}`},
 	} {
 		code, out := do("writer-token", "POST", r.path, r.body)
 		refusedAPI := code == http.StatusForbidden && strings.Contains(out, "docs-writer")
-		refusedTool := code == http.StatusOK && (strings.Contains(out, `"isError":true`) || strings.Contains(out, `{\"status\":\"not_found\"}`))
+		notFound := strings.Contains(out, `{\"status\":\"not_found\"}`) || strings.Contains(out, `{"status":"not_found"}`) // another corpus's task
+		refusedTool := code == http.StatusOK && (strings.Contains(out, `"isError":true`) || notFound)
 		if !refusedAPI && !refusedTool || leaked(out) != "" {
 			t.Errorf("writer token, %s: %d %s; want it refused", r.name, code, out)
 		}

@@ -120,6 +120,8 @@ func agentAccess(t *testing.T, b Backend) {
 		{"GET", "/v1/sync/status", ""}, {"GET", "/v1/diagnostics", ""}, {"POST", "/v1/memories", `{"kind": "fact", "title": "x", "summary": "y"}`},
 		{"POST", "/v1/gather", `{"query": "bobword"}`}, {"POST", "/v1/explore", `{"query": "bobword"}`},
 		{"POST", "/v1/whisper", `{"prompt": "bobword"}`}, {"POST", "/mcp", mcpCall("memory_search", map[string]any{"query": "bobword"})},
+		{"POST", "/v1/clusters", `{}`}, {"POST", "/v1/clusters/recluster", `{}`}, {"POST", "/v1/clusters/fetch", `{"clusterId": "0123456789"}`},
+		{"POST", "/v1/tasks", `{}`}, {"POST", "/v1/tasks/update", `{"taskId": "0000000000000000", "action": "defer"}`}, {"POST", "/v1/audit", `{}`},
 	}
 	for _, r := range routes {
 		if code, out := do("alice-token", r.method, "/agents/bob"+r.path, "", r.body); code != http.StatusForbidden {
@@ -137,6 +139,7 @@ func agentAccess(t *testing.T, b Backend) {
 	}
 	// Read only: alice's writes are refused, on the API and over MCP.
 	for _, r := range []struct{ path, body string }{{"/v1/sync", `{}`}, {"/v1/memories", `{"kind": "fact", "title": "x", "summary": "y"}`},
+		{"/v1/clusters/recluster", `{}`}, {"/v1/tasks/update", `{"taskId": "0000000000000000", "action": "defer"}`},
 		{"/mcp", mcpCall("memory_remember", map[string]any{"kind": "fact", "title": "x", "summary": "y"})}} {
 		if code, out := do("alice-token", "POST", "/agents/alice"+r.path, "", r.body); code != http.StatusForbidden || !strings.Contains(out, "read only") {
 			t.Errorf("alice's read-only token writing %s: %d %s; want 403", r.path, code, out)
