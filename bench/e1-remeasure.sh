@@ -8,8 +8,13 @@
 # copied) and ../shared. Writes everything under WORK (default /tmp/e1r).
 #
 #   bench/e1-remeasure.sh            # from the repository root
+#
+# RUNS (embedbench runs of each build, default 3), SYNTH (size of the
+# synthetic vector lane, default 1000000; 0: none) and ROUNDS (one-shot
+# rounds of 12 queries, default 2) shorten a trial run.
 set -eu
 BASE=${BASE:-5760e6b} WORK=${WORK:-/tmp/e1r} SHARED=$(cd ../shared && pwd)
+RUNS=${RUNS:-3} SYNTH=${SYNTH:-1000000} ROUNDS=${ROUNDS:-2}
 mkdir -p "$WORK"
 rm -rf "$WORK/src-before" && mkdir -p "$WORK/src-before"
 git archive "$BASE" | tar -x -C "$WORK/src-before"
@@ -20,7 +25,7 @@ go build -tags sqlite_fts5 -o "$WORK/cairn-after" ./cmd/cairn
 go build -tags sqlite_fts5 -o "$WORK/embedbench-after" ./bench/cmd/embedbench
 go build -tags sqlite_fts5 -o "$WORK/hybridbench" ./bench/cmd/hybridbench
 echo "== item 5: embedding phase, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$WORK/embedbench-after" -before "$WORK/embedbench-before" -after "$WORK/embedbench-after" -repo . -shared "$SHARED" -sessions 30 -runs 3
+"$WORK/embedbench-after" -before "$WORK/embedbench-before" -after "$WORK/embedbench-after" -repo . -shared "$SHARED" -sessions 30 -runs "$RUNS"
 # A copy of the kept index as an agent's data directory.
 export CAIRN_HOME=$WORK/cli
 if [ ! -d "$CAIRN_HOME/agents/default" ]; then
@@ -29,9 +34,9 @@ fi
 printf '[[corpus]]\nname = "bench"\nkind = "files"\npaths = ["/tmp/hb50/notes"]\n\n[embedder]\nprovider = "onnx"\nmodel = "%s"\nlibrary = "%s"\n' \
   "$SHARED/models/use-lite" "$SHARED/lib/onnxruntime/libonnxruntime.so.1" > "$CAIRN_HOME/config.toml"
 echo "== item 6: warm hybrid at 105k chunks and the synthetic 1M lane, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$WORK/hybridbench" -out /tmp/hb50 -data "$CAIRN_HOME/agents/default" -shared "$SHARED" -synthetic 1000000
+"$WORK/hybridbench" -out /tmp/hb50 -data "$CAIRN_HOME/agents/default" -shared "$SHARED" -synthetic "$SYNTH"
 echo "== item 6: one-shot hybrid without a server, before and after, load $(cut -d' ' -f1-3 /proc/loadavg)"
-bench/oneshot-ab.sh "$WORK/cairn-before" "$WORK/cairn-after" 2
+bench/oneshot-ab.sh "$WORK/cairn-before" "$WORK/cairn-after" "$ROUNDS"
 echo "== item 6: one-shot hybrid through a running server (after), load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$WORK/cairn-after" serve --addr 127.0.0.1:0 --watch=false --ui=false 2>"$WORK/serve.err" &
 SERVE=$!
