@@ -10,3 +10,21 @@ func SetFusion(lex, vec, k float64, lexMatch bool, vecScale float64) (restore fu
 	fusion = fusionWeights{Lex: lex, Vec: vec, K: k, Convex: k == 0, LexMatch: lexMatch, VecScale: vecScale}
 	return func() { fusion = old }
 }
+
+// SetFusionShape sets the query-dependent lane weight (lean, leanBy), the
+// diversity pass (diverse, after) and the neighbours' share (context) of
+// the fusion SetFusion set (fusionWeights' fields of those names).
+func SetFusionShape(lean float64, leanBy int, diverse float64, after int, context float64) {
+	fusion.Lean, fusion.LeanBy, fusion.Diverse, fusion.DiverseAfter = lean, leanBy, diverse, after
+	fusion.Context = context
+}
+
+// SetLaneMemo makes hybrid search keep each query's lanes and fuse them
+// again on the next search of the query (laneMemo), for sweeps of fusion
+// settings over an index they do not change; off clears the memo.
+func SetLaneMemo(on bool) {
+	laneMemoOn.Store(on)
+	if !on {
+		laneMemo.Clear()
+	}
+}

@@ -2,11 +2,13 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -23,13 +25,77 @@ type sweepSetting struct {
 	lex, vec, k float64
 	lexMatch    bool
 	vecScale    float64
+	lean        float64 // the query-dependent vector weight (fusionWeights.Lean)
+	leanBy      int
+	diverse     float64 // the diversity pass by document (fusionWeights.Diverse)
+	after       int
+	context     float64 // the neighbours' share (fusionWeights.Context)
 }
 
 func (s sweepSetting) String() string {
 	if s.mode == cairn.ModeLexical {
 		return "lexical"
 	}
-	return fmt.Sprintf("hybrid lex %.2f vec %.2f k %.0f m %v s %.2f", s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
+	out := fmt.Sprintf("hybrid lex %.2f vec %.2f k %.0f m %v s %.2f", s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
+	if s.lean > 0 {
+		out += fmt.Sprintf(" lean %.2f by %d", s.lean, s.leanBy)
+	}
+	if s.diverse > 0 {
+		out += fmt.Sprintf(" div %.3f after %d", s.diverse, s.after)
+	}
+	if s.context > 0 {
+		out += fmt.Sprintf(" ctx %.2f", s.context)
+	}
+	return out
+}
+
+// memoEmbedder answers a text it embedded before from memory: a sweep
+// asks the same 883 questions under every setting, and their embeddings
+// were most of a setting's time.
+type memoEmbedder struct {
+	cairn.Embedder
+	mu   sync.Mutex
+	seen map[string][]float32
+}
+
+// Close closes the embedder underneath, as the engine closes its own.
+func (m *memoEmbedder) Close() error {
+	if c, ok := m.Embedder.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) ([][]float32, error) {
+	m.mu.Lock()
+	out := make([][]float32, len(texts))
+	var miss []string
+	for i, t := range texts {
+		if v, ok := m.seen[kind+"\x00"+t]; ok {
+			out[i] = v
+		} else {
+			miss = append(miss, t)
+		}
+	}
+	m.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	got, err := m.Embedder.Embed(ctx, kind, miss)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j := 0
+	for i := range out {
+		if out[i] == nil {
+			out[i] = got[j]
+			m.seen[kind+"\x00"+texts[i]] = got[j]
+			j++
+		}
+	}
+	return out, nil
 }
 
 // TestFusionSweep asks the LoCoMo development questions in lexical mode
@@ -40,9 +106,14 @@ func (s sweepSetting) String() string {
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale],..." (k 0: fuse scores; lexmatch 1: BM25
-// over the query's ideal; vecscale: the cosine range). CAIRN_FUSION_DIR
-// keeps the index there, so a second sweep skips the embedding. Tables in bench/RESULTS.md, "Hybrid fusion".
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context],..." (k 0:
+// fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
+// cosine range; lean and leanby: the vector weight lowered by the lexical
+// lane's confidence; diverse and after: the diversity pass by document;
+// context: the share of a neighbouring chunk's score). CAIRN_FUSION_DIR
+// keeps the index there, so a second sweep skips the embedding;
+// CAIRN_FUSION_OUT writes every question's scores per setting there as
+// JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
 func TestFusionSweep(t *testing.T) {
 	if os.Getenv("CAIRN_FUSION_SWEEP") == "" {
 		t.Skip("set CAIRN_FUSION_SWEEP=1 to sweep fusion weights over the LoCoMo development split")
@@ -67,24 +138,29 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+":0:0", ":")
-		var x [5]float64
+		f := strings.Split(p+":0:0:0:0:0:0:0:0", ":")
+		var x [10]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4]})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
+	engine.SetLaneMemo(true)
+	defer engine.SetLaneMemo(false)
+	memo := &memoEmbedder{Embedder: emb, seen: map[string][]float32{}}
 	ctx := context.Background()
 	o := eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev),
-		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: emb,
+		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: memo,
 		Dir: os.Getenv("CAIRN_FUSION_DIR")}
 	res, err := eval.LocomoSweep(ctx, o, len(grid), func(i int) string {
 		s := grid[i]
+		t.Logf("setting %d of %d: %s", i+1, len(grid), s)
 		if s.mode == cairn.ModeHybrid {
 			engine.SetFusion(s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
+			engine.SetFusionShape(s.lean, s.leanBy, s.diverse, s.after, s.context)
 		}
 		return s.mode
 	})
@@ -93,6 +169,20 @@ func TestFusionSweep(t *testing.T) {
 	}
 	for i, s := range grid {
 		t.Logf("%-34s %s", s, sweepRow(res[i], nil))
+	}
+	if out := os.Getenv("CAIRN_FUSION_OUT"); out != "" {
+		// Every question's scores per setting, for tables by category.
+		rows := make(map[string][]eval.SweepQuestion, len(grid))
+		for i, s := range grid {
+			rows[s.String()] = res[i]
+		}
+		data, err := json.Marshal(rows)
+		if err == nil {
+			err = os.WriteFile(out, data, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Leave one conversation out: pick on the rest, score the held out.
 	var convs []string

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/search"
@@ -28,7 +30,44 @@ type fusionWeights struct {
 	// cosine above the lane's lowest by it instead of by the lane's range.
 	LexMatch bool
 	VecScale float64
+	// Lean, when above 0, lowers the vector lane's weight for a query the
+	// lexical lane answers confidently: the weight is Vec × (1 − Lean ×
+	// c), c in 0..1 the lexical lane's confidence of kind LeanBy
+	// (lexConfidence). Names, identifiers and rare words then keep BM25's
+	// order, and a paraphrase that BM25 matches poorly keeps the vector
+	// lane's full weight.
+	Lean   float64
+	LeanBy int
+	// Diverse, when above 0, spreads the fused list over documents below
+	// its first DiverseAfter units: each further unit of a document
+	// already listed loses Diverse × (Lex+Vec) per unit of it above (a
+	// maximal-marginal-relevance pass by document). For files a unit is a
+	// document, so only sessions, whose units are chunks of one
+	// conversation's session, are affected.
+	Diverse      float64
+	DiverseAfter int
+	// Context, when above 0, adds to each unit Context times the best
+	// fused score of a unit right beside it in the same document (the
+	// chunk ending on the line before it or starting on the line after):
+	// a turn is lifted by a neighbour that matches the query well, as the
+	// reply to a question that names the topic. For files a unit is a
+	// whole document and has no neighbour.
+	Context float64
 }
+
+// Kinds of lexical confidence fusionWeights.Lean reads (lexConfidence).
+const (
+	// leanMatch: the lexical lane's best Match (BM25 over the query's
+	// ideal), at most 1.
+	leanMatch = iota + 1
+	// leanGap: how far the lane's best BM25 stands above its second's,
+	// 1 − second/best.
+	leanGap
+	// leanCover: the share of the query's IDF its best hit holds (Cover).
+	leanCover
+	// leanRare: the best hit's rarest held term (Rarest) times its Cover.
+	leanRare
+)
 
 // fusion is the weighing hybrid search uses: the lanes' normalized
 // scores, the vector lane's at half the lexical lane's weight. On the
@@ -93,12 +132,17 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if perr == nil {
 		go func() {
 			defer close(done)
-			lex, lerr = e.searcher.SearchPaths(ctx, query, &lo, scope)
+			lex, lerr = memoLane(laneKey{"lex", query, fmt.Sprint(scope), lo.Limit}, func() ([]cairn.Hit, error) {
+				return e.searcher.SearchPaths(ctx, query, &lo, scope)
+			})
 		}()
 	} else {
 		close(done)
 	}
-	vecCands, _, verr := e.vectorLane(ctx, query, o.Corpora, scope, n)
+	vecCands, verr := memoLane(laneKey{"vec", query, fmt.Sprint(o.Corpora, scope), n}, func() ([]cairn.Candidate, error) {
+		c, _, err := e.vectorLane(ctx, query, o.Corpora, scope, n)
+		return c, err
+	})
 	<-done
 	if verr != nil && !errors.Is(verr, errNoVectors) {
 		return nil, "", verr
@@ -125,6 +169,39 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	}
 	hits, err := e.withSnippets(ctx, query, hits, ids, nil)
 	return hits, cairn.ModeHybrid, err
+}
+
+// laneMemo keeps each query's lanes while laneMemoOn is set, for sweeps
+// that fuse the same lanes under many settings (engine_test
+// TestFusionSweep, through SetLaneMemo); nothing else sets it. A query's
+// lanes depend on the index, which a sweep does not change.
+var (
+	laneMemo   sync.Map // laneKey → memoed
+	laneMemoOn atomic.Bool
+)
+
+type laneKey struct {
+	lane, query, scope string
+	n                  int
+}
+
+type memoed[T any] struct {
+	v   T
+	err error
+}
+
+// memoLane runs lane, or while laneMemoOn returns what it returned for
+// key before.
+func memoLane[T any](key laneKey, lane func() (T, error)) (T, error) {
+	if !laneMemoOn.Load() {
+		return lane()
+	}
+	if m, ok := laneMemo.Load(key); ok {
+		return m.(memoed[T]).v, m.(memoed[T]).err
+	}
+	v, err := lane()
+	laneMemo.Store(key, memoed[T]{v, err})
+	return v, err
 }
 
 // querySignals sets the properties of the query that every hit of a
@@ -319,18 +396,29 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 			f.nparts++
 		}
 	}
+	vw := fw.Vec
+	if fw.Lean > 0 {
+		vw *= 1 - fw.Lean*lexConfidence(lex, fw.LeanBy)
+	}
 	add("bm25", lex, fw.Lex, lexNorm(lex, fw.LexMatch))
-	add("vec", vec, fw.Vec, vecNorm(vec, fw.VecScale))
+	add("vec", vec, vw, vecNorm(vec, fw.VecScale))
+	if fw.Context > 0 {
+		withContext(units, fw.Context)
+	}
 	sort.SliceStable(units, func(i, j int) bool {
 		if units[i].score != units[j].score {
 			return units[i].score > units[j].score
 		}
 		return units[i].hit.Path < units[j].hit.Path
 	})
+	if fw.Diverse > 0 {
+		diversify(units, fw.DiverseAfter, fw.Diverse*(fw.Lex+fw.Vec), o.Limit)
+	}
 	maxScore := (fw.Lex + fw.Vec) / (fw.K + 1)
 	if fw.Convex {
 		maxScore = fw.Lex + fw.Vec
 	}
+	maxScore *= 1 + fw.Context // a neighbour adds at most Context of the most
 	var out []cairn.Hit
 	for i := range units {
 		f := &units[i]
@@ -373,6 +461,88 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 		out = append(out, h)
 	}
 	return out
+}
+
+// lexConfidence is how surely the lexical lane answers the query, 0..1,
+// by one of the kinds of fusionWeights.LeanBy; 0 when the lane found
+// nothing.
+func lexConfidence(lex []cairn.Hit, kind int) float64 {
+	if len(lex) == 0 {
+		return 0
+	}
+	best, second := signalsOf(lex[0]), 0.0
+	for _, h := range lex[1:] {
+		s := signalsOf(h)
+		if s.BM25 > best.BM25 {
+			best, second = s, best.BM25
+		} else {
+			second = max(second, s.BM25)
+		}
+	}
+	var c float64
+	switch kind {
+	case leanMatch:
+		c = best.Match
+	case leanGap:
+		if best.BM25 > 0 {
+			c = 1 - second/best.BM25
+		}
+	case leanCover:
+		c = best.Cover
+	case leanRare:
+		c = best.Rarest * best.Cover
+	}
+	return min(max(c, 0), 1)
+}
+
+// withContext adds to each unit weight times the best score among the
+// units beside it: same document, ending on the line before its first or
+// starting on the line after its last. Scores are read before any is
+// changed.
+func withContext(units []fused, weight float64) {
+	type edge struct {
+		path string
+		line int
+	}
+	starts := make(map[edge]float64, len(units)) // a unit's score by its first line
+	ends := make(map[edge]float64, len(units))   // and by its last
+	for _, u := range units {
+		k := edge{u.hit.Path, u.hit.StartLine}
+		starts[k] = max(starts[k], u.score)
+		k.line = u.hit.EndLine
+		ends[k] = max(ends[k], u.score)
+	}
+	add := make([]float64, len(units))
+	for i, u := range units {
+		add[i] = weight * max(ends[edge{u.hit.Path, u.hit.StartLine - 1}], starts[edge{u.hit.Path, u.hit.EndLine + 1}])
+	}
+	for i := range units {
+		units[i].score += add[i]
+	}
+}
+
+// diversify reorders units (best first) greedily below their first after:
+// each next place goes to the unit with the best score less penalty times
+// the number of units of its document already placed. Only the first
+// limit places are decided; the rest keep their order.
+func diversify(units []fused, after int, penalty float64, limit int) {
+	placed := map[string]int{}
+	for i := range min(after, len(units)) {
+		placed[units[i].hit.Path]++
+	}
+	for i := after; i < min(limit, len(units)); i++ {
+		best, bestV := i, math.Inf(-1)
+		for j := i; j < len(units); j++ {
+			v := units[j].score - penalty*float64(placed[units[j].hit.Path])
+			if v > bestV {
+				best, bestV = j, v
+			}
+		}
+		u := units[best]
+		copy(units[i+1:best+1], units[i:best])
+		units[i] = u
+		placed[u.hit.Path]++
+	}
 }
 
 // lexNorm scales a lexical hit's BM25 by the lane's best. It is BM25, not

@@ -493,3 +493,118 @@ func TestFuseScores(t *testing.T) {
 		}
 	}
 }
+
+// TestFuseLean: with Lean the vector lane's weight falls as the lexical
+// lane grows sure of its answer. A query whose best BM25 stands far above
+// the rest (a name, an identifier) keeps BM25's first hit against the
+// vector lane's; one whose BM25 is flat is fused as before.
+func TestFuseLean(t *testing.T) {
+	hit := func(path string, bm25, cos float64) cairn.Hit {
+		return cairn.Hit{Path: "cairn://n/" + path, StartLine: 1, EndLine: 2, Score: max(bm25, cos),
+			Signals: &cairn.HitSignals{BM25: bm25, Cosine: cos}}
+	}
+	vec := []cairn.Hit{hit("b.md", 0, 0.6), hit("c.md", 0, 0.55), hit("a.md", 0, 0.3)}
+	key := func(h cairn.Hit) string { return h.Path }
+	lean := fusion
+	lean.Lean, lean.LeanBy = 1, leanGap
+	for _, c := range []struct {
+		name string
+		lex  []cairn.Hit
+		fw   fusionWeights
+		want string
+	}{
+		// a: 1 + 0; b: 0.6 + 0.5: b first without Lean.
+		{"sure, plain", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 6, 0)}, fusion, "b.md"},
+		// Gap 0.4: the vector weight is 0.5 × 0.6 = 0.3; b: 0.6 + 0.3 < 1.
+		{"sure, lean", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 6, 0)}, lean, "a.md"},
+		// Gap 0.05: b 0.95 + 0.475 beats a's 1, as without Lean.
+		{"flat, lean", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 9.5, 0)}, lean, "b.md"},
+	} {
+		hits := fuse(c.lex, vec, &cairn.SearchOptions{Limit: 10}, key, c.fw)
+		if got := strings.TrimPrefix(hits[0].Path, "cairn://n/"); got != c.want {
+			t.Errorf("%s: first %s, want %s", c.name, got, c.want)
+		}
+	}
+	if got := lexConfidence(nil, leanGap); got != 0 {
+		t.Errorf("confidence of an empty lane %v, want 0", got)
+	}
+}
+
+// TestFuseDiverse: the diversity pass spreads the list over documents
+// below its first places: a third chunk of one session yields to another
+// session's chunk whose score is within the penalty, and the first places
+// keep their order.
+func TestFuseDiverse(t *testing.T) {
+	hit := func(path string, line int, bm25 float64) cairn.Hit {
+		return cairn.Hit{Path: "cairn://s/" + path, StartLine: line, EndLine: line + 1, Score: bm25,
+			Signals: &cairn.HitSignals{BM25: bm25}}
+	}
+	lex := []cairn.Hit{hit("d1.md", 1, 10), hit("d1.md", 5, 9.5), hit("d1.md", 9, 9), hit("d2.md", 1, 8.5), hit("d2.md", 5, 4)}
+	key := func(h cairn.Hit) string { return fmt.Sprintf("%s#%d", h.Path, h.StartLine) }
+	order := func(hits []cairn.Hit) string {
+		var s []string
+		for _, h := range hits {
+			s = append(s, fmt.Sprintf("%s:%d", strings.TrimPrefix(h.Path, "cairn://s/"), h.StartLine))
+		}
+		return strings.Join(s, " ")
+	}
+	div := fusion
+	div.Diverse, div.DiverseAfter = 0.1, 1
+	for _, c := range []struct {
+		name string
+		fw   fusionWeights
+		want string
+	}{
+		{"plain", fusion, "d1.md:1 d1.md:5 d1.md:9 d2.md:1 d2.md:5"},
+		// Penalty 0.15 a chunk of a session above: place 2 is d1:5 (0.95
+		// − 0.15 = 0.8) against d2:1 (0.85): d2:1; place 3 d1:5 (0.8)
+		// against d1:9 (0.75) and d2:5 (0.4 − 0.15).
+		{"diverse", div, "d1.md:1 d2.md:1 d1.md:5 d1.md:9 d2.md:5"},
+	} {
+		if got := order(fuse(lex, nil, &cairn.SearchOptions{Limit: 10}, key, c.fw)); got != c.want {
+			t.Errorf("%s: order %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFuseContext: with Context a chunk is lifted by the best fused score
+// of a chunk right beside it in its document (the line before its first,
+// the line after its last): the reply after a turn that matches the query
+// rises above an unrelated chunk elsewhere. Chunks of other documents, and
+// of one document but not adjacent, lend nothing.
+func TestFuseContext(t *testing.T) {
+	hit := func(path string, start, end int, bm25 float64) cairn.Hit {
+		return cairn.Hit{Path: "cairn://s/" + path, StartLine: start, EndLine: end, Score: bm25,
+			Signals: &cairn.HitSignals{BM25: bm25}}
+	}
+	lex := []cairn.Hit{
+		hit("d1.md", 7, 10, 10),   // the question that names the topic
+		hit("d2.md", 1, 6, 4),     // another session
+		hit("d1.md", 11, 14, 3),   // the reply right after it
+		hit("d2.md", 11, 14, 3.5), // not beside d2's first chunk
+		hit("d3.md", 7, 10, 3.2),  // a chunk of a third session
+	}
+	key := func(h cairn.Hit) string { return fmt.Sprintf("%s#%d", h.Path, h.StartLine) }
+	order := func(hits []cairn.Hit) string {
+		var s []string
+		for _, h := range hits {
+			s = append(s, fmt.Sprintf("%s:%d", strings.TrimPrefix(h.Path, "cairn://s/"), h.StartLine))
+		}
+		return strings.Join(s, " ")
+	}
+	ctx := fusion
+	ctx.Context = 0.2
+	for _, c := range []struct {
+		name string
+		fw   fusionWeights
+		want string
+	}{
+		{"plain", fusion, "d1.md:7 d2.md:1 d2.md:11 d3.md:7 d1.md:11"},
+		// d1:11 0.3 + 0.2 × 1; d1:7 1 + 0.2 × 0.3: the reply passes d2:1.
+		{"context", ctx, "d1.md:7 d1.md:11 d2.md:1 d2.md:11 d3.md:7"},
+	} {
+		if got := order(fuse(lex, nil, &cairn.SearchOptions{Limit: 10}, key, c.fw)); got != c.want {
+			t.Errorf("%s: order %s, want %s", c.name, got, c.want)
+		}
+	}
+}
