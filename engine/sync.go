@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -178,13 +179,13 @@ var afterScanHook func(corpus string)
 func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
 	r := cairn.CorpusSyncResult{Name: c.Name}
 	// The scan is syscall-bound and the state query CPU-bound: overlap them.
-	var states map[string]cairn.DocState
+	var states []cairn.DocState // in path order, as the scan's files
 	var recorded string
 	var statesErr error
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		if states, statesErr = e.store.DocStates(ctx, c.Name); statesErr == nil {
+		if states, statesErr = e.sortedDocStates(ctx, c.Name); statesErr == nil {
 			recorded, statesErr = e.store.RedactState(ctx, c.Name)
 		}
 	}()
@@ -204,16 +205,18 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 	state := redactState(c)
 	reread := recorded != state && len(states) > 0
 	r.Scanned = len(files)
-	keep := make(map[string]bool, len(files))
-	var todo []ingest.File
-	for _, f := range files {
-		keep[f.Rel] = true
-		if st, ok := states[f.Rel]; ok && !reread && !force && st.Size == f.Size && st.ModTime == f.ModTime {
-			r.Unchanged++
-			continue
+	todo, known, unseen := mergeStates(files, states, reread || force)
+	r.Unchanged = len(files) - len(todo)
+	if reread {
+		// redactKept reads the state of every document kept unread.
+		known = make(map[string]cairn.DocState, len(states))
+		for _, st := range states {
+			known[st.Path] = st
 		}
-		todo = append(todo, f)
 	}
+	// keep holds what overrides the default of the paths: a scanned file
+	// stays, an indexed path the scan did not find goes.
+	keep := map[string]bool{}
 	for _, f := range failures {
 		// A link that now leads outside the root, or nowhere, is dropped
 		// like a deleted file; other failures keep what was indexed.
@@ -228,14 +231,14 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 		// An unmounted disk or a moved folder must not empty the index:
 		// report it and keep what was indexed from that root.
 		r.Failures = append(r.Failures, cairn.FileFailure{Path: src.Root, Reason: ReasonRootMissing})
-		for p := range states {
-			if src.Prefix == "" || strings.HasPrefix(p, src.Prefix+"/") {
-				keep[p] = true
+		for _, st := range unseen {
+			if src.Prefix == "" || strings.HasPrefix(st.Path, src.Prefix+"/") {
+				keep[st.Path] = true
 			}
 		}
 	}
 	read := make(map[string]bool, len(todo)) // paths read in this sync
-	committed, err := e.writeFiles(ctx, c, todo, states, &r, keep, read, progress)
+	committed, err := e.writeFiles(ctx, c, todo, known, &r, keep, read, progress)
 	committed.addTo(&r)
 	r.Failed = len(r.Failures)
 	if err != nil {
@@ -244,16 +247,23 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 	if reread && !c.NoRedact {
 		// What is kept without being read again (a missing root, an
 		// unreadable file) is redacted from its stored snapshot.
-		t, err := e.redactKept(ctx, c.Name, states, keep, read, &r)
+		t, err := e.redactKept(ctx, c.Name, known, keep, read, &r)
 		t.addTo(&r)
 		if err != nil {
 			return r, err
 		}
 	}
 	var gone []string
-	for p := range states {
-		if !keep[p] {
-			gone = append(gone, p)
+	for _, st := range unseen {
+		if !keep[st.Path] {
+			gone = append(gone, st.Path)
+		}
+	}
+	for _, f := range todo { // read, and found to be no longer a valid document
+		if k, ok := keep[f.Rel]; ok && !k {
+			if _, indexed := known[f.Rel]; indexed {
+				gone = append(gone, f.Rel)
+			}
 		}
 	}
 	if len(gone) > 0 {
@@ -271,6 +281,55 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 		}
 	}
 	return r, e.store.SetRedactState(ctx, c.Name, state)
+}
+
+// mergeStates walks the scanned files and the indexed states, both in path
+// order, side by side: it returns the files to read (changed size or
+// mtime, new, or all with readAll), the states of those that are indexed,
+// and the indexed states no scanned file has. At 480,000 files a merge of
+// two sorted lists costs a string comparison a file; the maps it replaces
+// (every state and every scanned path hashed, then looked up) were about
+// a fifth of a no-op sync's CPU.
+func mergeStates(files []ingest.File, states []cairn.DocState, readAll bool) (todo []ingest.File, known map[string]cairn.DocState, unseen []cairn.DocState) {
+	known = map[string]cairn.DocState{}
+	i := 0
+	for _, f := range files {
+		for i < len(states) && states[i].Path < f.Rel {
+			unseen = append(unseen, states[i])
+			i++
+		}
+		if i < len(states) && states[i].Path == f.Rel {
+			st := states[i]
+			i++
+			if !readAll && st.Size == f.Size && st.ModTime == f.ModTime {
+				continue
+			}
+			known[f.Rel] = st
+		}
+		todo = append(todo, f)
+	}
+	return todo, known, append(unseen, states[i:]...)
+}
+
+// sortedStater is a store that lists a corpus's documents in path order
+// cheaply (sqlite.Store packs them in SQL).
+type sortedStater interface {
+	SortedDocStates(ctx context.Context, corpus string) ([]cairn.DocState, error)
+}
+
+// sortedDocStates returns the documents of a corpus in path order (byte
+// order, as ingest.Scan orders its files).
+func (e *Engine) sortedDocStates(ctx context.Context, corpus string) ([]cairn.DocState, error) {
+	if s, ok := e.store.(sortedStater); ok {
+		return s.SortedDocStates(ctx, corpus)
+	}
+	m, err := e.store.DocStates(ctx, corpus)
+	if err != nil {
+		return nil, err
+	}
+	list := slices.Collect(maps.Values(m))
+	slices.SortFunc(list, func(a, b cairn.DocState) int { return strings.Compare(a.Path, b.Path) })
+	return list, nil
 }
 
 // batchBytes bounds the bytes of the files in the first write batch

@@ -80,7 +80,11 @@ func Scan(ctx context.Context, c cairn.Corpus) (files []File, failures []cairn.F
 			return nil, nil, err
 		}
 	}
-	slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
+	// Each source's files come in path order; sources with prefixes may
+	// interleave.
+	if byRel := func(a, b File) int { return strings.Compare(a.Rel, b.Rel) }; !slices.IsSortedFunc(w.files, byRel) {
+		slices.SortFunc(w.files, byRel)
+	}
 	slices.SortFunc(w.failures, func(a, b cairn.FileFailure) int { return cmp.Compare(a.Path, b.Path) })
 	return w.files, w.failures, nil
 }
@@ -98,22 +102,40 @@ type walker struct {
 
 	files    []File
 	failures []cairn.FileFailure
-	pending  []pendingFile // regular files of the current source, not yet stat'ed
+	runs     []*statRun    // the current source's files in path order, in runs the workers stat
+	jobs     chan *statRun // runs for the stat workers (scanSource)
 }
 
-// pendingFile is a regular file found by ReadDir whose stat is deferred, so
-// the stats of a source run in parallel (they dominate a rescan).
+// statRun is a run of files of one directory, next to each other in path
+// order, that one stat worker takes at a time (statGroup).
+type statRun struct {
+	dir   string
+	files []pendingFile
+}
+
+// pendingFile is a file found by ReadDir whose stat is deferred, so the
+// stats of a source run in parallel with the walk and with each other (they
+// dominate a rescan). A symlink is resolved in the ordered pass that adds
+// the files (addSymlink), not by the workers.
 type pendingFile struct {
-	e        os.DirEntry
-	dir, rel string
-	info     fs.FileInfo
-	err      error
+	name    string // the file's name in its directory (a suffix of rel)
+	rel     string
+	symlink bool
+	// Set by statGroup for a file that is not a symlink.
+	size, mtime int64 // bytes, unix nanoseconds
+	regular     bool
+	err         error
 }
 
 // statWorkers stat files in parallel; stat is a syscall, so more workers
 // than cores still help.
 const statWorkers = 8
 
+// scanSource walks one source: the walk reads the directories in path
+// order and hands each run of files to the stat workers as soon as it is
+// listed; once the walk and the stats are done the files are added in the
+// walk's order, which is path order (compareEntries), so Scan need not
+// sort them.
 func (w *walker) scanSource(src Source) error {
 	g, err := CompileGlob(src.Pattern)
 	if err != nil {
@@ -128,54 +150,63 @@ func (w *walker) scanSource(src Source) error {
 		w.fail(src.Root, ReasonUnreadableDir+": "+errText(err))
 		return nil
 	}
-	if err := w.walkDir(src.Root, ""); err != nil {
-		return err
-	}
-	w.statPending()
-	return nil
-}
-
-// statGroupFiles bounds the files of one directory that one stat worker
-// takes at a time, so a single large folder still spreads over the workers.
-const statGroupFiles = 256
-
-// statPending stats the pending files in parallel, a run of one
-// directory's files per task (statGroup), then adds them in order.
-func (w *walker) statPending() {
-	type group struct{ start, end int }
-	var groups []group
-	for i := 0; i < len(w.pending); {
-		j := i + 1
-		for j < len(w.pending) && j-i < statGroupFiles && w.pending[j].dir == w.pending[i].dir {
-			j++
-		}
-		groups = append(groups, group{i, j})
-		i = j
-	}
+	w.jobs = make(chan *statRun, 4*statWorkers)
 	var wg sync.WaitGroup
-	next := make(chan group, len(groups))
-	for _, g := range groups {
-		next <- g
-	}
-	close(next)
-	for range min(statWorkers, len(groups)) {
+	for range statWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for g := range next {
-				statGroup(w.pending[g.start].dir, w.pending[g.start:g.end])
+			for r := range w.jobs {
+				statGroup(r.dir, r.files)
 			}
 		}()
 	}
+	err = w.walkDir(src.Root, "")
+	close(w.jobs)
 	wg.Wait()
-	for _, p := range w.pending {
-		w.addRegular(p)
+	if err != nil {
+		w.runs = nil
+		return err
 	}
-	w.pending = w.pending[:0]
+	w.addRuns()
+	return nil
 }
 
-// walkDir reads one directory and recurses into its subdirectories. rel is
-// the directory's path relative to the source root, "" for the root.
+// statGroupFiles bounds the files of one run, so a single large folder
+// still spreads over the workers.
+const statGroupFiles = 256
+
+// queue hands a run of files of dir to the stat workers.
+func (w *walker) queue(dir string, files []pendingFile) {
+	r := &statRun{dir: dir, files: files}
+	w.runs = append(w.runs, r)
+	w.jobs <- r
+}
+
+// addRuns adds the stat'ed files of the current source in order.
+func (w *walker) addRuns() {
+	n := 0
+	for _, r := range w.runs {
+		n += len(r.files)
+	}
+	w.files = slices.Grow(w.files, n)
+	for _, r := range w.runs {
+		for i := range r.files {
+			p := &r.files[i]
+			if p.symlink {
+				w.addSymlink(joinPath(r.dir, p.name), p.rel)
+			} else {
+				w.addRegular(r.dir, p)
+			}
+		}
+	}
+	w.runs = nil
+}
+
+// walkDir reads one directory and recurses into its subdirectories, in
+// path order: files before a subdirectory go to the stat workers before
+// the walk enters it. rel is the directory's path relative to the source
+// root, "" for the root.
 func (w *walker) walkDir(dir, rel string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
@@ -184,7 +215,15 @@ func (w *walker) walkDir(dir, rel string) error {
 	if err != nil {
 		w.fail(w.exposed(rel), ReasonUnreadableDir+": "+errText(err))
 	}
-	for _, e := range entries {
+	slices.SortFunc(entries, compareEntries)
+	var run []pendingFile // sized when it starts: at most the entries left, at most a group
+	flush := func() {
+		if len(run) > 0 {
+			w.queue(dir, run)
+			run = nil
+		}
+	}
+	for i, e := range entries {
 		name, typ := e.Name(), e.Type()
 		childRel := joinRel(rel, name)
 		switch {
@@ -192,16 +231,19 @@ func (w *walker) walkDir(dir, rel string) error {
 			if w.skipDirs[name] || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
 				continue
 			}
+			flush()
 			if err := w.walkDir(joinPath(dir, name), childRel); err != nil {
 				return err
 			}
-		case typ.IsRegular():
+		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
 			if w.wanted(childRel) {
-				w.pending = append(w.pending, pendingFile{e: e, dir: dir, rel: childRel})
-			}
-		case typ&fs.ModeSymlink != 0:
-			if w.wanted(childRel) {
-				w.addSymlink(joinPath(dir, name), childRel)
+				if run == nil {
+					run = make([]pendingFile, 0, min(statGroupFiles, len(entries)-i))
+				}
+				run = append(run, pendingFile{name: childRel[len(childRel)-len(name):], rel: childRel, symlink: typ&fs.ModeSymlink != 0})
+				if len(run) == statGroupFiles {
+					flush()
+				}
 			}
 		default: // a named pipe, socket or device the glob matches: listed, never read
 			if w.wanted(childRel) {
@@ -209,10 +251,37 @@ func (w *walker) walkDir(dir, rel string) error {
 			}
 		}
 	}
+	flush()
 	return nil
 }
 
-// readDir lists a directory without sorting it (Scan sorts its output once).
+// compareEntries orders a directory's entries as their paths sort: a
+// directory as its name followed by "/", so that "a.md" comes before the
+// files of folder "a" ("a.md" < "a/x.md", '.' being below '/') and "a-b.md"
+// too, while "a0.md" comes after them. Walking each directory in this order
+// lists a source's files in byte order of their paths.
+func compareEntries(a, b os.DirEntry) int {
+	an, bn := a.Name(), b.Name()
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	return cmp.Compare(keyByte(an, a.IsDir(), n), keyByte(bn, b.IsDir(), n))
+}
+
+// keyByte is byte i of an entry's sort key (its name, and "/" after a
+// directory's), or -1 past the key's end.
+func keyByte(name string, dir bool, i int) int {
+	switch {
+	case i < len(name):
+		return int(name[i])
+	case i == len(name) && dir:
+		return '/'
+	}
+	return -1
+}
+
+// readDir lists a directory without sorting it (walkDir sorts it).
 // On a partial failure it returns what it read along with the error.
 func readDir(dir string) ([]os.DirEntry, error) {
 	f, err := os.Open(dir)
@@ -236,16 +305,15 @@ func (w *walker) excluded(rel string) bool {
 	return false
 }
 
-func (w *walker) addRegular(p pendingFile) {
-	info, err, rel := p.info, p.err, p.rel // Info is the only stat of a regular file
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) { // vanished since ReadDir: not a failure
-			w.fail(w.exposed(rel), "unreadable: "+errText(err))
+func (w *walker) addRegular(dir string, p *pendingFile) {
+	if p.err != nil {
+		if !errors.Is(p.err, fs.ErrNotExist) { // vanished since ReadDir: not a failure
+			w.fail(w.exposed(p.rel), "unreadable: "+errText(p.err))
 		}
 		return
 	}
-	if info.Mode().IsRegular() {
-		w.add(joinPath(p.dir, p.e.Name()), rel, info)
+	if p.regular {
+		w.addFile(joinPath(dir, p.name), p.rel, p.size, p.mtime)
 	}
 }
 
@@ -271,10 +339,10 @@ func (w *walker) addSymlink(abs, rel string) {
 		w.fail(w.exposed(rel), ReasonSymlinkOutside)
 		return
 	}
-	w.add(abs, rel, info)
+	w.addFile(abs, rel, info.Size(), info.ModTime().UnixNano())
 }
 
-func (w *walker) add(abs, rel string, info fs.FileInfo) {
+func (w *walker) addFile(abs, rel string, size, mtime int64) {
 	if w.seen != nil {
 		if w.seen[abs] {
 			return
@@ -286,8 +354,8 @@ func (w *walker) add(abs, rel string, info fs.FileInfo) {
 		Rel:     w.exposed(rel),
 		InRoot:  rel,
 		Abs:     abs,
-		Size:    info.Size(),
-		ModTime: info.ModTime().UnixNano(),
+		Size:    size,
+		ModTime: mtime,
 	})
 }
 
@@ -337,4 +405,22 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// statByPath stats files of dir by their paths, as DirEntry.Info does
+// (lstat); for a directory that cannot be opened the error is what each
+// file's stat reports.
+func statByPath(dir string, ps []pendingFile) {
+	for i := range ps {
+		p := &ps[i]
+		if p.symlink {
+			continue
+		}
+		info, err := os.Lstat(joinPath(dir, p.name))
+		if err != nil {
+			p.err = err
+			continue
+		}
+		p.size, p.mtime, p.regular = info.Size(), info.ModTime().UnixNano(), info.Mode().IsRegular()
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -213,5 +214,27 @@ func BenchmarkScan(b *testing.B) {
 		if err != nil || len(files) != 9_000 {
 			b.Fatalf("Scan = %d files, %v", len(files), err)
 		}
+	}
+}
+
+// A source's walk lists its files in byte order of their paths by itself
+// (Scan does not sort them again): a folder sorts as its name followed by
+// "/", so "a.md" and "a-b/x.md" come before "a/x.md" and "a0.md" after
+// it, whatever order the directory lists them in. Symlinked files keep
+// their place.
+func TestWalkListsPathOrder(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a.md", "a-b/x.md", "a/x.md", "a/b.md", "a/b/c.md", "a/b-c.md", "a0.md", "a.b/c.md",
+		"!.md", "A.md", "b/a/b/c.md", "b/a.md", "b/a-.md", "b/a0/a.md", "ü.md", "a/ü/x.md", "a/~.md"}
+	mkfiles(t, dir, names...)
+	symlink(t, filepath.Join(dir, "a.md"), filepath.Join(dir, "a/b/link.md"))
+	want := append(slices.Clone(names), "a/b/link.md")
+	slices.Sort(want)
+	w := &walker{ctx: context.Background()}
+	if err := w.scanSource(Source{Root: dir, Pattern: "**/*.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, rels(w.files)); diff != "" {
+		t.Errorf("walk order (-sorted +walk):\n%s", diff)
 	}
 }

@@ -5,7 +5,6 @@ package ingest
 import (
 	"errors"
 	"io/fs"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,22 +18,24 @@ import (
 func statGroup(dir string, ps []pendingFile) {
 	fd, err := openDir(dir)
 	if err != nil {
-		for i := range ps {
-			ps[i].info, ps[i].err = ps[i].e.Info()
-		}
+		statByPath(dir, ps)
 		return
 	}
 	defer unix.Close(fd)
 	for i := range ps {
 		p := &ps[i]
+		if p.symlink {
+			continue
+		}
 		var st unix.Stat_t
-		name := p.e.Name()
-		err := fstatat(fd, name, &st)
-		if err != nil {
+		name := p.name
+		if err := fstatat(fd, name, &st); err != nil {
 			p.err = &fs.PathError{Op: "lstat", Path: joinPath(dir, name), Err: err}
 			continue
 		}
-		p.info = statInfo{name: name, st: &st}
+		sec, nsec := st.Mtim.Unix()
+		p.size, p.mtime = st.Size, sec*1e9+nsec
+		p.regular = st.Mode&unix.S_IFMT == unix.S_IFREG
 	}
 }
 
@@ -57,26 +58,3 @@ func fstatat(fd int, name string, st *unix.Stat_t) error {
 		}
 	}
 }
-
-// statInfo is the fs.FileInfo of one fstatat. Mode tells a regular file
-// from the rest (ModeIrregular, also for directories and links: the walk
-// only asks IsRegular, having taken those kinds from ReadDir already).
-type statInfo struct {
-	name string
-	st   *unix.Stat_t
-}
-
-func (s statInfo) Name() string { return s.name }
-func (s statInfo) Size() int64  { return s.st.Size }
-func (s statInfo) Mode() fs.FileMode {
-	if s.st.Mode&unix.S_IFMT == unix.S_IFREG {
-		return fs.FileMode(s.st.Mode & 0o777)
-	}
-	return fs.ModeIrregular | fs.FileMode(s.st.Mode&0o777)
-}
-func (s statInfo) ModTime() time.Time {
-	sec, nsec := s.st.Mtim.Unix()
-	return time.Unix(sec, nsec)
-}
-func (s statInfo) IsDir() bool { return false }
-func (s statInfo) Sys() any    { return s.st }

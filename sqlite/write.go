@@ -11,31 +11,6 @@ import (
 	"github.com/cairnmemory/cairn"
 )
 
-// DocStates returns the indexed documents of a corpus keyed by path. The
-// map is sized by a count first (an index-only read of the corpus's
-// entries): growing it row by row rehashed it about twenty times at
-// 480,000 documents, a quarter of a no-op sync's time in this call.
-func (s *Store) DocStates(ctx context.Context, corpus string) (map[string]cairn.DocState, error) {
-	var n int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE corpus=?`, corpus).Scan(&n); err != nil {
-		return nil, s.diagnose("read index", fmt.Errorf("count documents of %s: %w", corpus, err))
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT path, hash, size, mtime FROM documents WHERE corpus=?`, corpus)
-	if err != nil {
-		return nil, s.diagnose("read index", fmt.Errorf("list documents of %s: %w", corpus, err))
-	}
-	defer rows.Close()
-	out := make(map[string]cairn.DocState, n)
-	for rows.Next() {
-		var d cairn.DocState
-		if err := rows.Scan(&d.Path, &d.Hash, &d.Size, &d.ModTime); err != nil {
-			return nil, fmt.Errorf("list documents of %s: %w", corpus, err)
-		}
-		out[d.Path] = d
-	}
-	return out, rows.Err()
-}
-
 // HasContent reports which of the hashes are stored.
 func (s *Store) HasContent(ctx context.Context, hashes []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(hashes))
