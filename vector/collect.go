@@ -67,37 +67,34 @@ const splitMin = 1 << 18
 // goroutine scans the first); every goroutine is awaited before it
 // returns. Each part counts into a histogram of its own, added to s.hist
 // at the end, so the result is the same as one scan's.
-func (ix *Index) scanSplit(s *scratch) {
-	ix.scanSplitCodes(ix.codes, s.qcode, s.dist, s.hist, &s.parts)
-}
+func (ix *Index) scanSplit(s *scratch) { ix.scanSplitWith(s, scanCodes) }
 
-// scanSplitCodes is scanSplit over any dense codes of len(q) words an
-// item (the full codes or the prefix array), counting into hist; parts
-// keeps the other parts' histograms between searches.
-func (ix *Index) scanSplitCodes(codes, q []uint64, dist []uint16, hist []int32, parts *[][]int32) {
-	n := len(dist)
-	np := min(runtime.GOMAXPROCS(0), n/splitMin, maxParts)
-	if np < 2 {
-		scanCodes(codes, q, dist, hist)
+// scanSplitWith is scanSplit with scan as each part's loop (the tests
+// compare loops this way).
+func (ix *Index) scanSplitWith(s *scratch, scan func(codes, q []uint64, dist []uint16, hist []int32)) {
+	n := len(s.dist)
+	parts := min(runtime.GOMAXPROCS(0), n/splitMin, maxParts)
+	if parts < 2 {
+		scan(ix.codes, s.qcode, s.dist, s.hist)
 		return
 	}
-	for len(*parts) < np-1 {
-		*parts = append(*parts, make([]int32, len(hist)))
+	for len(s.parts) < parts-1 {
+		s.parts = append(s.parts, make([]int32, len(s.hist)))
 	}
-	w := len(q)
-	per := (n + np - 1) / np
+	w := ix.words
+	per := (n + parts - 1) / parts
 	var wg sync.WaitGroup
-	for p := 1; p < np; p++ {
+	for p := 1; p < parts; p++ {
 		lo, hi := p*per, min((p+1)*per, n)
-		h := (*parts)[p-1][:len(hist)]
+		h := s.parts[p-1]
 		clear(h)
-		wg.Go(func() { scanCodes(codes[lo*w:hi*w], q, dist[lo:hi], h) })
+		wg.Go(func() { scan(ix.codes[lo*w:hi*w], s.qcode, s.dist[lo:hi], h) })
 	}
-	scanCodes(codes[:per*w], q, dist[:per], hist)
+	scan(ix.codes[:per*w], s.qcode, s.dist[:per], s.hist)
 	wg.Wait()
-	for _, h := range (*parts)[:np-1] {
-		for d, m := range h[:len(hist)] {
-			hist[d] += m
+	for _, h := range s.parts[:parts-1] {
+		for d, m := range h {
+			s.hist[d] += m
 		}
 	}
 }

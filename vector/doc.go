@@ -65,7 +65,15 @@
 // four distances at a time. Measured alternating query by query in one
 // process at 1M x 384 (load average 18 to 22 from other work on the two
 // cores): p50 50.5 ms before, 29.7 ms with the assembly scan, 27.8 ms split;
-// recall@10 0.999 for all three (bench/RESULTS.md).
+// recall@10 0.999 for all three (bench/RESULTS.md). The scan is bound by
+// memory (one core read about 11 GB/s of codes here), so the loops also ask
+// for the codes 2 KB ahead (PREFETCHT0): the one-goroutine scan of 1M codes
+// took 4.26 against 5.58 ms thread CPU, and Search's p50 fell from 43.9 to
+// 36.2 ms at a load of 22 to 28 (TestSearchStages, TestScanVariants). A
+// first pass over a 128-bit prefix of each code, keeping the nearest 6% for
+// the full distance, was measured and dropped: gathering the kept codes at
+// random offsets cost more than the sequential scan it saved, and it lost
+// recall where vectors share a mean direction (commit dcd2328).
 //
 // Sign codes lose information when all vectors share a large common
 // component (every pair agrees on those bits). On 105k USE-lite chunk

@@ -35,14 +35,6 @@ type Index struct {
 	// nil for Go slices and for the mapped file.
 	keysMem, codesMem, vecsMem *block
 
-	// prefix holds the first prefixWords words of each code, densely, for
-	// the prefix stage of large searches (prefix.go); nil until a search
-	// needs it, then kept up to date by Add and Remove. prefixMu serializes
-	// its building by searches, which hold only the read lock.
-	prefixMu  sync.Mutex
-	prefix    []uint64
-	prefixMem *block
-
 	pool scratchPool
 }
 
@@ -92,7 +84,6 @@ func (ix *Index) Add(key int64, v []float32) error {
 		copy(ix.vector(slot), v)
 	}
 	signCode(ix.code(slot), v)
-	ix.setPrefix(slot)
 	return nil
 }
 
@@ -121,9 +112,6 @@ func (ix *Index) reserve(c int) {
 	ix.keys = regrow(ix.keys, &ix.keysMem, c)
 	ix.codes = regrow(ix.codes, &ix.codesMem, c*ix.words)
 	ix.vecs = regrow(ix.vecs, &ix.vecsMem, c*ix.dim)
-	if ix.prefix != nil {
-		ix.prefix = regrow(ix.prefix, &ix.prefixMem, c*prefixWords)
-	}
 }
 
 // Remove deletes key and reports whether it was present. The last item
@@ -144,10 +132,6 @@ func (ix *Index) Remove(key int64) bool {
 		ix.slots[moved] = slot
 		copy(ix.vector(slot), ix.vector(last))
 		copy(ix.code(slot), ix.code(last))
-		ix.setPrefix(slot)
-	}
-	if ix.prefix != nil {
-		ix.prefix = ix.prefix[:int(last)*prefixWords]
 	}
 	ix.keys = ix.keys[:last]
 	ix.vecs = ix.vecs[:int(last)*ix.dim]

@@ -21,12 +21,6 @@ type scratch struct {
 	heap  []Result
 	lut   []float32   // the query's per-byte tables (narrow.go)
 	est   []estimated // the pool's best estimates
-
-	// The prefix stage (prefix.go).
-	phist  []int32   // prefix distance -> number of items; 64*prefixWords+1 long
-	pparts [][]int32 // the prefix histograms of a split scan's other parts
-	pcand  []int32   // slots kept by prefix distance
-	dist2  []uint16  // full distance of each kept slot, by position in pcand
 }
 
 // scratchPool keeps working memory between searches. It is not a
@@ -65,8 +59,7 @@ func (p *scratchPool) put(s *scratch) {
 func (ix *Index) scratch(n, k int) *scratch {
 	s := ix.pool.get()
 	if s == nil {
-		s = &scratch{qcode: make([]uint64, ix.words), hist: make([]int32, ix.words*64+1),
-			phist: make([]int32, 64*prefixWords+1)}
+		s = &scratch{qcode: make([]uint64, ix.words), hist: make([]int32, ix.words*64+1)}
 	}
 	if cap(s.dist) < n {
 		s.dist = make([]uint16, n, n+n/8)

@@ -16,9 +16,6 @@ import (
 // codes) and run where POPCNT is missing or under the purego tag.
 
 //go:noescape
-func scanPopcnt2(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
-
-//go:noescape
 func scanPopcnt4(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
 
 //go:noescape
@@ -27,8 +24,11 @@ func scanPopcnt6(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
 //go:noescape
 func scanPopcnt8(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
 
+// scanPopcnt6Plain is scanPopcnt6 without the prefetch hint, the baseline
+// of TestScanVariants.
+//
 //go:noescape
-func scanSlotsPopcnt(codes *uint64, q *uint64, words int, slots *int32, n int, dist *uint16, hist *int32)
+func scanPopcnt6Plain(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
 
 //go:noescape
 func scanPopcntN(codes *uint64, q *uint64, words int, dist *uint16, n int, hist *int32)
@@ -52,8 +52,6 @@ func scanCodes(codes, q []uint64, dist []uint16, hist []int32) {
 	_ = hist[64*w]
 	c, qp, d, h := unsafe.SliceData(codes), unsafe.SliceData(q), unsafe.SliceData(dist), unsafe.SliceData(hist)
 	switch w {
-	case 2:
-		scanPopcnt2(c, qp, d, n, h)
 	case 4:
 		scanPopcnt4(c, qp, d, n, h)
 	case 6:
@@ -64,29 +62,3 @@ func scanCodes(codes, q []uint64, dist []uint16, hist []int32) {
 		scanPopcntN(c, qp, w, d, n, h)
 	}
 }
-
-// scanSlots writes the Hamming distance between q and the code at each of
-// slots into dist and counts it in hist (64*len(q)+1 counts); every slot
-// must be an item of codes.
-func scanSlots(codes, q []uint64, slots []int32, dist []uint16, hist []int32) {
-	n, w := len(slots), len(q)
-	if !hasPopcnt || n == 0 || w == 0 {
-		scanSlotsGo(codes, q, slots, dist, hist)
-		return
-	}
-	_ = dist[n-1]
-	_ = hist[64*w]
-	for _, slot := range slots {
-		if slot < 0 || (int(slot)+1)*w > len(codes) {
-			panic("vector: scanSlots: slot out of range")
-		}
-	}
-	scanSlotsPopcnt(unsafe.SliceData(codes), unsafe.SliceData(q), w, unsafe.SliceData(slots), n,
-		unsafe.SliceData(dist), unsafe.SliceData(hist))
-}
-
-//go:noescape
-func scanPopcnt6P(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
-
-//go:noescape
-func scanPopcnt6Q(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)

@@ -7,6 +7,14 @@
 #define FIRST(q) MOVQ 0(SI), AX; XORQ q, AX; POPCNTQ AX, AX
 #define NEXT(off, q) MOVQ off(SI), DX; XORQ q, DX; POPCNTQ DX, DX; ADDQ DX, AX
 
+// AHEAD asks for the codes 2 KB ahead of the item being read. The scan
+// reads 48 MB at 1M x 384, more than the L3 cache, and is bound by memory:
+// with the hardware prefetcher alone one core read about 11 GB/s here; with
+// this hint the 1M-item scan took 4.26 against 5.58 ms thread CPU (median of
+// 200 queries, alternating, load 22; 1 KB ahead: 4.51). A prefetch past the
+// end of the array does not fault.
+#define AHEAD PREFETCHT0 2048(SI)
+
 // STORE writes the distance in AX to dist, counts it in hist and moves to
 // the next item; it ends the loop after n items.
 #define STORE(width, loop) \
@@ -31,6 +39,7 @@ TEXT ·scanPopcnt4(SB), NOSPLIT, $0-40
 	MOVQ 16(DI), R8
 	MOVQ 24(DI), R12
 loop4:
+	AHEAD
 	FIRST(BX)
 	NEXT(8, CX)
 	NEXT(16, R8)
@@ -55,6 +64,7 @@ TEXT ·scanPopcnt6(SB), NOSPLIT, $0-40
 	MOVQ 32(DI), R13
 	MOVQ 40(DI), R14
 loop6:
+	AHEAD
 	FIRST(BX)
 	NEXT(8, CX)
 	NEXT(16, R8)
@@ -83,6 +93,7 @@ TEXT ·scanPopcnt8(SB), NOSPLIT, $0-40
 	MOVQ 48(DI), R15
 	MOVQ 56(DI), DI
 loop8:
+	AHEAD
 	FIRST(BX)
 	NEXT(8, CX)
 	NEXT(16, R8)
@@ -109,6 +120,7 @@ TEXT ·scanPopcntN(SB), NOSPLIT, $0-48
 	TESTQ R8, R8
 	JZ doneN
 itemN:
+	AHEAD
 	XORQ AX, AX
 	XORQ CX, CX
 wordN:
@@ -128,117 +140,29 @@ wordN:
 doneN:
 	RET
 
-// func scanPopcnt2(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
-// The prefix stage's width (prefix.go).
-TEXT ·scanPopcnt2(SB), NOSPLIT, $0-40
+// func scanPopcnt6Plain(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
+// scanPopcnt6 without AHEAD, as it was before: TestScanVariants's baseline.
+TEXT ·scanPopcnt6Plain(SB), NOSPLIT, $0-40
 	MOVQ codes+0(FP), SI
 	MOVQ q+8(FP), DI
 	MOVQ dist+16(FP), R9
 	MOVQ n+24(FP), R10
 	MOVQ hist+32(FP), R11
 	TESTQ R10, R10
-	JZ done2
-	MOVQ 0(DI), BX
-	MOVQ 8(DI), CX
-loop2:
-	FIRST(BX)
-	NEXT(8, CX)
-	STORE(16, loop2)
-done2:
-	RET
-
-// func scanSlotsPopcnt(codes *uint64, q *uint64, words int, slots *int32, n int, dist *uint16, hist *int32)
-// The full distance of the codes at n slots (prefix.go), the query read
-// from memory: dist[i] is the distance of the code at slots[i].
-TEXT ·scanSlotsPopcnt(SB), NOSPLIT, $0-56
-	MOVQ codes+0(FP), R12
-	MOVQ q+8(FP), DI
-	MOVQ words+16(FP), R8
-	MOVQ slots+24(FP), R13
-	MOVQ n+32(FP), R10
-	MOVQ dist+40(FP), R9
-	MOVQ hist+48(FP), R11
-	TESTQ R10, R10
-	JZ doneS
-	TESTQ R8, R8
-	JZ doneS
-	MOVQ R8, R14
-	SHLQ $3, R14 // bytes a code
-itemS:
-	MOVLQSX (R13), SI
-	IMULQ R14, SI
-	ADDQ R12, SI
-	XORQ AX, AX
-	XORQ CX, CX
-wordS:
-	MOVQ (SI)(CX*8), DX
-	XORQ (DI)(CX*8), DX
-	POPCNTQ DX, DX
-	ADDQ DX, AX
-	INCQ CX
-	CMPQ CX, R8
-	JB wordS
-	MOVW AX, (R9)
-	INCL (R11)(AX*4)
-	ADDQ $4, R13
-	ADDQ $2, R9
-	DECQ R10
-	JNZ itemS
-doneS:
-	RET
-
-// func scanPopcnt6P(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
-// scanPopcnt6 with a software prefetch 1 KB ahead (experiment).
-TEXT ·scanPopcnt6P(SB), NOSPLIT, $0-40
-	MOVQ codes+0(FP), SI
-	MOVQ q+8(FP), DI
-	MOVQ dist+16(FP), R9
-	MOVQ n+24(FP), R10
-	MOVQ hist+32(FP), R11
-	TESTQ R10, R10
-	JZ done6p
+	JZ done6plain
 	MOVQ 0(DI), BX
 	MOVQ 8(DI), CX
 	MOVQ 16(DI), R8
 	MOVQ 24(DI), R12
 	MOVQ 32(DI), R13
 	MOVQ 40(DI), R14
-loop6p:
-	PREFETCHT0 1024(SI)
+loop6plain:
 	FIRST(BX)
 	NEXT(8, CX)
 	NEXT(16, R8)
 	NEXT(24, R12)
 	NEXT(32, R13)
 	NEXT(40, R14)
-	STORE(48, loop6p)
-done6p:
-	RET
-
-// func scanPopcnt6Q(codes *uint64, q *uint64, dist *uint16, n int, hist *int32)
-// scanPopcnt6 with a software prefetch 2 KB ahead (experiment).
-TEXT ·scanPopcnt6Q(SB), NOSPLIT, $0-40
-	MOVQ codes+0(FP), SI
-	MOVQ q+8(FP), DI
-	MOVQ dist+16(FP), R9
-	MOVQ n+24(FP), R10
-	MOVQ hist+32(FP), R11
-	TESTQ R10, R10
-	JZ done6q
-	MOVQ 0(DI), BX
-	MOVQ 8(DI), CX
-	MOVQ 16(DI), R8
-	MOVQ 24(DI), R12
-	MOVQ 32(DI), R13
-	MOVQ 40(DI), R14
-loop6q:
-	PREFETCHT0 2048(SI)
-	FIRST(BX)
-	NEXT(8, CX)
-	NEXT(16, R8)
-	NEXT(24, R12)
-	NEXT(32, R13)
-	NEXT(40, R14)
-	STORE(48, loop6q)
-done6q:
+	STORE(48, loop6plain)
+done6plain:
 	RET

@@ -8,9 +8,3 @@ package vector
 func scanCodes(codes, q []uint64, dist []uint16, hist []int32) {
 	scanCodesGo(codes, q, dist, hist)
 }
-
-// scanSlots writes the Hamming distance between q and the code at each of
-// slots into dist and counts it in hist: scanSlotsGo (prefix.go).
-func scanSlots(codes, q []uint64, slots []int32, dist []uint16, hist []int32) {
-	scanSlotsGo(codes, q, slots, dist, hist)
-}

@@ -22,9 +22,10 @@ func threadCPU() time.Duration {
 }
 
 // TestSearchStages logs the thread CPU time of each stage of a search on
-// one goroutine (no split), median and minimum over 100 queries, on
-// BenchmarkScale's data: where a query's work goes, whatever the load. It
-// runs only with CAIRN_VECTOR_STAGES set to the index size:
+// one goroutine (no split), median and minimum over 200 queries, on
+// BenchmarkScale's data: where a query's work goes, whatever the load. The
+// code scan runs twice, with and without the prefetch hint, in alternating
+// order. It runs only with CAIRN_VECTOR_STAGES set to the index size:
 //
 //	CAIRN_VECTOR_STAGES=1000000 go test -run TestSearchStages -v -timeout 0 ./vector/
 func TestSearchStages(t *testing.T) {
@@ -40,61 +41,53 @@ func TestSearchStages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	qs := queries(g, 120)
+	qs := queries(g, 220)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	names := []string{"full scan", "full collect", "full scan, prefetch", "prefix scan", "prefix collect", "kept full distances", "kept collect", "narrow", "rescore"}
+	names := []string{"code scan, no prefetch", "code scan, prefetch", "candidate pass", "asymmetric stage", "exact rescoring"}
 	took := make([][]time.Duration, len(names))
 	var o SearchOptions
 	o.setDefaults(10, n)
-	keep := prefixKeep(o.Pool, n)
-	p := ix.prefixCodes()
 	for i, q := range qs {
 		s := ix.scratch(n, 10)
 		signCode(s.qcode, q)
-		var at [10]time.Duration
-		at[0] = threadCPU()
-		clear(s.hist)
-		scanCodes(ix.codes, s.qcode, s.dist, s.hist)
-		at[1] = threadCPU()
+		var d [5]time.Duration
+		for _, v := range []int{i % 2, 1 - i%2} {
+			clear(s.hist)
+			t0 := threadCPU()
+			if v == 0 {
+				scanCodesPlain(ix.codes, s.qcode, s.dist, s.hist)
+			} else {
+				scanCodes(ix.codes, s.qcode, s.dist, s.hist)
+			}
+			d[v] = threadCPU() - t0
+		}
+		t0 := threadCPU()
 		cut, atCut := cutoff(s.hist, o.Pool)
-		full := collect(s.dist, cut, atCut, nil)
-		at[2] = threadCPU()
-		clear(s.hist)
-		scanPopcnt6P(&ix.codes[0], &s.qcode[0], &s.dist[0], n, &s.hist[0])
-		at[3] = threadCPU()
-		hist := s.phist[:64*prefixWords+1]
-		clear(hist)
-		scanCodes(p, s.qcode[:prefixWords], s.dist, hist)
-		at[4] = threadCPU()
-		cut, atCut = cutoff(hist, keep)
-		kept := collect(s.dist, cut, atCut, nil)
-		at[5] = threadCPU()
-		d := make([]uint16, len(kept))
-		clear(s.hist)
-		scanSlots(ix.codes, s.qcode, kept, d, s.hist)
-		at[6] = threadCPU()
-		cut, atCut = cutoff(s.hist, o.Pool)
-		_ = collect(d, cut, atCut, nil)
-		at[7] = threadCPU()
-		cand := ix.narrow(s, q, full, o.Candidates)
-		at[8] = threadCPU()
+		pool := collect(s.dist, cut, atCut, s.cand[:0])
+		t1 := threadCPU()
+		cand := ix.narrow(s, q, pool, o.Candidates)
+		t2 := threadCPU()
 		top := topK{h: s.heap[:0], k: 10}
 		for _, slot := range cand {
 			top.push(Result{Key: ix.keys[slot], Score: dot(q, ix.vector(slot))})
 		}
-		at[9] = threadCPU()
-		s.heap = top.h
+		t3 := threadCPU()
+		s.cand, s.heap = pool, top.h
 		ix.pool.put(s)
+		d[2], d[3], d[4] = t1-t0, t2-t1, t3-t2
 		if i >= 20 {
 			for j := range names {
-				took[j] = append(took[j], at[j+1]-at[j])
+				took[j] = append(took[j], d[j])
 			}
 		}
 	}
 	for j, name := range names {
 		l := took[j]
 		slices.Sort(l)
-		t.Logf("n=%d %-20s thread CPU median %.3f ms, min %.3f", n, name, float64(l[len(l)/2].Microseconds())/1000, float64(l[0].Microseconds())/1000)
+		t.Logf("n=%d %-22s thread CPU median %.3f ms, min %.3f, p90 %.3f", n, name,
+			ms(l[len(l)/2]), ms(l[0]), ms(l[len(l)*9/10]))
 	}
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

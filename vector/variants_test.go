@@ -10,24 +10,21 @@ import (
 )
 
 // The scan variants, for TestScanVariants: the Go loops and plain
-// candidate pass (as before the assembly), the assembly scan on one
-// goroutine, and Search's scan as it is (split on large indexes).
+// candidate pass (as before the assembly), the assembly scan split over the
+// cores without the prefetch hint (scanCodesPlain: as before it), and
+// Search's scan as it is (split on large indexes, prefetching).
 const (
 	variantGo = iota
-	variantAsm
+	variantPlain
 	variantSplit
-	variantPrefix
 	variants
 )
 
-var variantNames = [variants]string{"Go scan", "assembly scan", "assembly, split", "prefix stage"}
+var variantNames = [variants]string{"Go scan", "assembly, split, no prefetch", "assembly, split, prefetch"}
 
 // searchVariant is Search without a filter, with the scan and candidate
 // pass of variant v.
 func (ix *Index) searchVariant(q []float32, k, v int) []Result {
-	if v == variantPrefix {
-		return ix.searchPrefix(q, k, -1, nil)
-	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := len(ix.keys)
@@ -40,8 +37,8 @@ func (ix *Index) searchVariant(q []float32, k, v int) []Result {
 	switch v {
 	case variantGo:
 		scanCodesGo(ix.codes, s.qcode, s.dist, s.hist)
-	case variantAsm:
-		scanCodes(ix.codes, s.qcode, s.dist, s.hist)
+	case variantPlain:
+		ix.scanSplitWith(s, scanCodesPlain)
 	default:
 		ix.scanSplit(s)
 	}
