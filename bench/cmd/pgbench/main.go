@@ -15,6 +15,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -39,15 +40,17 @@ func main() {
 	work := flag.String("work", "", "with -scale: keep the notes and the SQLite index in this folder (default: a temporary one, removed)")
 	reuse := flag.Bool("reuse", false, "with -scale and -work: search what an earlier run synced instead of syncing again")
 	hnsw := flag.Bool("hnsw", false, "with -scale: afterwards time an HNSW build over each PostgreSQL store's vectors (size, server peak RSS)")
+	schema := flag.String("schema", "cairn_bench", "the PostgreSQL schema the run uses (dropped first by -scale)")
+	citusSchema := flag.String("citus-schema", "", "the schema on Citus (default: -schema)")
 	only := flag.String("stores", "sqlite,postgres,citus", "with -scale: the stores to run, comma-separated")
 	flag.Parse()
 	ctx := context.Background()
 	stores := []namedBackend{{"sqlite", nil}}
 	if *pg != "" {
-		stores = append(stores, namedBackend{"postgres", postgres.Backend{URL: *pg, Schema: "cairn_bench", Agent: "bench"}})
+		stores = append(stores, namedBackend{"postgres", postgres.Backend{URL: *pg, Schema: *schema, Agent: "bench"}})
 	}
 	if *citus != "" {
-		stores = append(stores, namedBackend{"citus", postgres.Backend{URL: *citus, Schema: "cairn_bench", Agent: "bench"}})
+		stores = append(stores, namedBackend{"citus", postgres.Backend{URL: *citus, Schema: cmp.Or(*citusSchema, *schema), Agent: "bench"}})
 	}
 	var err error
 	switch {

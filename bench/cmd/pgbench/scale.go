@@ -121,35 +121,46 @@ func syncOne(ctx context.Context, st namedBackend, work, docs string, fill int, 
 	dir := filepath.Join(work, "data-"+st.name)
 	corpora := []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{docs}, Glob: "**/*.md"}}
 	r := &scaleRun{st: st, ms: map[string][]float64{}}
-	if st.backend != nil {
-		b := st.backend.(postgres.Backend)
-		r.url = b.URL
-		if !reuse {
-			if err := dropSchema(ctx, r.url, b.Schema); err != nil {
-				return nil, err
-			}
-			if st.name == "citus" && fill > 0 {
-				if err := fillAgents(ctx, b, work, fill); err != nil {
-					return nil, err
-				}
-			}
+	open := func() error {
+		eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashembed.Embedder{}, Corpora: corpora})
+		if err != nil {
+			return err
 		}
+		r.eng = eng
+		if r.stats, err = eng.IndexStats(ctx); err != nil {
+			eng.Close(ctx)
+		}
+		return err
+	}
+	if st.backend != nil {
+		r.url = st.backend.(postgres.Backend).URL
 	} else if !reuse {
 		os.RemoveAll(dir)
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashembed.Embedder{}, Corpora: corpora})
-	if err != nil {
-		return nil, err
-	}
-	r.eng = eng
-	if r.stats, err = eng.IndexStats(ctx); err != nil {
-		eng.Close(ctx)
+	if err := open(); err != nil {
 		return nil, err
 	}
 	if reuse && r.stats.Chunks > 0 {
 		r.cpu, r.syncLoad = "-", "-"
 		return r, nil
 	}
+	if st.backend != nil {
+		// A fresh schema (with -reuse too, when the store holds nothing).
+		r.eng.Close(ctx)
+		b := st.backend.(postgres.Backend)
+		if err := dropSchema(ctx, r.url, b.Schema); err != nil {
+			return nil, err
+		}
+		if st.name == "citus" && fill > 0 {
+			if err := fillAgents(ctx, b, work, fill); err != nil {
+				return nil, err
+			}
+		}
+		if err := open(); err != nil {
+			return nil, err
+		}
+	}
+	eng := r.eng
 	cpu0, srv0 := selfCPU(), serverCPU(r.url)
 	start := time.Now()
 	if _, err := eng.Sync(ctx, nil); err != nil {
@@ -162,6 +173,7 @@ func syncOne(ctx context.Context, st namedBackend, work, docs string, fill int, 
 		r.cpu += fmt.Sprintf("+%.0f", serverCPU(r.url)-srv0)
 	}
 	r.syncLoad = loadAvg()
+	var err error
 	if r.stats, err = eng.IndexStats(ctx); err != nil {
 		eng.Close(ctx)
 		return nil, err
