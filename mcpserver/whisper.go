@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/whisper"
 )
 
@@ -23,6 +24,13 @@ type ObserveOut struct {
 // Whisper answers one prompt-time turn (C28) with the agent's whisperers:
 // {} when nothing is injected, else {appendContext}.
 func (a *Agent) Whisper(ctx context.Context, t *whisper.Turn) (*whisper.Result, error) {
+	// The whisperers run past the request (a run goes on when the caller
+	// stops waiting, and its answer is kept for a repeat of the run id),
+	// so a grant limited to some corpora (access.go) cannot go with them:
+	// such a token is refused rather than answered from every corpus.
+	if s, ok := engine.ScopeOf(ctx); ok && s.Read != nil {
+		return nil, cairn.Forbiddenf("whisper: token %q may read only some corpora (%s), and the whisperers read them all: use memory_search", s.Grant, strings.Join(s.Read, ", "))
+	}
 	if a.Enhanced == nil || a.Enhanced.Whisper == nil {
 		return &whisper.Result{}, nil
 	}
@@ -124,6 +132,10 @@ func (h *httpServer) whisperAPI() http.Handler {
 			return
 		}
 		out, err := a.Whisper(r.Context(), t)
+		if errors.Is(err, cairn.ErrForbidden) {
+			writeError(w, http.StatusForbidden, err.Error())
+			return
+		}
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
@@ -171,6 +183,11 @@ func (h *httpServer) turnAgent(w http.ResponseWriter, r *http.Request, id string
 	case h.agents[id] == nil:
 		writeError(w, http.StatusForbidden, fmt.Sprintf("agent %q is not served here: allowed %s", id, strings.Join(h.names(), ", ")))
 		return nil, false
+	}
+	if h.opts.Access != nil { // the body names another agent than the one checked: its grant too (access.go)
+		if _, ok := h.opts.Access.allow(w, r, id); !ok {
+			return nil, false
+		}
 	}
 	return h.agents[id], true
 }

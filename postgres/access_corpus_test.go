@@ -133,7 +133,6 @@ func corpusAccess(t *testing.T, b Backend) {
 		{"mcp search", "/mcp", mcpCall("memory_search", map[string]any{"query": "zebraword", "mode": "lexical", "maxResults": 20, "minScore": 0})},
 		{"mcp tasks", "/mcp", mcpCall("memory_list_maintenance_tasks", map[string]any{})},
 		{"tasks", "/v1/tasks", `{}`},
-		{"whisper", "/v1/whisper", `{"prompt": "what about zebraword secretplan?"}`},
 	} {
 		code, out := do("docs-token", "POST", r.path, r.body)
 		if w := leaked(strings.ReplaceAll(out, "zebraword secretplan?", "")); w != "" || code != http.StatusOK {
@@ -181,6 +180,10 @@ func corpusAccess(t *testing.T, b Backend) {
 		if code != http.StatusOK || leaked(out) != "" || !strings.Contains(out, `"isError":true`) || !strings.Contains(out, r.corpus) || !strings.Contains(out, "docs") {
 			t.Errorf("docs token, %s: %d %s; want a tool error naming %q and \"docs\"", r.name, code, out, r.corpus)
 		}
+	}
+	// The whisperers run past the request over every corpus: refused.
+	if code, out := do("docs-token", "POST", "/v1/whisper", `{"agentId": "team", "sessionId": "s", "runId": "r", "trigger": "user", "prompt": "zebraword?"}`); code != http.StatusForbidden || !strings.Contains(out, `\"docs\"`) {
+		t.Errorf("docs token, whisper: %d %s; want 403 naming the token", code, out)
 	}
 	if code, out := do("docs-token", "POST", "/v1/get", fmt.Sprintf(`{"path": %q}`, filepath.Join(secret, "plan.md"))); code != http.StatusOK || leaked(out) != "" || !strings.Contains(out, "not_found") {
 		t.Errorf("docs token, get of the secret file by its absolute path: %d %s; want not found", code, out)

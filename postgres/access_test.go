@@ -145,6 +145,10 @@ func agentAccess(t *testing.T, b Backend) {
 			t.Errorf("alice's read-only token writing %s: %d %s; want 403", r.path, code, out)
 		}
 	}
+	// A whisper turn naming bob in its body, sent to the default agent.
+	if code, out := do("alice-token", "POST", "/v1/whisper", "", `{"agentId": "bob", "sessionId": "s", "runId": "r", "trigger": "user", "prompt": "bobword"}`); code != http.StatusForbidden {
+		t.Errorf("alice's token, a whisper turn whose agentId is bob: %d %s; want 403", code, out)
+	}
 	if code, out := do("bob-token", "POST", "/agents/bob/v1/memories", "", `{"kind": "fact", "title": "bob again", "summary": "bobword twice"}`); code != http.StatusOK {
 		t.Errorf("bob's write token remembering for bob: %d %s", code, out)
 	}
