@@ -26,8 +26,8 @@ func TestModelsMatchFeatures(t *testing.T) {
 // and explain names the inputs and weights.
 func TestCalibrate(t *testing.T) {
 	hits := []cairn.Hit{
-		{Path: "a", Signals: &cairn.HitSignals{Match: 1.5, AllWords: true, LexRank: 1}},
-		{Path: "b", Signals: &cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2}}, // model says higher: a is raised to it
+		{Path: "a", Signals: &cairn.HitSignals{Match: 0.5, LexRank: 1, Held: 1, Terms: 0.5, Cover: 0.3, KnownCover: 0.3, Rarest: 0.3}},
+		{Path: "b", Signals: &cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2, Held: 2, Terms: 1, Cover: 1, KnownCover: 1, Rarest: 0.5}}, // model says higher: a is raised to it
 		{Path: "c", Signals: &cairn.HitSignals{Match: 0.05, LexRank: 3}},
 		{Path: "d"}, // no signals
 	}
@@ -116,5 +116,47 @@ func TestUnknownFeature(t *testing.T) {
 	QuerySignals(sigs)
 	if sigs[0].Rows != 300 || sigs[0].Known != 0.5 {
 		t.Errorf("first hit: rows %d known %.2f, want the query's 300 and 0.5", sigs[0].Rows, sigs[0].Known)
+	}
+}
+
+// TestNoEvidenceNoScore: a hit's score comes from its own evidence, and
+// the query's signals only weigh it. A hit that holds none of the query's
+// words never scores higher because other hits hold them (TopTerms,
+// TopMatch), and a hit with no evidence at all (no word, no cosine) gets
+// at most the model's bias, whatever the query's signals. The models
+// before this rule added the query's best term share and best cosine to
+// every hit: in a 3,200-chunk index, hybrid search of "zanzibar quokka
+// flamingo handshake" scored six chunks holding none of its words 0.78 to
+// 0.88 beside the one note that holds "quokka".
+func TestNoEvidenceNoScore(t *testing.T) {
+	queries := []cairn.HitSignals{
+		{}, {TopTerms: 1, TopMatch: 2, Known: 1, Rows: 3000, CosGap: 0.1, TopCosine: 0.8, NextCosine: 0.7},
+		{TopTerms: 0.25, TopMatch: 0.3, Known: 0.25, Rows: 5, CosGap: 0.02, TopCosine: 0.5, NextCosine: 0.45, Symbols: 0.3},
+		{TopTerms: 1, TopMatch: 1, Known: 1, Rows: 100_000, CosGap: 0.3, TopCosine: 0.9, NextCosine: 0.5},
+	}
+	for _, mode := range []string{cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid} {
+		m := Models[mode]
+		bias := 1 / (1 + math.Exp(-m.Weights[0]))
+		for _, q := range queries {
+			s := q // a hit with nothing of its own
+			if p := m.Probability(m.Inputs(s)); p > bias+1e-12 {
+				t.Errorf("%s: a hit with no evidence scores %.4f under query signals %+v, above the bias's %.4f", mode, p, q, bias)
+			}
+		}
+		if mode == cairn.ModeLexical {
+			continue // a lexical hit holds a word
+		}
+		for _, cos := range []float64{0.3, 0.4, 0.6} {
+			base := cairn.HitSignals{Cosine: cos, VecRank: 3, Known: 1, Rows: 3000, CosGap: 0.1, TopCosine: max(cos, 0.7), NextCosine: 0.5}
+			p0 := m.Probability(m.Inputs(base))
+			for _, top := range []struct{ terms, match float64 }{{0.25, 0.2}, {0.5, 1}, {1, 2}} {
+				s := base
+				s.TopTerms, s.TopMatch = top.terms, top.match
+				if p := m.Probability(m.Inputs(s)); p > p0+1e-12 {
+					t.Errorf("%s: a hit of cosine %.1f holding no word scores %.4f where another holds %.0f%% of the words, above its %.4f where none does",
+						mode, cos, p, 100*top.terms, p0)
+				}
+			}
+		}
 	}
 }

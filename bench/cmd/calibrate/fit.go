@@ -46,8 +46,10 @@ func readDump(paths string) (Dump, error) {
 }
 
 // fixtureConv reports whether q is a search of the ranking fixture or of
-// the small indexes of its notes.
-func fixtureConv(q eval.CalibrationQuery) bool { return q.Conv == "fixture" || q.Conv == smallConv }
+// the small and mid-sized indexes of its notes.
+func fixtureConv(q eval.CalibrationQuery) bool {
+	return q.Conv == "fixture" || q.Conv == smallConv || q.Conv == midConv
+}
 
 // signals returns q's hits' signals with the query's signals set as
 // search.Calibrate sets them.
@@ -109,11 +111,16 @@ type fitOptions struct {
 	// questions of the small indexes (smallParaphrases; 0: they count as
 	// fixture answers).
 	para float64
+	// mid: the share of the answers' weight given to the mid-sized
+	// indexes' answers but their paraphrases' (0: they count as fixture
+	// answers).
+	mid float64
 }
 
-// paraphrase reports whether q is one of smallParaphrases.
+// paraphrase reports whether q is one of smallParaphrases (asked of the
+// small and the mid-sized indexes).
 func paraphrase(q eval.CalibrationQuery) bool {
-	return q.Conv == smallConv && slices.ContainsFunc(smallParaphrases, func(p fixtureQuestion) bool { return p.text == q.Question })
+	return (q.Conv == smallConv || q.Conv == midConv) && slices.ContainsFunc(smallParaphrases, func(p fixtureQuestion) bool { return p.text == q.Question })
 }
 
 func runFit(path, test string, o fitOptions) error {
@@ -162,6 +169,20 @@ func runFit(path, test string, o fitOptions) error {
 			m := fitModel(names, qs, func(q eval.CalibrationQuery) bool { return !own(q) && !heldOff(q) }, l2, o)
 			cv.add(score(m, qs, func(q eval.CalibrationQuery) bool { return heldOff(q) || own(q) && !offTopic(q) }, minScore))
 		}
+		// Each mid-sized index held out in turn (its searches, fitted on
+		// everything else): what a model that never saw that index keeps.
+		var midCV foldStats
+		var mids []string
+		for _, q := range qs {
+			if q.Conv == midConv && !slices.Contains(mids, q.Target) {
+				mids = append(mids, q.Target)
+			}
+		}
+		for _, target := range mids {
+			held := func(q eval.CalibrationQuery) bool { return q.Conv == midConv && q.Target == target }
+			mm := fitModel(names, qs, func(q eval.CalibrationQuery) bool { return !held(q) }, l2, o)
+			midCV.add(score(mm, qs, held, minScore))
+		}
 		m := fitModel(names, qs, func(eval.CalibrationQuery) bool { return true }, l2, o)
 		all := score(m, qs, func(q eval.CalibrationQuery) bool { return !fixtureConv(q) }, minScore)
 		fx := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == "fixture" }, minScore)
@@ -171,10 +192,17 @@ func runFit(path, test string, o fitOptions) error {
 		fmt.Printf("  fitted on all, LoCoMo:           %s\n", all)
 		fmt.Printf("  fitted on all, fixture:          %s; %s\n", fx, fx.answers())
 		fmt.Printf("  fitted on all, small indexes:    %s; %s\n", sm, sm.answers())
+		if len(mids) > 0 {
+			md := score(m, qs, func(q eval.CalibrationQuery) bool { return q.Conv == midConv }, minScore)
+			fmt.Printf("  fitted on all, mid indexes:      %s; %s\n", md, md.answers())
+			fmt.Printf("  mid indexes, one held out:       %s; %s\n", midCV, midCV.answers())
+		}
 		if td != nil {
 			tq := td[mode]
 			all := func(eval.CalibrationQuery) bool { return true }
 			fmt.Printf("  test list:                       %s\n", score(m, tq, all, minScore))
+			tm := score(m, tq, func(q eval.CalibrationQuery) bool { return q.Conv == midConv }, minScore)
+			fmt.Printf("  test list, mid indexes:          %s\n", tm)
 			for _, q := range tq {
 				if n := kept(m, q, minScore); n > 0 {
 					fmt.Printf("    %q in %s: %d hits\n", q.Question, q.Target, n)
@@ -197,11 +225,11 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 	m := search.Model{Features: names}
 	type row struct {
 		y     bool
-		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic, 4 a fixture question's other note, 5 a paraphrase's answer
+		class int // 0 answer, 1 fixture answer, 2 other conversation, 3 off-topic, 4 a fixture question's other note, 5 a paraphrase's answer, 6 a mid-sized index's answer
 	}
 	var x [][]float64
 	var rows []row
-	var n [6]float64
+	var n [7]float64
 	for _, q := range qs {
 		if !use(q) {
 			continue
@@ -217,6 +245,8 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 				r.class = 4
 			case q.OnTopic && paraphrase(q) && o.para > 0:
 				r.class = 5
+			case q.OnTopic && q.Conv == midConv && o.mid > 0:
+				r.class = 6
 			case q.OnTopic && fixtureConv(q) && o.fixed > 0:
 				r.class = 1
 			case q.OnTopic:
@@ -232,7 +262,8 @@ func fitModel(names []string, qs []eval.CalibrationQuery, use func(eval.Calibrat
 		}
 	}
 	neg := 1 - o.posShare
-	share := [6]float64{o.posShare * (1 - o.fixed - o.para), o.posShare * o.fixed, neg * o.crossShare, neg * (1 - o.crossShare - o.others), neg * o.others, o.posShare * o.para}
+	share := [7]float64{o.posShare * (1 - o.fixed - o.para - o.mid), o.posShare * o.fixed, neg * o.crossShare, neg * (1 - o.crossShare - o.others), neg * o.others,
+		o.posShare * o.para, o.posShare * o.mid}
 	w := make([]float64, len(x))
 	y := make([]bool, len(x))
 	for i, r := range rows {

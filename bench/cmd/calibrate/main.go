@@ -44,7 +44,7 @@ func main() {
 	list := flag.String("list", "", "with -dump: ask only the queries of this file (one a line, # comments) of every conversation and the fixture")
 	test := flag.String("test", "", "with -fit: a -list dump of engine/testdata/offtopic.txt to check the models on")
 	only := flag.String("modes", "lexical,vector,hybrid", "with -dump: the modes to ask in")
-	parts := flag.String("parts", "", "with -dump: what to ask (locomo: the development conversations; fixture: the ranking fixture; small: indexes of 3 and 5 of its notes; default all three, with -list the first two)")
+	parts := flag.String("parts", "", "with -dump: what to ask (locomo: the development conversations; fixture: the ranking fixture; small: indexes of 3 and 5 of its notes; mid: its notes beside 100 and 300 generated ones; default all four, with -list locomo,fixture)")
 	fit := flag.String("fit", "", "fit the models to this JSON file (from -dump)")
 	why := flag.Int("why", 0, "with -fit: print this many relevant hits cut and off-topic searches answered")
 	featureSpec := flag.String("features", "", `with -fit: the features of some modes' models ("hybrid=match,cos;lexical=match"), default search.Models'`)
@@ -55,6 +55,7 @@ func main() {
 	crossShare := flag.Float64("cross", 0.1, "share of the negatives' weight given to questions asked of another conversation")
 	fixed := flag.Float64("fixture", 0, "share of the answers' weight given to the ranking fixture's (0: by count)")
 	paraShare := flag.Float64("para", 0, "share of the answers' weight given to the small indexes' paraphrase questions (0: they count as fixture answers)")
+	midShare := flag.Float64("mid", 0, "share of the answers' weight given to the mid-sized indexes' answers (0: they count as fixture answers)")
 	othersShare := flag.Float64("others", 0, "share of the negatives' weight given to the notes a fixture question does not expect (0: those hits are left out)")
 	flag.Parse()
 	modes = strings.Split(*only, ",")
@@ -63,14 +64,14 @@ func main() {
 	case *dump != "":
 		p := *parts
 		if p == "" && *list == "" {
-			p = "locomo,fixture,small"
+			p = "locomo,fixture,small,mid"
 		} else if p == "" {
 			p = "locomo,fixture"
 		}
 		err = runDump(*shared, *dump, *list, strings.Split(p, ","))
 	case *fit != "":
 		err = runFit(*fit, *test, fitOptions{features: *featureSpec, why: *why, l2: *l2, minScore: *minScore,
-			crossShare: *crossShare, posShare: *posShare, fixed: *fixed, others: *othersShare, para: *paraShare})
+			crossShare: *crossShare, posShare: *posShare, fixed: *fixed, others: *othersShare, para: *paraShare, mid: *midShare})
 	case *evalRuns:
 		err = runEval(*shared)
 	default:
@@ -157,6 +158,13 @@ func runDump(shared, out, list string, parts []string) error {
 				return err
 			}
 			qs = append(qs, fx...)
+		}
+		if slices.Contains(parts, "mid") {
+			md, err := midFixture(ctx, shared, mode, offTopic, askQuestions)
+			if err != nil {
+				return err
+			}
+			qs = append(qs, md...)
 		}
 		if slices.Contains(parts, "small") {
 			sm, err := smallFixture(ctx, shared, mode, offTopic)
