@@ -505,7 +505,8 @@ func TestFuseLean(t *testing.T) {
 	}
 	vec := []cairn.Hit{hit("b.md", 0, 0.6), hit("c.md", 0, 0.55), hit("a.md", 0, 0.3)}
 	key := func(h cairn.Hit) string { return h.Path }
-	lean := fusion
+	plain := fusionWeights{Lex: 1, Vec: 0.5, Convex: true} // score fusion, no knob
+	lean := plain
 	lean.Lean, lean.LeanBy = 1, leanGap
 	for _, c := range []struct {
 		name string
@@ -514,7 +515,7 @@ func TestFuseLean(t *testing.T) {
 		want string
 	}{
 		// a: 1 + 0; b: 0.6 + 0.5: b first without Lean.
-		{"sure, plain", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 6, 0)}, fusion, "b.md"},
+		{"sure, plain", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 6, 0)}, plain, "b.md"},
 		// Gap 0.4: the vector weight is 0.5 × 0.6 = 0.3; b: 0.6 + 0.3 < 1.
 		{"sure, lean", []cairn.Hit{hit("a.md", 10, 0), hit("b.md", 6, 0)}, lean, "a.md"},
 		// Gap 0.05: b 0.95 + 0.475 beats a's 1, as without Lean.
@@ -548,14 +549,15 @@ func TestFuseDiverse(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
-	div := fusion
+	plain := fusionWeights{Lex: 1, Vec: 0.5, Convex: true}
+	div := plain
 	div.Diverse, div.DiverseAfter = 0.1, 1
 	for _, c := range []struct {
 		name string
 		fw   fusionWeights
 		want string
 	}{
-		{"plain", fusion, "d1.md:1 d1.md:5 d1.md:9 d2.md:1 d2.md:5"},
+		{"plain", plain, "d1.md:1 d1.md:5 d1.md:9 d2.md:1 d2.md:5"},
 		// Penalty 0.15 a chunk of a session above: place 2 is d1:5 (0.95
 		// − 0.15 = 0.8) against d2:1 (0.85): d2:1; place 3 d1:5 (0.8)
 		// against d1:9 (0.75) and d2:5 (0.4 − 0.15).
@@ -592,14 +594,15 @@ func TestFuseContext(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
-	ctx := fusion
+	plain := fusionWeights{Lex: 1, Vec: 0.5, Convex: true}
+	ctx := plain
 	ctx.Context = 0.2
 	for _, c := range []struct {
 		name string
 		fw   fusionWeights
 		want string
 	}{
-		{"plain", fusion, "d1.md:7 d2.md:1 d2.md:11 d3.md:7 d1.md:11"},
+		{"plain", plain, "d1.md:7 d2.md:1 d2.md:11 d3.md:7 d1.md:11"},
 		// d1:11 0.3 + 0.2 × 1; d1:7 1 + 0.2 × 0.3: the reply passes d2:1.
 		{"context", ctx, "d1.md:7 d1.md:11 d2.md:1 d2.md:11 d3.md:7"},
 	} {
