@@ -176,7 +176,19 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
 		return nil, "", err
 	}
-	hits, err := e.withSnippets(ctx, query, hits, ids, nil)
+	// A hit of the vector lane alone gets its chunk's term signals too
+	// (search.Searcher.TermSignals): the calibrated score tells one that
+	// holds none of the query's words from one the lexical lane only
+	// ranked below its cut. Hits of both lanes keep the lexical lane's.
+	terms, err := e.searcher.TermSignals(ctx, query)
+	if err != nil {
+		return nil, "", err
+	}
+	hits, err = e.withSnippets(ctx, query, hits, ids, func(text string, s *cairn.HitSignals) {
+		if s.LexRank == 0 {
+			terms(text, s)
+		}
+	})
 	return hits, cairn.ModeHybrid, err
 }
 
