@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -34,7 +35,7 @@ import (
 )
 
 type config struct {
-	dir, index, corpus, cpuProfile, fingerprint string
+	dir, index, corpus, cpuProfile, trace, fingerprint string
 	noop, queries                               int
 	keep, fresh                                 bool
 }
@@ -70,6 +71,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.BoolVar(&c.fresh, "fresh", true, "empty -index before the first sync (false: time syncs over the index there)")
 	fs.IntVar(&c.noop, "noop", 1, "no-op syncs to time after the first")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the first sync here")
+	fs.StringVar(&c.trace, "trace", "", "write an execution trace of the first sync here (go tool trace)")
 	fs.StringVar(&c.fingerprint, "fingerprint", "", "write the index fingerprint here")
 	fs.IntVar(&c.queries, "queries", 300, "queries in the fingerprint")
 	fs.BoolVar(&c.keep, "keep", true, "keep the index afterwards")
@@ -121,6 +123,16 @@ func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error
 			return nil, fmt.Errorf("start profile: %w", err)
 		}
 	}
+	if c.trace != "" {
+		f, err := os.Create(c.trace)
+		if err != nil {
+			return nil, fmt.Errorf("create trace: %w", err)
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return nil, fmt.Errorf("start trace: %w", err)
+		}
+	}
 	u0, s0 := cpuTimes()
 	start := time.Now()
 	res, err := eng.Sync(ctx, nil)
@@ -128,6 +140,9 @@ func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error
 	u1, s1 := cpuTimes()
 	if c.cpuProfile != "" {
 		pprof.StopCPUProfile()
+	}
+	if c.trace != "" {
+		trace.Stop()
 	}
 	if err != nil {
 		return nil, err
