@@ -36,8 +36,8 @@ import (
 
 type config struct {
 	dir, index, corpus, cpuProfile, trace, fingerprint string
-	noop, queries                               int
-	keep, fresh                                 bool
+	noop, queries                                      int
+	keep, fresh                                        bool
 }
 
 // Result is the JSON line indexbench prints.
