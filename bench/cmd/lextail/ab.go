@@ -117,13 +117,13 @@ func (c *child) close() {
 
 // ab sends every query to both binaries, in random order per query, and
 // compares latency percentiles by kind and the hits each returned.
-func ab(before, after, index, notes string, n int, seed int64, rounds int) error {
+func ab(before, after, index, indexAfter, notes string, n int, seed int64, rounds int) error {
 	a, err := startChild("before", before, index, notes)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	b, err := startChild("after", after, index, notes)
+	b, err := startChild("after", after, indexAfter, notes)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@
 //
 //	lextail -index /tmp/l1big/n480000/home/agents/default -queries 2000
 //	lextail -before /tmp/lt-before -after /tmp/lt-after -index DIR -notes NOTES
+//	lextail -before /tmp/lt -after /tmp/lt -index DIR -index-after DIR2 -notes NOTES
+//	lextail -index COPY -merge small|optimize   # segments before and after, and the time
 package main
 
 import (
@@ -44,15 +46,23 @@ func main() {
 	before := flag.String("before", "", "A/B: the binary before (this command built from the commit to compare)")
 	after := flag.String("after", "", "A/B: the binary after")
 	notes := flag.String("notes", "", "A/B: the notes folder the index was built from")
+	indexAfter := flag.String("index-after", "", "A/B: the data directory the after binary searches (default -index): one binary over two copies of an index, e.g. before and after merging its segments")
 	child := flag.Bool("serve", false, "internal: answer queries on stdin through the engine over -index")
+	merge := flag.String("merge", "", "instead of searching: print -index's full-text segments, then 'small' merges same-level segments two or more at a time (up to 2,000 pages), 'optimize' merges all into one; WRITES the index: use a copy")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
 	switch {
+	case *merge != "":
+		err = mergeIndex(ctx, *index, *merge)
 	case *child:
 		err = serve(ctx, *index, *notes)
 	case *before != "" || *after != "":
-		err = ab(*before, *after, *index, *notes, *n, *seed, *rounds)
+		ia := *indexAfter
+		if ia == "" {
+			ia = *index
+		}
+		err = ab(*before, *after, *index, ia, *notes, *n, *seed, *rounds)
 	default:
 		err = run(ctx, *index, *n, *seed, *rounds, *top)
 	}
@@ -174,3 +184,42 @@ func pct(l []time.Duration) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// mergeIndex prints the index's full-text segments, merges them as mode
+// says, and prints them again with the time and CPU the merge took.
+func mergeIndex(ctx context.Context, index, mode string) error {
+	st, err := sqlite.Backend{}.Open(ctx, index, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, ok := st.(*sqlite.Store)
+	if !ok {
+		return fmt.Errorf("merge: %s is not a SQLite index", index)
+	}
+	seg, err := s.FTSSegments(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("before: %d segments on %d levels, %d leaf pages, %d tombstones, pages by segment %v\n", seg.Count, seg.Levels, seg.Pages, seg.Tombstones, seg.Sizes)
+	runtime.LockOSThread()
+	t0, c0 := time.Now(), threadCPU()
+	switch mode {
+	case "small":
+		err = s.MergeSmall(ctx, 2, 2000)
+	case "optimize":
+		err = s.Optimize(ctx)
+	default:
+		return fmt.Errorf("merge %q: allowed small, optimize", mode)
+	}
+	if err != nil {
+		return err
+	}
+	wall, cpu := time.Since(t0), threadCPU()-c0
+	if seg, err = s.FTSSegments(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("after %s (%.2f s, %.2f s CPU): %d segments on %d levels, %d leaf pages, %d tombstones, pages by segment %v\n",
+		mode, wall.Seconds(), cpu.Seconds(), seg.Count, seg.Levels, seg.Pages, seg.Tombstones, seg.Sizes)
+	return nil
+}
