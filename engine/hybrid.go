@@ -85,9 +85,14 @@ const (
 // lane's confidence read as its best hit's rarest term times its cover
 // (leanRare), and each chunk gains 0.3 of the fused score of the chunk
 // beside it (Context; sessions only: a file's unit is the whole
-// document). Five folds of six chose this setting; cross-validated turn
-// recall@1 / @10 / @50 33.6 / 64.4 / 76.5 against 33.2 / 62.3 / 75.4 for
-// score fusion alone and lexical's 33.9 / 58.8 / 70.9.
+// document). Over the second grid's settings that use both knobs, five
+// folds of six chose this one: cross-validated turn recall@1 / @10 / @50
+// 33.6 / 64.4 / 76.5 (33.5 / 64.3 / 76.8 over the whole grid, context
+// alone included) against 33.2 / 62.3 / 75.4 for score fusion alone and
+// lexical's 33.9 / 58.8 / 70.9 (bench/RESULTS.md, "Ranking: lean and
+// neighbours"). A session's turns are chunks of a few lines, and the
+// evidence of a question is often the reply to the turn that names its
+// topic.
 var fusion = fusionWeights{Lex: 1, Vec: 0.5, Convex: true, Lean: 0.5, LeanBy: leanRare, Context: 0.3}
 
 // rrfFusion is reciprocal-rank fusion with equal weights (spec C11), the
