@@ -148,6 +148,11 @@ type MemberQuery struct {
 	// MaxRank, when positive, keeps the members with a representative rank
 	// of 1 to MaxRank.
 	MaxRank int
+	// Corpora, when not nil, keeps the Sources of these corpora (names
+	// ignoring case): a caller's grant on a team server (engine.Scope),
+	// applied in the store's query, so a content that a document of
+	// another corpus also holds does not name that document.
+	Corpora []string
 }
 
 // Maintenance task types, statuses and annotation bases (C21).

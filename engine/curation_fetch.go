@@ -129,7 +129,7 @@ func (e *Engine) FetchCluster(ctx context.Context, o FetchClusterOptions) (*Clus
 	}
 	st := statsOf(run.ID, *c)
 	page.Cluster = &st
-	ms, err := e.store.AnalysisMembers(ctx, cairn.MemberQuery{RunID: run.ID, Cluster: c.ID})
+	ms, err := e.store.AnalysisMembers(ctx, cairn.MemberQuery{RunID: run.ID, Cluster: c.ID, Corpora: readList(ctx)})
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func (e *Engine) previews(ctx context.Context, runID string, cs []cairn.Analysis
 	if len(cs) == 0 {
 		return out, nil
 	}
-	reps, err := e.store.AnalysisMembers(ctx, cairn.MemberQuery{RunID: runID, AllClusters: true, MaxRank: 1})
+	reps, err := e.store.AnalysisMembers(ctx, cairn.MemberQuery{RunID: runID, AllClusters: true, MaxRank: 1, Corpora: readList(ctx)})
 	if err != nil {
 		return nil, err
 	}

@@ -176,7 +176,7 @@ func (e *Engine) sampleCluster(ctx context.Context, corpora []string, ref string
 	if err != nil || c == nil {
 		return p, run.ID, 0, "not_found", err
 	}
-	ms, err := e.store.AnalysisMembers(ctx, cairn.MemberQuery{RunID: run.ID, Cluster: c.ID})
+	ms, err := e.store.AnalysisMembers(ctx, cairn.MemberQuery{RunID: run.ID, Cluster: c.ID, Corpora: readList(ctx)})
 	if err != nil {
 		return p, "", 0, "", err
 	}

@@ -1,15 +1,18 @@
 package mcpserver
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/local"
 )
 
 // TestCurationHTTP: the curation tools on the JSON API answer as over MCP
@@ -96,4 +99,61 @@ func TestCurationHTTP(t *testing.T) {
 func sha(token string) string {
 	s := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(s[:])
+}
+
+// TestClusterSourcesScoped: a content that a document of another corpus
+// also holds does not name that document to a token limited to the run's
+// corpus (the corpus condition is in the store's member query); without
+// the limit it does. The run covers notes, then a mirror corpus holding a
+// copy of a note is added (the run goes stale and stays readable).
+func TestClusterSourcesScoped(t *testing.T) {
+	notes, mirror, data := t.TempDir(), t.TempDir(), t.TempDir()
+	writeCurationNotes(t, notes)
+	ctx := context.Background()
+	open := func(corpora ...cairn.Corpus) *Agent {
+		eng, err := local.Open(ctx, engine.Options{Dir: data, Embedder: topicEmbedder{}, Corpora: corpora})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := NewAgent("default", eng)
+		t.Cleanup(func() { a.Close(ctx); eng.Close(ctx) })
+		if _, err := eng.Sync(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	notesCorpus := cairn.Corpus{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}
+	first := open(notesCorpus)
+	if run, err := first.Recluster(ctx, ReclusterIn{HDBSCAN: &HDBSCANIn{MinClusterSize: ptr(4)}, Seed: ptr(int64(7))}); err != nil || run.Status != "ok" {
+		t.Fatalf("recluster: %+v, %v", run, err)
+	}
+	first.Close(ctx)
+	first.Engine().Close(ctx)
+	copyTree(t, filepath.Join(notes, "t0"), mirror)
+	a := open(notesCorpus, cairn.Corpus{Name: "mirror", Kind: cairn.KindFiles, Paths: []string{mirror}, Glob: cairn.DefaultGlob})
+	access, err := NewAccess(map[string]Grant{sha("all"): {Name: "all", Agents: []string{"*"}}, sha("notes"): {Name: "notes", Agents: []string{"*"}, Corpora: []string{"Notes"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, HTTPOptions{Agents: []*Agent{a}, Access: access})
+	mirrored := func(token string) int {
+		hdr := map[string]string{"Authorization": "Bearer " + token}
+		code, text := do(t, srv, request{"POST", "/v1/clusters", `{"limit": 50}`, hdr})
+		var list engine.ClusterList
+		if err := json.Unmarshal([]byte(text), &list); code != 200 || err != nil || len(list.Clusters) == 0 {
+			t.Fatalf("%s: list: %d %s", token, code, text)
+		}
+		n := strings.Count(text, "cairn://mirror/")
+		for _, c := range list.Clusters {
+			_, page := do(t, srv, request{"POST", "/v1/clusters/fetch", `{"clusterId": "` + c.ClusterID + `", "topK": 50}`, hdr})
+			n += strings.Count(page, "cairn://mirror/")
+		}
+		return n
+	}
+	if n := mirrored("all"); n == 0 {
+		t.Fatalf("an unlimited token sees no mirror source: the fixture is wrong")
+	}
+	if n := mirrored("notes"); n != 0 {
+		t.Errorf("a token limited to notes sees %d mirror sources; want none", n)
+	}
 }

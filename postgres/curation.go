@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -221,9 +222,18 @@ func (s *Store) AnalysisMembers(ctx context.Context, q cairn.MemberQuery) ([]cai
 		args = append(args, q.MaxRank)
 		where += fmt.Sprintf(" AND m.representative_rank BETWEEN 1 AND $%d", len(args))
 	}
+	var corpora []string // nil: every corpus; a grant's corpora match ignoring case
+	for _, c := range q.Corpora {
+		corpora = append(corpora, strings.ToLower(c))
+	}
+	if q.Corpora != nil && corpora == nil {
+		corpora = []string{}
+	}
+	args = append(args, corpora)
 	rows, err := s.pool.Query(ctx, `SELECT m.hash, m.seq, m.cluster_id, m.probability, m.outlier_score, m.x, m.y,
 		coalesce(m.representative_rank, 0), d.corpus, d.path, d.mtime, se.started_at
 		FROM analysis_memberships m LEFT JOIN documents d ON d.agent = m.agent AND d.hash = m.hash
+			AND ($`+fmt.Sprint(len(args))+`::text[] IS NULL OR lower(d.corpus) = ANY($`+fmt.Sprint(len(args))+`))
 		LEFT JOIN sessions se ON se.agent = d.agent AND se.corpus = d.corpus AND se.path = d.path
 		WHERE `+where+` ORDER BY m.hash COLLATE "C", m.seq, d.corpus COLLATE "C", d.path COLLATE "C"`, args...)
 	if err != nil {

@@ -256,11 +256,17 @@ func (s *Store) AnalysisMembers(ctx context.Context, q cairn.MemberQuery) ([]cai
 		where += " AND m.representative_rank BETWEEN 1 AND ?"
 		args = append(args, q.MaxRank)
 	}
+	all, corpora := q.Corpora == nil, "[]"
+	if !all {
+		b, _ := json.Marshal(q.Corpora)
+		corpora = string(b)
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT m.hash, m.seq, m.cluster_id, m.probability, m.outlier_score, m.x, m.y,
 		COALESCE(m.representative_rank, 0), d.corpus, d.path, d.mtime, s.started_at
 		FROM analysis_memberships m LEFT JOIN documents d ON d.hash = m.hash
+			AND (? OR d.corpus COLLATE NOCASE IN (SELECT value FROM json_each(?)))
 		LEFT JOIN sessions s ON s.corpus = d.corpus AND s.path = d.path
-		WHERE `+where+` ORDER BY m.hash, m.seq, d.corpus, d.path`, args...)
+		WHERE `+where+` ORDER BY m.hash, m.seq, d.corpus, d.path`, append([]any{all, corpora}, args...)...)
 	if err != nil {
 		return nil, s.diagnose("read cluster members", fmt.Errorf("read cluster members: %w", err))
 	}
