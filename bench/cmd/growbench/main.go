@@ -4,6 +4,7 @@
 //
 //	go build -tags sqlite_fts5 -o /tmp/growbench ./bench/cmd/growbench
 //	nice -n 10 /tmp/growbench -dir /tmp/big1m/notes -index /tmp/ix -profiles /tmp/prof
+//	/tmp/growbench -dir NEW -index COPY_OF_BIG -fresh=false -corpus extra   # the same files into a big index
 //
 // Every -every seconds it prints one line: elapsed seconds, files handed to
 // the writer, files per second and process CPU seconds in the window, and
@@ -56,13 +57,15 @@ func main() {
 type config struct {
 	dir, index, corpus, profiles string
 	every                        time.Duration
+	fresh                        bool
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	c := &config{}
 	fs := flag.NewFlagSet("growbench", flag.ContinueOnError)
 	fs.StringVar(&c.dir, "dir", "", "folder of Markdown files to index (required)")
-	fs.StringVar(&c.index, "index", "", "data directory for the index (required; emptied first)")
+	fs.StringVar(&c.index, "index", "", "data directory for the index (required; emptied first unless -fresh=false)")
+	fs.BoolVar(&c.fresh, "fresh", true, "empty -index first (false: add the corpus to the index there, which keeps its other corpora)")
 	fs.StringVar(&c.corpus, "corpus", "bench", "corpus name")
 	fs.StringVar(&c.profiles, "profiles", "", "folder for early.prof and late.prof (CPU profiles of two windows)")
 	fs.DurationVar(&c.every, "every", 30*time.Second, "time between progress lines")
@@ -76,8 +79,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("resolve -dir: %w", err)
 	}
-	if err := os.RemoveAll(c.index); err != nil {
-		return fmt.Errorf("empty index: %w", err)
+	if c.fresh {
+		if err := os.RemoveAll(c.index); err != nil {
+			return fmt.Errorf("empty index: %w", err)
+		}
 	}
 	corp := cairn.Corpus{Name: c.corpus, Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}
 	eng, err := local.Open(ctx, engine.Options{Dir: c.index, Corpora: []cairn.Corpus{corp}})
@@ -201,7 +206,8 @@ func measure(ctx context.Context, eng *engine.Engine, c *config, out io.Writer) 
 			}
 		}
 	}()
-	res, err := eng.Sync(ctx, &cairn.SyncOptions{Progress: m.progress})
+	// Naming the corpus syncs it alone and prunes no other.
+	res, err := eng.Sync(ctx, &cairn.SyncOptions{Corpora: []string{c.corpus}, Progress: m.progress})
 	end := time.Now()
 	tick.Stop()
 	close(stopTick)
