@@ -35,7 +35,7 @@ type Model struct {
 // its BM25 over the query's ideal, its cosine, its lane ranks) or the
 // query's signals as a factor of that evidence (termstop, cosabove,
 // cosunknown, termsunknown, cossym, ...): none is the query's alone, so a
-// hit with no evidence of its own scores the bias, about 0.002, whatever
+// hit with no evidence of its own scores the bias (0.002 in vector and hybrid mode), whatever
 // the other hits hold (TestNoEvidenceNoScore). The previous models added
 // the query's best term share and best cosine to every hit, and in a
 // 3,200-chunk index six chunks holding none of the words of "zanzibar
