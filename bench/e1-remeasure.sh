@@ -9,21 +9,24 @@
 #
 #   bench/e1-remeasure.sh            # from the repository root
 #
-# RUNS (embedbench runs of each build, default 3), SYNTH (size of the
+# AFTER (the commit measured, default HEAD; both builds come from commits,
+# not the working tree), RUNS (embedbench runs of each build, default 3), SYNTH (size of the
 # synthetic vector lane, default 1000000; 0: none) and ROUNDS (one-shot
 # rounds of 12 queries, default 2) shorten a trial run.
 set -eu
 BASE=${BASE:-5760e6b} WORK=${WORK:-/tmp/e1r} SHARED=$(cd ../shared && pwd)
 RUNS=${RUNS:-3} SYNTH=${SYNTH:-1000000} ROUNDS=${ROUNDS:-2}
 mkdir -p "$WORK"
-rm -rf "$WORK/src-before" && mkdir -p "$WORK/src-before"
-git archive "$BASE" | tar -x -C "$WORK/src-before"
-cp bench/cmd/embedbench/main.go "$WORK/src-before/bench/cmd/embedbench/main.go"
-(cd "$WORK/src-before" && go build -tags sqlite_fts5 -o "$WORK/cairn-before" ./cmd/cairn &&
-  go build -tags sqlite_fts5 -o "$WORK/embedbench-before" ./bench/cmd/embedbench)
-go build -tags sqlite_fts5 -o "$WORK/cairn-after" ./cmd/cairn
-go build -tags sqlite_fts5 -o "$WORK/embedbench-after" ./bench/cmd/embedbench
-go build -tags sqlite_fts5 -o "$WORK/hybridbench" ./bench/cmd/hybridbench
+# Both builds from commits (AFTER, default HEAD), not the working tree.
+for side in before after; do
+  rev=$BASE; [ $side = after ] && rev=${AFTER:-HEAD}
+  rm -rf "$WORK/src-$side" && mkdir -p "$WORK/src-$side"
+  git archive "$rev" | tar -x -C "$WORK/src-$side"
+  cp bench/cmd/embedbench/main.go "$WORK/src-$side/bench/cmd/embedbench/main.go"
+  (cd "$WORK/src-$side" && go build -tags sqlite_fts5 -o "$WORK/cairn-$side" ./cmd/cairn &&
+    go build -tags sqlite_fts5 -o "$WORK/embedbench-$side" ./bench/cmd/embedbench)
+done
+(cd "$WORK/src-after" && go build -tags sqlite_fts5 -o "$WORK/hybridbench" ./bench/cmd/hybridbench)
 echo "== item 5: embedding phase, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$WORK/embedbench-after" -before "$WORK/embedbench-before" -after "$WORK/embedbench-after" -repo . -shared "$SHARED" -sessions 30 -runs "$RUNS"
 # A copy of the kept index as an agent's data directory.
