@@ -102,8 +102,8 @@ func TestPostingsMigration(t *testing.T) {
 }
 
 // TestLexicalIndexOnly: after Optimize a one-term pass reads its matches
-// and counts from the postings' primary key without touching the heap,
-// and the chunks only for the winners; the GIN index it replaced visited
+// and counts from the postings' primary key (an index-only scan), and the
+// chunks only for the winners; the GIN index it replaced visited
 // every matching chunk's row for its tf map.
 func TestLexicalIndexOnly(t *testing.T) {
 	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_index_only")
@@ -120,7 +120,18 @@ func TestLexicalIndexOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	query, args := scanQuery(cairn.LexicalQuery{Match: cairn.Term("elephant"), Limit: 10, MaxCandidates: 2000}, c, false)
-	rows, err := s.pool.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+query, args...)
+	// At this size (600 chunks) the planner may prefer a bitmap scan of
+	// the table to an index-only scan of the wider key; what this checks
+	// is that the key answers the pass alone, so bitmap scans are off.
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_bitmapscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +149,10 @@ func TestLexicalIndexOnly(t *testing.T) {
 	if !ok {
 		t.Fatalf("no CTE m in the plan:\n%s", plan)
 	}
-	if !strings.Contains(scan, "Index Only Scan") || !strings.Contains(scan, "postings_pkey") || !strings.Contains(scan, "Heap Fetches: 0") {
+	// Heap fetches are not asserted: they are 0 after Optimize's vacuum
+	// unless another session's open transaction on the server holds the
+	// visibility horizon back (the test servers are shared).
+	if !strings.Contains(scan, "Index Only Scan") || !strings.Contains(scan, "postings_pkey") {
 		t.Errorf("a one-term pass does not read the postings index-only:\n%s", plan)
 	}
 	if strings.Contains(scan, " on chunks") || strings.Contains(scan, "chunks_tsv") {
@@ -173,5 +187,35 @@ func TestCheckFTSPostings(t *testing.T) {
 	}
 	if d := cmp.Diff(want, searchAll(t, s)); d != "" {
 		t.Errorf("searches after the rebuild (-before +after):\n%s", d)
+	}
+}
+
+// TestPhraseIndexOnly: a phrase's word order is checked from the
+// postings' positions, so its pass reads no chunk row to match.
+func TestPhraseIndexOnly(t *testing.T) {
+	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_phrase_index_only")
+	ctx := context.Background()
+	s := openTest(t, b, "a")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(60)}); err != nil {
+		t.Fatal(err)
+	}
+	m := cairn.Match{Op: cairn.MatchPhrase, Words: []string{"elephant", "seal"}}
+	c, err := s.compile(ctx, s.pool, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query, _ := scanQuery(cairn.LexicalQuery{Match: m, Limit: 10, MaxCandidates: 2000}, c, false)
+	scan, _, _ := strings.Cut(query, "m AS MATERIALIZED")
+	if strings.Contains(scan, "chunks") || strings.Contains(scan, "tsv") {
+		t.Errorf("a phrase pass reads the chunks to match:\n%s", scan)
+	}
+	res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: m, Limit: 100})
+	if err != nil || res.Scanned != 12 {
+		t.Fatalf("phrase search = %d matches, %v; want the 12 notes with the sighting", res.Scanned, err)
+	}
+	// In the reverse order the words are in no note.
+	rev := cairn.Match{Op: cairn.MatchPhrase, Words: []string{"seal", "elephant"}}
+	if res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: rev, Limit: 100}); err != nil || res.Scanned != 0 {
+		t.Errorf("reversed phrase = %+v, %v; want no match", res, err)
 	}
 }

@@ -169,17 +169,19 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 		return "", relation{}
 	}
 	var q, from, counts []string
+	anyPrefix := false
 	for k, l := range ls {
 		prefix := m.Op == cairn.MatchPrefix && k == len(ls)-1
 		lit := quoteLiteral(strings.ReplaceAll(l, `\`, `\\`))
 		var p string
 		if prefix {
+			anyPrefix = true
 			q = append(q, lit+":*")
 			p = fmt.Sprintf("(SELECT chunk, sum(tf) AS tf FROM postings WHERE agent = $1 AND lexeme >= %s AND lexeme < %s GROUP BY chunk)",
 				c.arg(l), c.arg(prefixEnd(l)))
 		} else {
 			q = append(q, lit)
-			p = "(SELECT chunk, tf FROM postings WHERE agent = $1 AND lexeme = " + c.arg(l) + ")"
+			p = "(SELECT chunk, tf, pos FROM postings WHERE agent = $1 AND lexeme = " + c.arg(l) + ")"
 		}
 		from = append(from, fmt.Sprintf("%s p%d", p, k))
 		counts = append(counts, fmt.Sprintf("p%d.tf", k))
@@ -196,7 +198,19 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 	for k, f := range from[1:] {
 		fmt.Fprintf(&b, " JOIN %s ON p%d.chunk = p0.chunk", f, k+1)
 	}
-	fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.agent = $1 AND c.id = p0.chunk AND c.tsv @@ %s::tsquery)", c.arg(tsq))
+	if anyPrefix {
+		// A phrase ending in a prefix: its order is checked on the chunk's
+		// tsvector (the prefix's positions are spread over its lexemes).
+		fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.agent = $1 AND c.id = p0.chunk AND c.tsv @@ %s::tsquery)", c.arg(tsq))
+	} else {
+		// The lexemes in sequence, from the postings' positions (the
+		// tsvector's, so the same test as its <-> operator).
+		var seq []string
+		for k := 1; k < len(ls); k++ {
+			seq = append(seq, fmt.Sprintf("(x + %d)::smallint = ANY(p%d.pos)", k, k))
+		}
+		fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM unnest(p0.pos) x WHERE %s)", strings.Join(seq, " AND "))
+	}
 	return tsq, relation{sql: b.String(), leaves: []int{i}}
 }
 

@@ -152,7 +152,8 @@ func scanQuery(q cairn.LexicalQuery, c *compiled, filterInside bool) (string, []
 			substring(ct.doc FROM c.pos::int + 1 FOR c.len::int)
 		FROM top JOIN chunks c ON c.agent = ` + ag + ` AND c.id = top.id
 			LEFT JOIN documents d ON d.agent = ` + ag + ` AND d.hash = c.hash
-			LEFT JOIN content ct ON ct.agent = ` + ag + ` AND ct.hash = c.hash`
+			LEFT JOIN content ct ON ct.agent = ` + ag + ` AND ct.hash = c.hash
+		ORDER BY top.score DESC, top.id DESC` // ties keep one order whatever the join's plan (lexical sorts stably)
 	return query, args
 }
 

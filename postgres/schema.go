@@ -212,6 +212,12 @@ var migrations = []string{
 		tf real NOT NULL,
 		PRIMARY KEY(agent, lexeme, chunk) INCLUDE (tf)
 	);`,
+	// 3: each posting's positions (the tsvector's, for the lexeme), in the
+	// primary key too, so a phrase's word order is checked index-only
+	// instead of on every candidate chunk's tsvector (13 of the 15
+	// statements over 300 ms at 100k chunks were phrases). Filled from the
+	// tsvectors and the key rebuilt by migrationFill.
+	`ALTER TABLE postings ADD COLUMN IF NOT EXISTS pos smallint[]`,
 }
 
 // The lexical index is a table of postings, one row per
@@ -236,7 +242,11 @@ var migrationDistribute = map[int][]string{1: {"postings"}}
 // longer read, so it goes.
 // Each statement runs by itself (Citus refuses some DDL in a transaction
 // that has already written shards in parallel).
-var migrationFill = map[int][]string{1: {fillPostingsSQL, `DROP INDEX IF EXISTS chunks_tsv`}}
+var migrationFill = map[int][]string{1: {fillPostingsSQL, `DROP INDEX IF EXISTS chunks_tsv`},
+	2: {`UPDATE postings p SET pos = x.positions FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x
+		WHERE p.pos IS NULL AND c.agent = p.agent AND c.id = p.chunk AND x.lexeme = p.lexeme`,
+		`ALTER TABLE postings DROP CONSTRAINT postings_pkey`,
+		`ALTER TABLE postings ADD PRIMARY KEY (agent, lexeme, chunk) INCLUDE (tf, pos)`}}
 
 // fillPostingsSQL writes the postings of every indexed chunk of every
 // agent (the migration of a database made before the postings table).
@@ -247,8 +257,8 @@ const fillPostingsSQL = `INSERT INTO postings(agent, lexeme, chunk, tf)
 
 // agentPostingsSQL writes the postings of every indexed chunk of agent
 // $1 (an import, a rebuild).
-const agentPostingsSQL = `INSERT INTO postings(agent, lexeme, chunk, tf)
-	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0)
+const agentPostingsSQL = `INSERT INTO postings(agent, lexeme, chunk, tf, pos)
+	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0), x.positions
 	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x WHERE c.agent = $1 AND NOT c.noise AND c.tsv IS NOT NULL
 	ON CONFLICT DO NOTHING`
 

@@ -188,12 +188,12 @@ const insertChunks = `INSERT INTO chunks(agent, hash, seq, pos, len, start_line,
 // insertPostings writes the postings of the chunks of the given contents
 // (just inserted: a content's chunks are written once, with it), one per
 // lexeme of each indexed chunk's tsvector, with its count from the tf
-// map. Read back from the chunk rows in the same statement, so the
+// map and its positions. Read back from the chunk rows in the same statement, so the
 // postings name exactly the lexemes the tsvector holds. On Citus the
 // statement runs on the agent's shard (both tables are distributed by
 // agent, co-located).
-const insertPostings = `INSERT INTO postings(agent, lexeme, chunk, tf)
-	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0)
+const insertPostings = `INSERT INTO postings(agent, lexeme, chunk, tf, pos)
+	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0), x.positions
 	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x
 	WHERE c.agent = $1 AND c.hash = ANY($2) AND NOT c.noise AND c.tsv IS NOT NULL`
 
