@@ -47,7 +47,8 @@ type Model struct {
 // on the cross-validated numbers (leave one conversation and a sixth of the
 // off-topic queries out; leave one mid-sized index out): lexical pos 0.35
 // fixture 0.3 mid 0.03; vector pos 0.2 fixture 0.1 and hybrid pos 0.2
-// fixture 0.3, both others 0.1 para 0.02 mid 0.03. Lexical mode has no
+// fixture 0.3, both others 0.1 para 0.02 mid 0.03; hybrid over the fusion
+// of ce521c9 (Lean 0.5 by rarest cover, Context 0.3). Lexical mode has no
 // index size (its Rows is 0), so its unknown-word factors are 0 and left
 // out.
 var Models = map[string]Model{
@@ -56,7 +57,7 @@ var Models = map[string]Model{
 	cairn.ModeVector: {Features: []string{"cos", "lnrank", "cosabove", "cosratio", "cosunknown", "cossym", "cossymunknown", "cossmall", "held", "terms", "cover", "termstop", "termsratio", "termsunknown", "termssym", "noterms"},
 		Weights: []float64{-6.1001, 10.1469, -0.1473, 5.6721, -0.4811, -7.1577, -5.7767, -2.6972, -0.2094, 3.1311, 9.0053, -5.8621, 8.9923, -4.1212, 1.2848, -1.4649, -0.5657}},
 	cairn.ModeHybrid: {Features: []string{"match", "lex", "lnlexrank", "cover", "held", "terms", "termstop", "termsratio", "termsunknown", "termssym", "cos", "lnvecrank", "cosabove", "cosratio", "cosunknown", "cossym", "cossymunknown", "cossmall", "noterms"},
-		Weights: []float64{-6.2750, 2.9973, -0.4341, 0.0242, -3.6645, 2.8936, 4.5869, 8.7115, -3.0936, -1.5361, -3.0577, 9.5228, -0.1909, 4.8901, -0.7217, -4.0768, -6.2200, -3.1185, 1.9373, -1.3335}},
+		Weights: []float64{-5.8104, 1.9336, -0.2086, -0.1389, -2.6864, 2.7245, 4.2696, 9.2907, -3.1250, -2.3622, -3.1051, 10.1932, -0.1136, 5.1039, -1.1985, -5.4221, -6.3467, -3.0546, 0.8626, -1.1849}},
 }
 
 // features are the inputs a model may use, by name: a hit's own signals
