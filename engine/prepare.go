@@ -18,8 +18,9 @@ import (
 // redactVersion names the redaction a redacting files corpus gets (package
 // redact's rules, and the newlines it keeps). Bump it when those rules
 // change: the next sync then reads every file of such a corpus again (see
-// syncCorpus).
-const redactVersion = "1"
+// syncCorpus). 2: fixed-shape keys with "example" or "your" among their
+// letters (AWS's AKIAIOSFODNN7EXAMPLE) are redacted.
+const redactVersion = "2"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.

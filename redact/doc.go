@@ -77,8 +77,17 @@
 // stand-ins, the words password, secret, none, null, and changeme (a known
 // default, not a secret; redacting it protects nothing). Stripe publishable
 // test keys (pk_test_) are public and kept; secret and restricted test keys
-// (sk_test_, rk_test_) grant API access and are redacted. Tokens whose text
-// contains "example" or "your" are documentation stand-ins and are kept.
+// (sk_test_, rk_test_) grant API access and are redacted.
+//
+// A value in a provider's fixed shape (AKIA<16>, ghp_<36>, AIza<35>, a
+// 40-character AWS secret key, ...) is kept only when it is a mask
+// (ghp_xxxx..., runs of * or 0) or holds "example", "your", "redacted" or
+// "placeholder" as a word of its own, between its ends, '-', '_' or '.'
+// (sk-proj-your-key-here-...). Letters inside a key do not exempt it: AWS's
+// documented sample AKIAIOSFODNN7EXAMPLE is redacted, since a user who
+// tries the redaction pastes that sample, and a real random key can hold
+// the same letters. Values of open-ended shape (a bearer token, an Azure
+// key) that contain those words anywhere are kept as stand-ins.
 //
 // Bare values in code are not secrets: password = newPassword,
 // password: cfg.Password, password=get_password(). A bare value after a

@@ -94,19 +94,19 @@ func buildRules() []rule {
 		tok("shopify-token", []string{"shp"}, `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
 		tok("databricks-token", []string{"dapi"}, `dapi[a-f0-9]{32}(?:-[0-9])?\b`),
 		tok("age-secret-key", []string{"AGE-SECRET-KEY-1"}, `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-		reRule("telegram-bot-token", []string{":AA"}, false, `(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})`, 1, tokenOK),
+		reRule("telegram-bot-token", []string{":AA"}, false, `(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})`, 1, shapeOK),
 		{
 			// Discord bot tokens have no fixed prefix; look only on lines that
 			// mention Discord or run a bot.
 			anchors: []string{"discord", ".run("},
 			fold:    true,
 			find: reFind("discord-bot-token", regexp.MustCompile(
-				boundary+`([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`), 1, tokenOK),
+				boundary+`([MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})\b`), 1, shapeOK),
 		},
 		tok("jwt", []string{"eyJ"}, `eyJ[A-Za-z0-9_-]{10,}\.(?:eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`),
 
 		reRule("aws-secret-access-key", []string{"secret"}, true,
-			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?[ \t]*[:=][ \t]*\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, tokenOK),
+			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?[ \t]*[:=][ \t]*\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, shapeOK),
 		reRule("azure-storage-key", []string{"accountkey=", "sharedaccesskey="}, true,
 			`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, 1, tokenOK),
 		reRule("twilio-auth-token", []string{"twilio"}, true,
@@ -135,7 +135,7 @@ const boundary = `(?:^|\\[nrt]|[^A-Za-z0-9_])`
 
 // tok is a rule for a token with a recognizable shape.
 func tok(kind string, anchors []string, pattern string) rule {
-	return reRule(kind, anchors, false, boundary+`(`+pattern+`)`, 1, tokenOK)
+	return reRule(kind, anchors, false, boundary+`(`+pattern+`)`, 1, shapeOK)
 }
 
 // reRule is a rule whose secret is submatch group of pattern; ok, when
@@ -157,15 +157,59 @@ func reFind(kind string, re *regexp.Regexp, group int, ok func(line, v string) b
 	}
 }
 
-// tokenOK rejects documentation stand-ins in the shape of a token.
+// masks and standInWords mark documentation stand-ins in the shape of a
+// token.
+var (
+	masks        = []string{"xxxxx", "*****", "00000000"}
+	standInWords = []string{"example", "your", "redacted", "placeholder"}
+)
+
+// tokenOK rejects documentation stand-ins in a value of open-ended shape (a
+// bearer token, an Azure key): a mask, or a stand-in word anywhere in it.
 func tokenOK(_, v string) bool {
 	l := strings.ToLower(v)
-	for _, w := range []string{"xxxxx", "*****", "example", "your", "redacted", "placeholder", "00000000"} {
+	for _, ws := range [][]string{masks, standInWords} {
+		for _, w := range ws {
+			if strings.Contains(l, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shapeOK vets a value that matched a provider's fixed shape (AKIA and 16
+// capitals or digits, ghp_ and 36 letters and digits, ...). A mask
+// (ghp_xxxx...) is kept, as is a stand-in word standing as a word of its own,
+// between the ends, '-', '_' or '.' (sk-proj-your-key-here-...). Letters
+// inside the key do not make it a stand-in: AWS's documented sample
+// AKIAIOSFODNN7EXAMPLE is redacted, since a user trying the redaction pastes
+// that sample and a real random key can hold the same letters.
+func shapeOK(_, v string) bool {
+	l := strings.ToLower(v)
+	for _, w := range masks {
 		if strings.Contains(l, w) {
 			return false
 		}
 	}
+	for _, w := range standInWords {
+		for i := 0; ; i++ {
+			j := strings.Index(l[i:], w)
+			if j < 0 {
+				break
+			}
+			i += j
+			if wordEdge(l, i-1) && wordEdge(l, i+len(w)) {
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// wordEdge reports whether position i of s is outside s or a separator.
+func wordEdge(s string, i int) bool {
+	return i < 0 || i >= len(s) || strings.IndexByte("-_.", s[i]) >= 0
 }
 
 func plainValueOK(_, v string) bool { return !isPlaceholder(v) }
