@@ -84,8 +84,9 @@ func (a *Agent) startFirstSync(wait time.Duration, log *slog.Logger) {
 		defer a.bg.Done()
 		defer cancel()
 		defer a.first.lexicalReady() // also when it failed: waiting longer helps nobody
-		err := a.runFirstSync(ctx)
-		log.Info("first sync", "agent", a.name, "err", err)
+		start := time.Now()
+		results, err := a.runFirstSync(ctx)
+		logFirstSync(log, a.name, results, time.Since(start), err)
 		a.first.update(func(s *FirstSyncStatus) {
 			s.Phase, s.CompletedAt = "", nowUTC()
 			s.Status = firstCompleted
@@ -98,8 +99,9 @@ func (a *Agent) startFirstSync(wait time.Duration, log *slog.Logger) {
 
 // runFirstSync syncs the files corpora, then the whole index. A files
 // corpus that fails does not stop the second step: the sessions may still
-// be readable; the first error is returned.
-func (a *Agent) runFirstSync(ctx context.Context) error {
+// be readable; the first error is returned, with the results of the steps
+// that returned one.
+func (a *Agent) runFirstSync(ctx context.Context) ([]*cairn.SyncResult, error) {
 	var files []string
 	for _, c := range a.configured() {
 		if c.Kind == cairn.KindFiles {
@@ -116,22 +118,62 @@ func (a *Agent) runFirstSync(ctx context.Context) error {
 			})
 		}
 	}
+	var results []*cairn.SyncResult
+	keep := func(r *cairn.SyncResult) {
+		if r != nil {
+			results = append(results, r)
+		}
+	}
 	var firstErr error
 	if len(files) > 0 {
-		_, firstErr = a.eng.Sync(ctx, &cairn.SyncOptions{Corpora: files, Progress: progress})
+		r, err := a.eng.Sync(ctx, &cairn.SyncOptions{Corpora: files, Progress: progress})
+		keep(r)
+		firstErr = err
 		a.first.lexicalReady()
 		if ctx.Err() != nil {
-			return firstErr
+			return results, firstErr
 		}
 	}
 	a.first.update(func(s *FirstSyncStatus) { s.Phase = phaseSessions })
 	// The full sync also prunes corpora no longer configured and indexes
 	// consolidated memories; the files it finds unchanged cost a stat each.
-	_, err := a.eng.Sync(ctx, &cairn.SyncOptions{Progress: progress})
+	r, err := a.eng.Sync(ctx, &cairn.SyncOptions{Progress: progress})
+	keep(r)
 	if errors.Is(err, cairn.ErrBusy) {
 		err = nil // another process runs the session sync; it indexes them
 	}
-	return errors.Join(firstErr, err)
+	return results, errors.Join(firstErr, err)
+}
+
+// logFirstSync logs what the first sync did: the documents it found and
+// the chunks it wrote, or that it failed and why (err only then).
+func logFirstSync(log *slog.Logger, agent string, results []*cairn.SyncResult, took time.Duration, err error) {
+	docs, written, chunks := firstSyncCounts(results)
+	attrs := []any{"agent", agent, "documents", docs, "new_or_changed", written, "chunks", chunks,
+		"took", took.Round(time.Millisecond).String()}
+	if err != nil {
+		log.Warn("first sync failed", append(attrs, "err", err)...)
+		return
+	}
+	log.Info("first sync done", attrs...)
+}
+
+// firstSyncCounts sums the results of the first sync's steps: documents
+// found (a corpus counted once, by its largest scan: the second step scans
+// the files corpora again), documents added or updated, chunks written.
+func firstSyncCounts(results []*cairn.SyncResult) (docs, written, chunks int) {
+	scanned := map[string]int{}
+	for _, r := range results {
+		for _, c := range r.Corpora {
+			scanned[c.Name] = max(scanned[c.Name], c.Scanned)
+			written += c.Added + c.Updated
+			chunks += c.Chunks
+		}
+	}
+	for _, n := range scanned {
+		docs += n
+	}
+	return docs, written, chunks
 }
 
 // waitFirstSync waits, within the first sync's bound, until the full-text
