@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -12,6 +14,44 @@ import (
 // rememberFlagNames spells the fields of a remember error as the flags do.
 var rememberFlagNames = strings.NewReplacer("event_date", "--event-date", "start_date", "--start-date", "end_date", "--end-date",
 	"applies_when", "--applies-when")
+
+// rememberField is the field a remember error starts with ("remember:
+// title is required ..."); rememberList a list entry ("cues[2] is ...") or
+// count ("9 cues: ...").
+var (
+	rememberField = regexp.MustCompile(`^remember: (agent|kind|title|summary|body|about|scope|confidence|importance|phase)\b`)
+	rememberEntry = regexp.MustCompile(`^remember: (cues|concepts)\[([0-9]+)\]`)
+	rememberCount = regexp.MustCompile(`^remember: ([0-9]+) (cues|concepts):`)
+)
+
+// rememberCLIError names in a remember error the flag (or the argument)
+// the CLI takes for the field the library names: "--title is required for
+// a preference", not "title is required"; the MCP tool's messages keep the
+// field names of its input.
+func rememberCLIError(msg string) string {
+	flag := func(field string) string {
+		switch field {
+		case "summary":
+			return "the memory's text (the argument)"
+		case "cues":
+			return "--cue"
+		case "concepts":
+			return "--concept"
+		}
+		return "--" + field
+	}
+	msg = rememberField.ReplaceAllStringFunc(msg, func(m string) string {
+		return "remember: " + flag(strings.TrimPrefix(m, "remember: "))
+	})
+	if m := rememberEntry.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		msg = "remember: " + flag(m[1]) + " number " + strconv.Itoa(n+1) + msg[len(m[0]):]
+	}
+	if m := rememberCount.FindStringSubmatch(msg); m != nil {
+		msg = "remember: " + m[1] + " " + flag(m[2]) + " values:" + msg[len(m[0]):]
+	}
+	return rememberFlagNames.Replace(msg)
+}
 
 // cmdRemember writes a memory directly: the summary is the positional
 // argument, the rest are flags. It is told by "cli", or by the agent
@@ -54,7 +94,7 @@ func cmdRemember(ctx context.Context, e *env, args []string) error {
 	defer eng.Close(ctx)
 	res, err := eng.Remember(ctx, &r)
 	if errors.Is(err, cairn.ErrInvalid) {
-		return cairn.Invalidf("%s", rememberFlagNames.Replace(err.Error()))
+		return cairn.Invalidf("%s", rememberCLIError(err.Error()))
 	}
 	if err != nil {
 		return err

@@ -47,11 +47,35 @@ func TestCLIRemember(t *testing.T) {
 		want string
 	}{
 		{[]string{"remember", "--kind", "observation", "--event-date", "soon", "x"}, `--event-date "soon": allowed`},
-		{[]string{"remember", "--kind", "fact", "x"}, "title is required for a fact"},
+		{[]string{"remember", "--kind", "fact", "x"}, "remember: --title is required for a fact"},
+		{[]string{"remember", "--kind", "preference", "x"}, "remember: --title is required for a preference"},
+		{[]string{"remember", "--kind", "observation", "--title", "t", "x"}, "remember: --title is for items, not kind observation"},
+		{[]string{"remember", "--kind", "fact", "--title", "t", "--scope", "galaxy", "x"}, `remember: --scope "galaxy": allowed`},
 		{[]string{"remember", "--kind", "fact", "--title", "t"}, "remember takes one argument"},
 	} {
 		if _, errs, code := c.run(bad.args...); code != 2 || !strings.Contains(errs, bad.want) {
 			t.Errorf("cairn %v: exit %d, stderr %q; want 2 with %q", bad.args, code, errs, bad.want)
+		}
+	}
+}
+
+// TestRememberCLIError: the library's remember errors name fields; the CLI
+// says the flag (or the argument) that sets each.
+func TestRememberCLIError(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"remember: title is required for a preference: a short line naming it", "remember: --title is required for a preference: a short line naming it"},
+		{"remember: kind is required: allowed fact, observation", "remember: --kind is required: allowed fact, observation"},
+		{"remember: summary is required: the memory's text", "remember: the memory's text (the argument) is required: the memory's text"},
+		{"remember: importance 1: allowed 2 to 5", "remember: --importance 1: allowed 2 to 5"},
+		{"remember: applies_when is for items, not kind observation: leave it out", "remember: --applies-when is for items, not kind observation: leave it out"},
+		{"remember: cues[2] is 300 characters: allowed at most 200", "remember: --cue number 3 is 300 characters: allowed at most 200"},
+		{"remember: 9 concepts: allowed at most 8", "remember: 9 --concept values: allowed at most 8"},
+		{"remember: event_date with start_date or end_date: allowed an event date or a span, not both",
+			"remember: --event-date with --start-date or --end-date: allowed an event date or a span, not both"},
+		{"remember: titles differ", "remember: titles differ"},
+	} {
+		if got := rememberCLIError(c.in); got != c.want {
+			t.Errorf("rememberCLIError(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
 }
