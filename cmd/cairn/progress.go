@@ -151,9 +151,16 @@ func shortDuration(d time.Duration) string {
 }
 
 // tookDuration is a finished command's time in shortDuration's form, with
-// tenths under 10 s so a quick sync does not say "done in 0s": 0.4s, 9.9s,
-// 10s, 1m19s.
+// milliseconds under a second and tenths under 10 s, so a quick sync does
+// not say "done in 0s" or "done in 0.0s": 42 ms, 0.4s is 432 ms, 1.2s,
+// 9.9s, 10s, 1m19s.
 func tookDuration(d time.Duration) string {
+	switch ms := d.Round(time.Millisecond) / time.Millisecond; {
+	case ms < 1:
+		return "under 1 ms"
+	case ms < 1000:
+		return fmt.Sprintf("%d ms", ms)
+	}
 	if d < 10*time.Second-50*time.Millisecond {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}

@@ -120,7 +120,8 @@ func TestShortDurationAndThousands(t *testing.T) {
 			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
-	for d, want := range map[time.Duration]string{432 * time.Millisecond: "0.4s", 9940 * time.Millisecond: "9.9s", 9960 * time.Millisecond: "10s", 79494 * time.Millisecond: "1m19s"} {
+	for d, want := range map[time.Duration]string{432 * time.Millisecond: "432 ms", 41999999: "42 ms", 999 * time.Millisecond: "999 ms",
+		999600 * time.Microsecond: "1.0s", 200 * time.Microsecond: "under 1 ms", 1240 * time.Millisecond: "1.2s", 9940 * time.Millisecond: "9.9s", 9960 * time.Millisecond: "10s", 79494 * time.Millisecond: "1m19s"} {
 		if got := tookDuration(d); got != want {
 			t.Errorf("tookDuration(%v) = %q, want %q", d, got, want)
 		}
