@@ -31,7 +31,7 @@ A search result's notice or warning says when the index is empty, still being bu
 func NewMCPServer(a *Agent, logger *slog.Logger) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "Cairn memory", Version: Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: logger})
-	s.AddReceivingMiddleware(a.checkArguments)
+	s.AddReceivingMiddleware(a.checkArguments, a.listGranted) // listGranted: toollist.go
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	if !addSearch(s, a, readOnly) { // judged.go: the judged tool in judged mode
 		mcp.AddTool(s, &mcp.Tool{
