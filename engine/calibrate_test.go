@@ -238,3 +238,69 @@ func TestParaphraseKept(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialTermsCapped: in the quickstart's index (this repository's
+// docs/, a few hundred chunks), a hit holding half the query's words or
+// fewer scores clearly below the hit that holds them all, where no hit
+// ranked below it holds more (scores never rise down the list, so such a
+// hit is raised to the best score below it). Before the partial-term caps
+// (search.Model.TermsCap), "how does sync skip unchanged files" gave three
+// hits at 0.99 in hybrid mode, one a parameter table of docs/mcp.md
+// holding "sync" and "files" (terms 0.5). Such a hit is held to 0.75 or
+// less, and to 0.2 under the first hit where that hit holds every word,
+// in lexical and hybrid mode. Runs with the deterministic
+// hashEmbedder always and with USE-lite when shared/ holds it.
+func TestPartialTermsCapped(t *testing.T) {
+	docs, err := filepath.Glob("../docs/*.md")
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("glob ../docs/*.md: %d files, %v", len(docs), err)
+	}
+	notes := map[string]string{}
+	for _, p := range docs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes[filepath.Base(p)] = string(b)
+	}
+	embedders := map[string]cairn.Embedder{"hash": hashEmbedder{}}
+	if emb := sharedEmbedder(t); emb != nil {
+		embedders["use-lite"] = emb
+	}
+	ctx := context.Background()
+	for name, emb := range embedders {
+		f := newFixture(t, notes, Options{Embedder: emb})
+		if _, err := f.eng.Sync(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		// Vector mode keeps the encoder's order: its first hit need not
+		// hold the words, and it is held only to its caps (search tests).
+		for _, mode := range []string{cairn.ModeLexical, cairn.ModeHybrid} {
+			for _, q := range []string{"how does sync skip unchanged files", "how are secrets redacted before indexing", "which embedder does vector search use"} {
+				hits, err := f.eng.Search(ctx, q, &cairn.SearchOptions{Mode: mode, Limit: 10, Explain: true})
+				if err != nil {
+					t.Fatalf("%s %s %q: %v", name, mode, q, err)
+				}
+				if len(hits) == 0 {
+					continue
+				}
+				partial := 0
+				for i := len(hits) - 1; i >= 1; i-- {
+					s := hits[i].Signals
+					if s.Held == 0 {
+						continue
+					}
+					if s.Terms >= 0.625 {
+						break // a hit holding more lies at or below this one
+					}
+					partial++
+					if hits[i].Score > 0.75 || hits[0].Signals.Terms == 1 && hits[i].Score > hits[0].Score-0.2 {
+						t.Errorf("%s %s %q: %s:%d-%d holds %.2f of the terms and scores %.3f beside the first hit's %.3f, want 0.75 or less and clearly below (%s)",
+							name, mode, q, hits[i].Path, hits[i].StartLine, hits[i].EndLine, s.Terms, hits[i].Score, hits[0].Score, strings.Join(hits[i].Explain, "; "))
+					}
+				}
+				t.Logf("%s %s %q: %d partial hits checked, first %.3f", name, mode, q, partial, hits[0].Score)
+			}
+		}
+	}
+}

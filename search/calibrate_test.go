@@ -160,3 +160,35 @@ func TestNoEvidenceNoScore(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsCap: a hit holding a quarter or a half of the query's words
+// never scores above its mode's cap, however strong its BM25 in a small
+// index; a hit holding three quarters or more, and a vector hit holding
+// none, are not capped. Before the caps, a lexical hit of a 200-chunk
+// index holding two of four words at BM25 twice the query's ideal scored
+// MaxScore.
+func TestTermsCap(t *testing.T) {
+	for _, mode := range []string{cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid} {
+		m := Models[mode]
+		for _, c := range []struct {
+			held  int
+			terms float64
+			cap   float64
+		}{{1, 0.25, m.Caps[0]}, {1, 1.0 / 3, m.Caps[0]}, {2, 0.5, m.Caps[1]}, {3, 0.75, MaxScore}, {0, 0, MaxScore}} {
+			s := cairn.HitSignals{Match: 2, LexRank: 1, Cosine: 0.8, VecRank: 1, Held: c.held, Terms: c.terms, Cover: c.terms, KnownCover: c.terms,
+				Rarest: 1, Known: 1, Rows: 200, CosGap: 0.3, TopCosine: 0.8, NextCosine: 0.4, TopTerms: c.terms, TopMatch: 2}
+			got := m.Scores([]cairn.HitSignals{s})[0]
+			if got > c.cap+1e-12 {
+				t.Errorf("%s: a hit holding %d words (terms %.2f) scores %.3f, above the cap %.2f", mode, c.held, c.terms, got, c.cap)
+			}
+			if m.TermsCap(s) != c.cap {
+				t.Errorf("%s: TermsCap(held %d, terms %.2f) = %.2f, want %.2f", mode, c.held, c.terms, m.TermsCap(s), c.cap)
+			}
+		}
+		for _, v := range m.Caps {
+			if v <= 0.3 {
+				t.Errorf("%s: cap %.2f at or under the default minimum score would drop hits", mode, v)
+			}
+		}
+	}
+}

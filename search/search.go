@@ -166,8 +166,12 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 			known++
 		}
 	}
+	// Known and the index's size (Rows) go on every hit, so that lexical
+	// mode weighs a word held beside words in no chunk (termsunknown) as
+	// hybrid does; hybrid and vector set both again (engine querySignals).
 	for i := range hits {
 		hits[i].Signals.Known = float64(known) / float64(len(terms))
+		hits[i].Signals.Rows = span.Rows
 	}
 	return hits, nil
 }
