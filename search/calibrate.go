@@ -366,7 +366,12 @@ func Calibrate(hits []cairn.Hit, mode string, minScore float64, explain bool) []
 		if explain {
 			x := m.Inputs(s)
 			e := explainModel(mode, m, x, p)
-			if own := m.Probability(x); own < p {
+			own := m.Probability(x)
+			if c := m.TermsCap(s); c < own {
+				e += fmt.Sprintf(" capped at %.2f for a hit holding %.2f of the terms", c, s.Terms)
+				own = c
+			}
+			if own < p {
 				e += fmt.Sprintf(" raised from %.4f by a hit below", own)
 			}
 			h.Explain = append(h.Explain, e)

@@ -192,3 +192,17 @@ func TestTermsCap(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsCapExplained: an explanation says when the cap, not the model,
+// set a hit's score.
+func TestTermsCapExplained(t *testing.T) {
+	s := cairn.HitSignals{Match: 2, LexRank: 1, Held: 2, Terms: 0.5, Cover: 0.5, KnownCover: 0.5, Rarest: 1, Known: 1, Rows: 200, TopTerms: 0.5, TopMatch: 2}
+	m := Models[cairn.ModeLexical]
+	if m.Probability(m.Inputs(s)) <= m.Caps[1] {
+		t.Fatalf("the model gives this hit %.3f, under the cap: the test needs a hit it caps", m.Probability(m.Inputs(s)))
+	}
+	hits := Calibrate([]cairn.Hit{{Path: "a", Signals: &s}}, cairn.ModeLexical, 0, true)
+	if len(hits) != 1 || hits[0].Score != m.Caps[1] || !strings.Contains(strings.Join(hits[0].Explain, "; "), "capped at 0.71") {
+		t.Fatalf("got %+v", hits)
+	}
+}
