@@ -220,22 +220,31 @@ func startShareServe(t *testing.T) (stop func(), stderr *syncBuffer) {
 	return stop, stderr
 }
 
+// startTwoShareServers starts two servers of one synced data directory,
+// the first before the second, and fails the test unless the second left
+// the first's live record in place. It returns the first's record.
+func startTwoShareServers(t *testing.T) (c *cli, record string, first embedShareRecord, stop1, stop2 func(), stderr2 *syncBuffer) {
+	t.Helper()
+	var calls atomic.Int64
+	c, record = shareSetup(t, conceptEmbedServer(t, &calls).URL, true)
+	stop1, _ = startShareServe(t)
+	first, err := readShareRecord(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop2, stderr2 = startShareServe(t)
+	if rec, _ := readShareRecord(record); rec.Token != first.Token {
+		t.Fatal("the second server replaced the first's live record")
+	}
+	return c, record, first, stop1, stop2, stderr2
+}
+
 // Two servers of one data directory: the second keeps the first's live
 // record (and says so), stopping the second leaves it, searches still go
 // to the first, and stopping the first removes it. A record whose server
 // is alive but does not answer is replaced.
 func TestShareTwoServersOneDirectory(t *testing.T) {
-	var calls atomic.Int64
-	c, record := shareSetup(t, conceptEmbedServer(t, &calls).URL, true)
-	stop1, _ := startShareServe(t)
-	first, err := readShareRecord(record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop2, stderr2 := startShareServe(t)
-	if rec, _ := readShareRecord(record); rec.Token != first.Token {
-		t.Errorf("the second server replaced the first's live record")
-	}
+	c, record, first, stop1, stop2, stderr2 := startTwoShareServers(t)
 	kept := fmt.Sprintf("stay with another server: cairn serve (pid %d) at %s already answers them; its server.json is kept\n", first.PID, first.Addr)
 	if n := strings.Count(stderr2.String(), "one-shot searches of"); n != 1 || !strings.Contains(stderr2.String(), kept) {
 		t.Errorf("second server's stderr %q; want one line about the kept record", stderr2.String())

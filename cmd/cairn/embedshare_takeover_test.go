@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,20 +23,11 @@ import (
 // one-shot searches then go to the second, which says so once, and
 // removes the record when it stops in turn.
 func TestShareSecondServerTakesOver(t *testing.T) {
-	var calls atomic.Int64
-	c, record := shareSetup(t, conceptEmbedServer(t, &calls).URL, true)
-	stop1, _ := startShareServe(t)
-	first, err := readShareRecord(record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop2, stderr2 := startShareServe(t)
-	if rec, _ := readShareRecord(record); rec.Token != first.Token {
-		t.Fatal("the second server replaced the first's live record")
-	}
+	c, record, first, stop1, stop2, stderr2 := startTwoShareServers(t)
 	stop1()
 	deadline := time.Now().Add(60 * time.Second)
 	var second embedShareRecord
+	var err error
 	for {
 		second, err = readShareRecord(record)
 		if err == nil && second.Token != first.Token {
@@ -64,14 +54,7 @@ func TestShareSecondServerTakesOver(t *testing.T) {
 // A server that waits for another's record stops waiting when it stops:
 // the wait ends, no record of its own is written, the other's stays.
 func TestShareWaitEndsWithServer(t *testing.T) {
-	var calls atomic.Int64
-	_, record := shareSetup(t, conceptEmbedServer(t, &calls).URL, true)
-	stop1, _ := startShareServe(t)
-	first, err := readShareRecord(record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop2, _ := startShareServe(t)
+	_, record, first, stop1, stop2, _ := startTwoShareServers(t)
 	stop2()
 	time.Sleep(shareRetry + 500*time.Millisecond) // a wait left running would have ticked
 	if rec, err := readShareRecord(record); err != nil || rec.Token != first.Token {
