@@ -541,14 +541,6 @@ func TestFuseDiverse(t *testing.T) {
 			Signals: &cairn.HitSignals{BM25: bm25}}
 	}
 	lex := []cairn.Hit{hit("d1.md", 1, 10), hit("d1.md", 5, 9.5), hit("d1.md", 9, 9), hit("d2.md", 1, 8.5), hit("d2.md", 5, 4)}
-	key := func(h cairn.Hit) string { return fmt.Sprintf("%s#%d", h.Path, h.StartLine) }
-	order := func(hits []cairn.Hit) string {
-		var s []string
-		for _, h := range hits {
-			s = append(s, fmt.Sprintf("%s:%d", strings.TrimPrefix(h.Path, "cairn://s/"), h.StartLine))
-		}
-		return strings.Join(s, " ")
-	}
 	plain := fusionWeights{Lex: 1, Vec: 0.5, Convex: true}
 	div := plain
 	div.Diverse, div.DiverseAfter = 0.1, 1
@@ -563,7 +555,7 @@ func TestFuseDiverse(t *testing.T) {
 		// against d1:9 (0.75) and d2:5 (0.4 − 0.15).
 		{"diverse", div, "d1.md:1 d2.md:1 d1.md:5 d1.md:9 d2.md:5"},
 	} {
-		if got := order(fuse(lex, nil, &cairn.SearchOptions{Limit: 10}, key, c.fw)); got != c.want {
+		if got := fusedOrder(fuse(lex, nil, &cairn.SearchOptions{Limit: 10}, fuseKey, c.fw)); got != c.want {
 			t.Errorf("%s: order %s, want %s", c.name, got, c.want)
 		}
 	}
@@ -586,14 +578,6 @@ func TestFuseContext(t *testing.T) {
 		hit("d2.md", 11, 14, 3.5), // not beside d2's first chunk
 		hit("d3.md", 7, 10, 3.2),  // a chunk of a third session
 	}
-	key := func(h cairn.Hit) string { return fmt.Sprintf("%s#%d", h.Path, h.StartLine) }
-	order := func(hits []cairn.Hit) string {
-		var s []string
-		for _, h := range hits {
-			s = append(s, fmt.Sprintf("%s:%d", strings.TrimPrefix(h.Path, "cairn://s/"), h.StartLine))
-		}
-		return strings.Join(s, " ")
-	}
 	plain := fusionWeights{Lex: 1, Vec: 0.5, Convex: true}
 	ctx := plain
 	ctx.Context = 0.2
@@ -606,8 +590,21 @@ func TestFuseContext(t *testing.T) {
 		// d1:11 0.3 + 0.2 × 1; d1:7 1 + 0.2 × 0.3: the reply passes d2:1.
 		{"context", ctx, "d1.md:7 d1.md:11 d2.md:1 d2.md:11 d3.md:7"},
 	} {
-		if got := order(fuse(lex, nil, &cairn.SearchOptions{Limit: 10}, key, c.fw)); got != c.want {
+		if got := fusedOrder(fuse(lex, nil, &cairn.SearchOptions{Limit: 10}, fuseKey, c.fw)); got != c.want {
 			t.Errorf("%s: order %s, want %s", c.name, got, c.want)
 		}
 	}
+}
+
+// fuseKey and fusedOrder serve the fusion tests of session chunks under
+// cairn://s/: a hit's key is its path and first line, and an order is
+// those, path without the prefix, in the fused order.
+func fuseKey(h cairn.Hit) string { return fmt.Sprintf("%s#%d", h.Path, h.StartLine) }
+
+func fusedOrder(hits []cairn.Hit) string {
+	var s []string
+	for _, h := range hits {
+		s = append(s, fmt.Sprintf("%s:%d", strings.TrimPrefix(h.Path, "cairn://s/"), h.StartLine))
+	}
+	return strings.Join(s, " ")
 }
