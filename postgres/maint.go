@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // FeatureChanged reports whether Open found another feature version and
@@ -158,3 +159,17 @@ func (s *Store) durableCounts(ctx context.Context) ([3]int, error) {
 }
 
 const durableFix = "not repaired: doctor never changes the memories; restore the database from a backup (pg_dump, or the server's base backup and WAL)"
+
+// vacuumPostings vacuums and analyzes the postings table: a search reads
+// postings index-only, which skips the heap only on pages the visibility
+// map marks all-visible, and a vacuum is what marks them (autovacuum does
+// too, but only once a fifth of the table has changed, and later); the
+// statistics let the planner start an all-words join from the rarest
+// lexeme. On Citus the coordinator passes both to every shard. VACUUM
+// runs outside a transaction, so q is a connection or the pool.
+func vacuumPostings(ctx context.Context, q interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}) error {
+	_, err := q.Exec(ctx, `VACUUM (ANALYZE) postings`, pgx.QueryExecModeSimpleProtocol)
+	return err
+}

@@ -168,10 +168,17 @@ func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.M
 	if c.tsq == "" {
 		return mc, nil
 	}
-	args := append(c.args, int64(max))
-	err = s.pool.QueryRow(ctx, fmt.Sprintf(`SELECT count(*), coalesce(min(chunk), 0) FROM (SELECT r.chunk FROM (%s) r
-		ORDER BY r.chunk DESC LIMIT $%d) x`, c.rel.sql, len(args)), args...).Scan(&mc.N, &mc.Low)
+	query, args := countQuery(c, max)
+	err = s.pool.QueryRow(ctx, query, args...).Scan(&mc.N, &mc.Low)
 	return mc, classify("count matches", err)
+}
+
+// countQuery is MatchCount's statement: the newest max matches of c,
+// counted, and the lowest of them.
+func countQuery(c *compiled, max int) (string, []any) {
+	args := append(append([]any(nil), c.args...), int64(max))
+	return fmt.Sprintf(`SELECT count(*), coalesce(min(chunk), 0) FROM (SELECT r.chunk FROM (%s) r
+		ORDER BY r.chunk DESC LIMIT $%d) x`, c.rel.sql, len(args)), args
 }
 
 // Span reports the indexed chunks (a counter kept with every write, so no

@@ -310,6 +310,7 @@ func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, 
 			return err
 		}
 	}
+	filled := false // postings of stored chunks written or rewritten
 	for i := version; i < SchemaVersion; i++ {
 		if _, err := c.Exec(ctx, migrations[i]); err != nil {
 			return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
@@ -332,10 +333,22 @@ func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, 
 			if _, err := c.Exec(ctx, q); err != nil {
 				return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
 			}
+			filled = filled || version > 0
 		}
 		if _, err := c.Exec(ctx, `INSERT INTO cairn_meta(key, value) VALUES('schema_version', $1)
 			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.Itoa(i+1)); err != nil {
 			return classify("migrate store", err)
+		}
+	}
+	if filled {
+		// The migration wrote or rewrote the postings of stored chunks
+		// (migration 3's UPDATE leaves a dead row for each): until a
+		// vacuum sets the visibility map, every index-only read of the
+		// postings visits the heap as well (lexical p99 1,210 ms at 100k
+		// chunks after migrating to 3), and until an analyze the planner
+		// has no lexeme statistics. Autovacuum would come, but later.
+		if err := vacuumPostings(ctx, c); err != nil {
+			return classify("vacuum postings after migrating", err)
 		}
 	}
 	if logf != nil {

@@ -1,0 +1,184 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/bench/corpus"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/search"
+)
+
+// TestLexicalTail is a measurement, not a check: over a store pgbench
+// synced (CAIRN_PG_TAIL names its schema; the agent is pgbench's "bench";
+// CAIRN_PG_TAIL_URL the server, default CAIRN_TEST_POSTGRES_URL) it runs
+// pgbench's generated query list through search.Searcher, prints lexical
+// p50/p99 by query kind for each round (the first with the term counts
+// uncached, as pgbench's one pass has them), and EXPLAIN (ANALYZE,
+// BUFFERS) of the slowest store statements of the last round. It reads
+// only; the store is opened with the engine's feature version so nothing
+// is emptied.
+//
+//	CAIRN_PG_TAIL=ps_keep go test -tags sqlite_fts5 ./postgres/ -run TestLexicalTail -v -timeout 0
+func TestLexicalTail(t *testing.T) {
+	schema := os.Getenv("CAIRN_PG_TAIL")
+	if schema == "" {
+		t.Skip("CAIRN_PG_TAIL (a pgbench schema) not set")
+	}
+	url := os.Getenv("CAIRN_PG_TAIL_URL")
+	if url == "" {
+		url = serverURL(t, "CAIRN_TEST_POSTGRES_URL")
+	}
+	n, rounds, top := envInt("CAIRN_PG_TAIL_QUERIES", 200), envInt("CAIRN_PG_TAIL_ROUNDS", 2), envInt("CAIRN_PG_TAIL_EXPLAIN", 10)
+	ctx := context.Background()
+	st, err := Backend{URL: url, Schema: schema, Agent: "bench"}.Open(ctx, t.TempDir(),
+		cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := st.(*Store)
+	if s.FeatureChanged() {
+		t.Fatalf("schema %s was built with another feature version (now emptied)", schema)
+	}
+	tm := &tailIndex{s: s}
+	sr := &search.Searcher{Index: tm}
+	qs := corpus.LabeledQueries(n, 1)
+	var res []tailResult
+	for r := range rounds {
+		res = res[:0]
+		for _, q := range qs {
+			tm.calls = nil
+			t0 := time.Now()
+			if _, err := sr.Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10}); err != nil && !strings.Contains(err.Error(), "invalid") {
+				t.Fatalf("search %q: %v", q.Text, err)
+			}
+			for i := range tm.calls {
+				tm.calls[i].query = q
+			}
+			res = append(res, tailResult{q, time.Since(t0), slices.Clone(tm.calls)})
+		}
+		t.Logf("round %d: %s", r+1, tailSummary(res, ""))
+		for _, k := range []string{corpus.KindCommon, corpus.KindMid, corpus.KindRare, corpus.KindMixed, corpus.KindIdent, corpus.KindPhrase} {
+			t.Logf("  %-7s %s", k, tailSummary(res, k))
+		}
+	}
+	var calls []tailCall
+	for _, r := range res {
+		calls = append(calls, r.calls...)
+	}
+	slices.SortFunc(calls, func(a, b tailCall) int { return int(b.took - a.took) })
+	for _, c := range calls[:min(top, len(calls))] {
+		plan, err := tm.explain(ctx, c)
+		if err != nil {
+			t.Fatalf("explain %s: %v", c.what, err)
+		}
+		t.Logf("%.1f ms (query %q, %s): %s\n%s", ms(c.took), c.query.Text, c.query.Kind, c.what, plan)
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// tailCall is one store call a search made: a pass (lex set) or a count.
+type tailCall struct {
+	query corpus.Query
+	what  string
+	took  time.Duration
+	lex   *cairn.LexicalQuery
+	count *cairn.Match
+	max   int
+}
+
+type tailResult struct {
+	q     corpus.Query
+	took  time.Duration
+	calls []tailCall
+}
+
+// tailIndex times the store calls search.Searcher makes.
+type tailIndex struct {
+	s     *Store
+	calls []tailCall
+}
+
+func (t *tailIndex) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+	t0 := time.Now()
+	res, err := t.s.Lexical(ctx, q)
+	what := "pass " + q.Match.String()
+	if res != nil {
+		what += fmt.Sprintf(" scanned=%d capped=%v hits=%d", res.Scanned, res.Capped, len(res.Candidates))
+	}
+	t.calls = append(t.calls, tailCall{what: what, took: time.Since(t0), lex: &q})
+	return res, err
+}
+
+func (t *tailIndex) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error) {
+	t0 := time.Now()
+	c, err := t.s.MatchCount(ctx, m, max)
+	t.calls = append(t.calls, tailCall{what: fmt.Sprintf("count %s = %d", m, c.N), took: time.Since(t0), count: &m, max: max})
+	return c, err
+}
+
+func (t *tailIndex) Span(ctx context.Context) (cairn.IndexSpan, error) { return t.s.Span(ctx) }
+func (t *tailIndex) Generation() int64                                 { return t.s.Generation() }
+
+// explain runs EXPLAIN (ANALYZE, BUFFERS) of the statement c made.
+func (t *tailIndex) explain(ctx context.Context, c tailCall) (string, error) {
+	var query string
+	var args []any
+	if c.lex != nil {
+		cm, err := t.s.compile(ctx, t.s.pool, c.lex.Match)
+		if err != nil {
+			return "", err
+		}
+		query, args = scanQuery(*c.lex, cm, false)
+	} else {
+		cm, err := t.s.compile(ctx, t.s.pool, *c.count)
+		if err != nil {
+			return "", err
+		}
+		query, args = countQuery(cm, c.max)
+	}
+	rows, err := t.s.pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+query, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return "", err
+		}
+		lines = append(lines, "    "+l)
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+func tailSummary(res []tailResult, kind string) string {
+	var l []time.Duration
+	for _, r := range res {
+		if kind == "" || r.q.Kind == kind {
+			l = append(l, r.took)
+		}
+	}
+	if len(l) == 0 {
+		return "none"
+	}
+	slices.Sort(l)
+	return fmt.Sprintf("%d queries: p50 %.2f ms, p90 %.2f, p99 %.2f, max %.2f", len(l), ms(l[len(l)/2]), ms(l[len(l)*9/10]), ms(l[len(l)*99/100]), ms(l[len(l)-1]))
+}
