@@ -184,6 +184,13 @@ type LexicalQuery struct {
 	// Scoring costs about a microsecond per match, so an unselective query
 	// over a large index scores only the newest MaxCandidates matches.
 	MaxCandidates int
+	// FewMatches says the caller knows, from exact counts of the index's
+	// current generation, that at most MaxCandidates chunks match: every
+	// match is scored, so the store may walk them in whichever order is
+	// cheaper. It is a hint: a store that finds more matches than the cap
+	// anyway (a sync in between) scans again newest first, so the answer
+	// is the same with or without it.
+	FewMatches bool
 }
 
 // LexicalResult is the answer to a LexicalQuery.

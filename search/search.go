@@ -139,7 +139,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	var cands []cairn.Candidate
 	if slices.MinFunc(terms, byCount).n > 0 {
 		res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: weighted(cairn.MatchAll, span, terms), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
-			Limit: o.Limit, MaxCandidates: budget})
+			Limit: o.Limit, MaxCandidates: budget, FewMatches: s.few(terms, true, budget)})
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +152,7 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 		kept, total := s.anyWords(terms, budget)
 		if total > 0 {
 			res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: weighted(cairn.MatchAny, span, kept), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
-				Limit: o.Limit + len(cands), MaxCandidates: budget})
+				Limit: o.Limit + len(cands), MaxCandidates: budget, FewMatches: s.few(kept, false, budget)})
 			if err != nil {
 				return nil, err
 			}
@@ -180,8 +180,11 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 // only scales the scores, so the scan runs first and, unfiltered, counts
 // the phrase itself (up to the cap; extrapolated beyond it).
 func (s *Searcher) onePhrase(ctx context.Context, q Query, expr cairn.Match, o *cairn.SearchOptions, scope Scope, budget int) ([]cairn.Hit, error) {
+	gen := s.generation()
+	known, ok := s.cached(expr)
+	few := ok && s.exact(known) && known <= budget
 	res, err := s.Index.Lexical(ctx, cairn.LexicalQuery{Match: expr.Weighted(1), Corpora: o.Corpora, Paths: scope.Paths, PathCorpora: scope.PathCorpora,
-		Limit: o.Limit, MaxCandidates: budget})
+		Limit: o.Limit, MaxCandidates: budget, FewMatches: few})
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +197,12 @@ func (s *Searcher) onePhrase(ctx context.Context, q Query, expr cairn.Match, o *
 		n = cached
 	} else if len(o.Corpora) == 0 && scope.Paths == nil {
 		n = estimate(span, cairn.MatchCount{N: res.Scanned, Low: res.Low}, res.Capped)
+		if !res.Capped && s.exact(n) {
+			// Every match was scanned: the exact count, the one count()
+			// would find. Kept, so that the phrase asked again is known
+			// to have few matches (FewMatches) and weighs the same.
+			s.remember(gen, expr, n)
+		}
 	} else if n, err = s.count(ctx, expr); err != nil {
 		return nil, err
 	}
@@ -256,6 +265,40 @@ type counted struct {
 }
 
 func byCount(a, b counted) int { return a.n - b.n }
+
+// exact reports whether a count is exact: below the common cap, where
+// counting stopped short of it (above it counts are extrapolated).
+func (s *Searcher) exact(n int) bool { return n < s.commonCap() }
+
+// few reports whether the terms' match, all of them (all) or any, holds at
+// most budget chunks by their exact counts, so that the store scores every
+// match and may walk them in its cheaper order (cairn.LexicalQuery's
+// FewMatches). All words match at most as many chunks as the term with the
+// fewest; any word at most the sum. A term's count is the sum over its
+// phrases, exact when each is. The counts belong to the current index
+// generation; one taken before a sync may be short, which the store
+// checks. budget 0 (no cap) scores every match anyway: false.
+func (s *Searcher) few(terms []counted, all bool, budget int) bool {
+	if budget <= 0 || len(terms) == 0 {
+		return false
+	}
+	bound, found := 0, false
+	for _, t := range terms {
+		exact := len(t.counts) == len(t.phrases)
+		for _, c := range t.counts {
+			exact = exact && s.exact(c)
+		}
+		switch {
+		case all && exact && (!found || t.n < bound):
+			bound, found = t.n, true
+		case !all && !exact:
+			return false
+		case !all:
+			bound, found = bound+t.n, true
+		}
+	}
+	return found && bound <= budget
+}
 
 // anyWords picks the terms of the any-words query: rarest first, while
 // their postings add up to at most the scoring budget, so every chunk that
@@ -366,6 +409,19 @@ func (s *Searcher) count(ctx context.Context, expr cairn.Match) (int, error) {
 	s.reset(gen)
 	s.counts[expr.String()] = n
 	return n, nil
+}
+
+// remember caches n as expr's count for generation gen, the one the count
+// was taken in; nothing when the index has moved on since (or has no
+// generations).
+func (s *Searcher) remember(gen int64, expr cairn.Match, n int) {
+	if gen < 0 || s.generation() != gen {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset(gen)
+	s.counts[expr.String()] = n
 }
 
 // maxCachedCounts bounds the term-count cache.

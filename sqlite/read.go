@@ -88,6 +88,9 @@ type lexicalQuery struct {
 // come.
 func (s *Store) lexicalSnapshot(ctx context.Context, q lexicalQuery) (*cairn.LexicalResult, error) {
 	queries := []string{topQuery, hydrateQuery}
+	if ascending(q) {
+		queries[0] = topQueryAsc
+	}
 	if len(q.Corpora) > 0 || q.Paths != nil {
 		filtered, _ := filteredQuery(q)
 		queries = append(queries, filtered)
@@ -208,18 +211,52 @@ func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q lexicalQuery, filterI
 // (m is materialized so those are computed once, not once per row).
 // Scanning 2,000 rows this way costs about half what scoring them one by
 // one in Go did, and allocates nothing per row.
-const topQuery = `WITH s AS MATERIALIZED (
+var topQuery = topSQL("DESC")
+
+// topQueryAsc is topQuery walking the matches oldest first. When every
+// match is scored (no cap, or FewMatches and the cap not reached) the two
+// keep the same rows with the same scores, scan size and lowest id, in the
+// same order (score, then id, both descending), and FTS5 walks a doclist
+// forwards for less than backwards: a descending scan steps each segment's
+// pages in reverse, indexing the rowids of every page it enters first (bench/RESULTS.md,
+// "Lexical p99 at 1M chunks: scan order and idle merging").
+var topQueryAsc = topSQL("ASC")
+
+func topSQL(dir string) string {
+	return `WITH s AS MATERIALIZED (
 		SELECT rowid AS id, cairn_score(chunks_fts, ?1, ?6, ` + scoreArgs + `) AS score
-		FROM chunks_fts WHERE chunks_fts MATCH ?2 ORDER BY rowid DESC LIMIT ?3),
+		FROM chunks_fts WHERE chunks_fts MATCH ?2 ORDER BY rowid ` + dir + ` LIMIT ?3),
 	m AS MATERIALIZED (SELECT count(*) AS n, min(id) AS low,
 		(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s)
 	SELECT s.id, s.score, m.n, CASE WHEN m.n > ?4 THEN m.low2 ELSE m.low END
 	FROM s, m WHERE m.n <= ?4 OR s.id > m.low
 	ORDER BY s.score DESC, s.id DESC LIMIT ?5`
+}
+
+// ascending reports whether the unfiltered pass may walk q's matches
+// oldest first: when it scores every match anyway.
+func ascending(q lexicalQuery) bool { return q.MaxCandidates <= 0 || q.FewMatches }
 
 // scanTop runs the unfiltered pass; it fills res's scan statistics and
-// returns the best q.Limit matches, best first.
+// returns the best q.Limit matches, best first. It walks the matches
+// oldest first when it scores all of them (ascending); a FewMatches scan
+// that meets more matches than the cap after all (the index grew since the
+// caller counted) runs again newest first, so the hint never changes the
+// answer.
 func (s *Store) scanTop(ctx context.Context, tx *sql.Tx, q lexicalQuery, res *cairn.LexicalResult) ([]scored, error) {
+	if !ascending(q) {
+		return s.scanTopOrder(ctx, tx, q, res, topQuery)
+	}
+	top, err := s.scanTopOrder(ctx, tx, q, res, topQueryAsc)
+	if err != nil || !res.Capped {
+		return top, err
+	}
+	*res = cairn.LexicalResult{}
+	return s.scanTopOrder(ctx, tx, q, res, topQuery)
+}
+
+// scanTopOrder is scanTop with one statement, topQuery or topQueryAsc.
+func (s *Store) scanTopOrder(ctx context.Context, tx *sql.Tx, q lexicalQuery, res *cairn.LexicalResult, query string) ([]scored, error) {
 	limit, capAt := int64(-1), int64(math.MaxInt64)
 	if q.MaxCandidates > 0 {
 		limit, capAt = int64(q.MaxCandidates)+1, int64(q.MaxCandidates)
@@ -228,7 +265,7 @@ func (s *Store) scanTop(ctx context.Context, tx *sql.Tx, q lexicalQuery, res *ca
 	for i, w := range q.m.idf {
 		binary.NativeEndian.PutUint64(idf[8*i:], math.Float64bits(w))
 	}
-	st, err := s.txStmt(ctx, tx, topQuery)
+	st, err := s.txStmt(ctx, tx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +353,7 @@ func filteredQuery(q lexicalQuery) (string, []any) {
 		}
 	}
 	return `SELECT DISTINCT chunks_fts.rowid, cairn_tf(chunks_fts, ` + scoreArgs + `)
-		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.hash = c.hash
+		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.cid = c.cid
 		WHERE chunks_fts MATCH ?` + filter + ` ORDER BY chunks_fts.rowid DESC`, args
 }
 
@@ -372,7 +409,7 @@ func heapDown(h []scored, i int) {
 // hydrateQuery reads the winning chunks with every document holding them.
 const hydrateQuery = `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
 			CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
-		FROM chunks c JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
+		FROM chunks c JOIN documents d ON d.cid = c.cid JOIN content ct ON ct.id = c.cid
 		WHERE c.id IN (SELECT value FROM json_each(?))`
 
 // hydrate joins the winning chunks to every document that holds them.
@@ -570,7 +607,7 @@ func varint(b []byte) (uint64, bool) {
 // DocumentText returns the indexed text snapshot of one document.
 func (s *Store) DocumentText(ctx context.Context, corpus, path string) (string, error) {
 	var doc []byte
-	err := s.r.QueryRowContext(ctx, `SELECT ct.doc FROM documents d JOIN content ct ON ct.hash = d.hash
+	err := s.r.QueryRowContext(ctx, `SELECT ct.doc FROM documents d JOIN content ct ON ct.id = d.cid
 		WHERE d.corpus=? AND d.path=?`, corpus, path).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", cairn.ErrNotFound
