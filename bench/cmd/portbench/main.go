@@ -8,6 +8,10 @@
 //
 //	go build -o /tmp/gencorpus ./bench/cmd/gencorpus && /tmp/gencorpus -out /tmp/port100k/notes -notes 48000
 //	go run -tags sqlite_fts5 ./bench/cmd/portbench -notes /tmp/port100k/notes -data /tmp/port100k/agent
+//
+// With -corpus, -glob and -hashembed it embeds an existing index (a copy
+// of cairnbench's 1M-chunk index, which has no vectors) with the stand-in
+// embedder pgbench searches with, so hybrid search can be timed on it.
 package main
 
 import (
@@ -21,6 +25,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/bench/hashembed"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/local"
 )
@@ -28,21 +33,33 @@ import (
 func main() {
 	notes := flag.String("notes", "", "the notes folder to index")
 	data := flag.String("data", "", "the data directory to build")
+	corpusName := flag.String("corpus", "notes", "the corpus name (an existing data directory's, to embed what it holds)")
+	glob := flag.String("glob", "**/*.md", "the corpus glob (\"default\": cairn.DefaultGlob, as cairnbench indexed)")
+	hashed := flag.Bool("hashembed", false, "embed with bench/hashembed, the stand-in pgbench searches with, instead of this command's own")
 	flag.Parse()
 	if *notes == "" || *data == "" {
 		fmt.Fprintln(os.Stderr, "portbench: -notes and -data are required")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *notes, *data); err != nil {
+	if *glob == "default" {
+		*glob = cairn.DefaultGlob
+	}
+	var emb cairn.Embedder = hashEmbedder{}
+	if *hashed {
+		emb = hashembed.Embedder{}
+	}
+	if err := run(context.Background(), *notes, *data, *corpusName, *glob, emb); err != nil {
 		fmt.Fprintln(os.Stderr, "portbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, notes, data string) error {
+// run syncs notes into data (an existing index: what changed, then the
+// chunks without a vector of emb embedded).
+func run(ctx context.Context, notes, data, name, glob string, emb cairn.Embedder) error {
 	start := time.Now()
-	eng, err := local.Open(ctx, engine.Options{Dir: data, OneShot: true, Embedder: hashEmbedder{},
-		Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: "**/*.md"}}})
+	eng, err := local.Open(ctx, engine.Options{Dir: data, OneShot: true, Embedder: emb,
+		Corpora: []cairn.Corpus{{Name: name, Kind: cairn.KindFiles, Paths: []string{notes}, Glob: glob}}})
 	if err != nil {
 		return err
 	}
