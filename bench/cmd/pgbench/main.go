@@ -43,6 +43,10 @@ func main() {
 	schema := flag.String("schema", "cairn_bench", "the PostgreSQL schema the run uses (dropped first by -scale)")
 	citusSchema := flag.String("citus-schema", "", "the schema on Citus (default: -schema)")
 	only := flag.String("stores", "sqlite,postgres,citus", "with -scale: the stores to run, comma-separated")
+	flag.StringVar(&scaleIn.sqliteDir, "sqlite-dir", "", "with -scale -reuse: the SQLite data directory to search (default: -work's data-sqlite)")
+	flag.StringVar(&scaleIn.corpus, "corpus", "notes", "with -scale: the corpus name (an index imported or built elsewhere keeps its own)")
+	flag.StringVar(&scaleIn.glob, "glob", "**/*.md", "with -scale: the corpus glob (\"default\": cairn.DefaultGlob)")
+	flag.StringVar(&scaleIn.notes, "notes", "", "with -scale -reuse: the notes folder (default: -work's notes, generated when missing)")
 	flag.Parse()
 	ctx := context.Background()
 	stores := []namedBackend{{"sqlite", nil}}

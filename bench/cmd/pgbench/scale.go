@@ -41,7 +41,9 @@ func runScale(ctx context.Context, stores []namedBackend, notes, queries, fill i
 		work = dir
 	}
 	docs := filepath.Join(work, "notes")
-	if _, err := os.Stat(docs); !reuse || err != nil {
+	if scaleIn.notes != "" {
+		docs = scaleIn.notes
+	} else if _, err := os.Stat(docs); !reuse || err != nil {
 		if _, _, err := corpus.Generate(docs, corpus.Options{Notes: notes, Seed: 1}); err != nil {
 			return err
 		}
@@ -103,6 +105,11 @@ func runScale(ctx context.Context, stores []namedBackend, notes, queries, fill i
 	return nil
 }
 
+// scaleIn names what -scale reads when it does not generate and sync it
+// itself: an index built elsewhere (cairnbench's 1M chunks, embedded by
+// portbench, and its import into PostgreSQL and Citus).
+var scaleIn = struct{ sqliteDir, corpus, glob, notes string }{corpus: "notes", glob: "**/*.md"}
+
 // scaleRun is one store's engine over the synced notes and what was
 // measured of it.
 type scaleRun struct {
@@ -119,7 +126,17 @@ type scaleRun struct {
 
 func syncOne(ctx context.Context, st namedBackend, work, docs string, fill int, reuse bool) (*scaleRun, error) {
 	dir := filepath.Join(work, "data-"+st.name)
-	corpora := []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles, Paths: []string{docs}, Glob: "**/*.md"}}
+	if st.backend == nil && scaleIn.sqliteDir != "" {
+		if !reuse {
+			return nil, fmt.Errorf("-sqlite-dir is searched as it is: it needs -reuse")
+		}
+		dir = scaleIn.sqliteDir
+	}
+	glob := scaleIn.glob
+	if glob == "default" {
+		glob = cairn.DefaultGlob
+	}
+	corpora := []cairn.Corpus{{Name: scaleIn.corpus, Kind: cairn.KindFiles, Paths: []string{docs}, Glob: glob}}
 	r := &scaleRun{st: st, ms: map[string][]float64{}}
 	open := func() error {
 		eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashembed.Embedder{}, Corpora: corpora})
