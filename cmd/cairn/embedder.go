@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -29,7 +30,8 @@ func (e *env) embedder(cfg *config.Config) (cairn.Embedder, error) {
 		emb.QueryPrefix, emb.DocumentPrefix = ec.QueryPrefix, ec.DocumentPrefix
 		return emb, nil
 	case "onnx":
-		return onnxEmbedder(ec, e.embedWorkers)
+		_, dataDir := e.paths()
+		return onnxEmbedder(ec, e.embedWorkers, filepath.Join(dataDir, "cache", "onnx"))
 	}
 	return nil, cairn.Invalidf("[embedder] provider %q: allowed onnx, openai, none", ec.Provider)
 }

@@ -12,12 +12,15 @@ import (
 // onnxEmbedder builds the in-process ONNX embedder: the model directory of
 // [embedder] model, ONNX Runtime from [embedder] library or
 // CAIRN_ONNXRUNTIME_LIB, the directory's tokenizer.json.
-// workers is the number of sessions (0: the package default, 2).
-func onnxEmbedder(ec *config.Embedder, workers int) (cairn.Embedder, error) {
+// workers is the number of sessions (0: the package default, 2). cacheDir
+// keeps the model's optimized graph between processes (in the data
+// directory, cache/onnx: a one-shot hybrid search then skips the graph
+// optimization, about half its model load; onnx.Options.CacheDir).
+func onnxEmbedder(ec *config.Embedder, workers int, cacheDir string) (cairn.Embedder, error) {
 	lib := ec.Library
 	if lib == "" {
 		lib = os.Getenv("CAIRN_ONNXRUNTIME_LIB")
 	}
-	return onnx.New(onnx.Options{ModelDir: ec.Model, Library: lib, Workers: workers,
+	return onnx.New(onnx.Options{ModelDir: ec.Model, Library: lib, Workers: workers, CacheDir: cacheDir,
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
 }

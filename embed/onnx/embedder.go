@@ -1,6 +1,8 @@
 package onnx
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -42,6 +44,16 @@ type Options struct {
 	Workers       int                                  // sessions run in parallel, one intra-op thread each; default 2
 	Batch         int                                  // texts per model run; default 4
 	MaxTokens     int                                  // tokens kept per text; 0: the manifest's, else the style's default
+	// Threads is the intra-op threads of each session (default 1). Two
+	// sessions of one thread each beat one session of two on this model
+	// (bench/RESULTS.md, "Embedding at the compute floor"); the option is
+	// there to measure that again. NoSpin makes a session's idle pool
+	// threads sleep instead of spinning (only matters with Threads > 1).
+	Threads int
+	NoSpin  bool
+	// CacheDir is a folder where New keeps the model's optimized graph for
+	// the next process (cache.go); "" optimizes at every New.
+	CacheDir string
 }
 
 // SetDefaults fills zero fields with the defaults.
@@ -51,6 +63,9 @@ func (o *Options) SetDefaults() {
 	}
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
+	}
+	if o.Threads <= 0 {
+		o.Threads = 1
 	}
 }
 
@@ -65,7 +80,9 @@ type Embedder struct {
 	sessions chan *ort.DynamicAdvancedSession // idle sessions
 	all      []*ort.DynamicAdvancedSession
 	done     chan struct{} // closed by Close
-	close    sync.Once
+	unmap    func() error  // the cache file the sessions read in place; nil without
+
+	close sync.Once
 }
 
 var _ cairn.Embedder = (*Embedder)(nil)
@@ -75,7 +92,8 @@ var _ cairn.Embedder = (*Embedder)(nil)
 // manifest it cannot use wraps cairn.ErrInvalid.
 func New(o Options) (*Embedder, error) {
 	o.SetDefaults()
-	model, err := os.ReadFile(filepath.Join(o.ModelDir, ModelFile))
+	modelPath := filepath.Join(o.ModelDir, ModelFile)
+	st, err := statOf(modelPath)
 	if err != nil {
 		return nil, modelError(o.ModelDir, err)
 	}
@@ -90,10 +108,64 @@ func New(o Options) (*Embedder, error) {
 	if err := initRuntime(o.Library); err != nil {
 		return nil, err
 	}
+	var cache *cached
+	cachePathName := ""
+	if o.CacheDir != "" {
+		cachePathName = cachePath(o.CacheDir, modelPath)
+		cache = openCache(cachePathName, st)
+	}
+	e, err := newFromCache(o, m, tok, cache, cachePathName)
+	if cache != nil && err == nil {
+		return e, nil
+	}
+	// No cache, or one the runtime refused (removed by openFromCache):
+	// read the model.
+	model, err := os.ReadFile(modelPath)
+	if err != nil {
+		return nil, modelError(o.ModelDir, err)
+	}
 	ins, outs, err := inputsOutputs(model)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read model %s: %v", cairn.ErrInvalid, filepath.Join(o.ModelDir, ModelFile), err)
+		return nil, fmt.Errorf("%w: read model %s: %v", cairn.ErrInvalid, modelPath, err)
 	}
+	e, err = newEmbedder(o, m, tok, ins, outs)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(model)
+	if o.CacheDir == "" {
+		err = e.openSessions(model, o.Threads, o.NoSpin, ort.GraphOptimizationLevelEnableAll, nil)
+	} else {
+		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs}
+		err = e.openAndCache(model, hdr, cachePathName, o.Threads, o.NoSpin)
+	}
+	return e.finish(o, sum[:], err)
+}
+
+// newFromCache opens the sessions from a mapped cache file; (nil, nil)
+// without one.
+func newFromCache(o Options, m Manifest, tok Tokenizer, c *cached, path string) (*Embedder, error) {
+	if c == nil {
+		return nil, nil
+	}
+	sum, err := hex.DecodeString(c.hdr.ModelSHA256)
+	if err != nil {
+		c.unmap()
+		return nil, err
+	}
+	e, err := newEmbedder(o, m, tok, c.hdr.Inputs, c.hdr.Outputs)
+	if err != nil {
+		c.unmap()
+		return nil, err
+	}
+	if err := e.openFromCache(c, path, o.Threads, o.NoSpin); err != nil {
+		return nil, err
+	}
+	return e.finish(o, sum, nil)
+}
+
+// newEmbedder resolves the spec; the sessions come after.
+func newEmbedder(o Options, m Manifest, tok Tokenizer, ins, outs []ort.InputOutputInfo) (*Embedder, error) {
 	sp, err := resolve(m, ins, outs)
 	if err != nil {
 		return nil, err
@@ -101,18 +173,23 @@ func New(o Options) (*Embedder, error) {
 	if o.MaxTokens > 0 {
 		sp.maxTokens = min(o.MaxTokens, sp.maxTokens)
 	}
-	e := &Embedder{spec: sp, tok: tok, batch: o.Batch, workers: o.Workers,
-		sessions: make(chan *ort.DynamicAdvancedSession, o.Workers), done: make(chan struct{})}
-	if err := e.open(model); err != nil {
+	return &Embedder{spec: sp, tok: tok, batch: o.Batch, workers: o.Workers,
+		sessions: make(chan *ort.DynamicAdvancedSession, o.Workers), done: make(chan struct{})}, nil
+}
+
+// finish probes the dimension and sets the identity, or closes e when
+// opening the sessions failed (err).
+func (e *Embedder) finish(o Options, sum []byte, err error) (*Embedder, error) {
+	if err == nil {
+		err = e.probe()
+	}
+	if err != nil {
 		e.Close()
 		return nil, err
 	}
-	if err := e.probe(); err != nil {
-		e.Close()
-		return nil, err
-	}
-	e.id = cairn.EmbedderIdentity{Provider: "onnx", Model: modelID(o.ModelDir, model), Dimension: e.spec.dim,
-		Normalized: e.spec.normalize, QueryPrefix: sp.queryPrefix, DocumentPrefix: sp.docPrefix,
+	sp := e.spec
+	e.id = cairn.EmbedderIdentity{Provider: "onnx", Model: modelID(o.ModelDir, sum), Dimension: sp.dim,
+		Normalized: sp.normalize, QueryPrefix: sp.queryPrefix, DocumentPrefix: sp.docPrefix,
 		Tokenizer: tokenizerID(o.ModelDir)}
 	return e, nil
 }
@@ -148,22 +225,50 @@ func tokenizer(o Options) (Tokenizer, error) {
 	return nil, cairn.Invalidf("onnx embedder: no tokenizer: set Options.Tokenizer or Options.LoadTokenizer")
 }
 
-// open creates the sessions, each with one intra-op thread: parallelism
-// comes from running Workers sessions side by side.
-func (e *Embedder) open(model []byte) error {
-	opts, err := ort.NewSessionOptions()
-	if err != nil {
-		return fmt.Errorf("create session options: %w", err)
-	}
-	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(1); err != nil {
-		return fmt.Errorf("set intra-op threads: %w", err)
-	}
-	if err := opts.SetInterOpNumThreads(1); err != nil {
-		return fmt.Errorf("set inter-op threads: %w", err)
+// openSessions creates e.workers sessions, each with threads intra-op
+// threads (1 by default: parallelism comes from running Workers sessions
+// side by side), at the optimization level; set, when not nil, adds to
+// each session's options (cache.go: saving the optimized graph, reading a
+// saved one).
+func (e *Embedder) openSessions(model []byte, threads int, noSpin bool, level ort.GraphOptimizationLevel, set func(*ort.SessionOptions) error) error {
+	options := func() (*ort.SessionOptions, error) {
+		opts, err := ort.NewSessionOptions()
+		if err != nil {
+			return nil, fmt.Errorf("create session options: %w", err)
+		}
+		if err := opts.SetIntraOpNumThreads(threads); err != nil {
+			opts.Destroy()
+			return nil, fmt.Errorf("set intra-op threads: %w", err)
+		}
+		if err := opts.SetInterOpNumThreads(1); err != nil {
+			opts.Destroy()
+			return nil, fmt.Errorf("set inter-op threads: %w", err)
+		}
+		if noSpin {
+			if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+				opts.Destroy()
+				return nil, fmt.Errorf("turn spinning off: %w", err)
+			}
+		}
+		if err := opts.SetGraphOptimizationLevel(level); err != nil {
+			opts.Destroy()
+			return nil, fmt.Errorf("set graph optimization level: %w", err)
+		}
+		if set != nil {
+			if err := set(opts); err != nil {
+				opts.Destroy()
+				return nil, fmt.Errorf("set session options: %w", err)
+			}
+		}
+		return opts, nil
 	}
 	for range e.workers {
+		opts, err := options()
+		if err != nil {
+			return err
+		}
 		s, err := ort.NewDynamicAdvancedSessionWithONNXData(model, e.spec.inputs, []string{e.spec.output}, opts)
+		opts.Destroy()
 		if err != nil {
 			return fmt.Errorf("%w: create onnx session: %v", cairn.ErrInvalid, err)
 		}
@@ -171,6 +276,14 @@ func (e *Embedder) open(model []byte) error {
 		e.sessions <- s
 	}
 	return nil
+}
+
+// closeSessions destroys the sessions made so far (before New returns).
+func (e *Embedder) closeSessions() {
+	for range e.all {
+		(<-e.sessions).Destroy()
+	}
+	e.all = nil
 }
 
 // probe runs one single-token text when the output shape does not fix the
@@ -202,6 +315,11 @@ func (e *Embedder) Close() error {
 		for range e.all {
 			s := <-e.sessions
 			if err := s.Destroy(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if e.unmap != nil {
+			if err := e.unmap(); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -362,7 +362,7 @@ func TestUSELiteBatchesMatchSingle(t *testing.T) {
 		}
 		want[i] = v[0]
 	}
-	for _, batch := range []int{0, 32} {
+	for _, batch := range []int{0, 2, 8, 32} {
 		got, err := newUSELite(t, tok, batch).Embed(context.Background(), cairn.EmbedDocument, texts)
 		if err != nil {
 			t.Fatal(err)
@@ -370,6 +370,29 @@ func TestUSELiteBatchesMatchSingle(t *testing.T) {
 		for i := range texts {
 			if d := maxDiff(got[i], want[i]); d > 1e-5 {
 				t.Errorf("batch %d, text %d (%d tokens): differs from single by %g", batch, i, len(tok.Encode(texts[i])), d)
+			}
+		}
+	}
+	// Other neighbours in each batch (the texts reversed, so the sort by
+	// length groups them otherwise), and one session of two threads.
+	rev := slices.Clone(texts)
+	slices.Reverse(rev)
+	two, err := New(Options{ModelDir: dir, Library: libraryPath(sharedDir(t)), Tokenizer: tok, Workers: 1, Threads: 2, Batch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	for _, e := range []struct {
+		name string
+		emb  *Embedder
+	}{{"reversed, batch 4", newUSELite(t, tok, 4)}, {"reversed, one session of two threads", two}} {
+		got, err := e.emb.Embed(context.Background(), cairn.EmbedDocument, rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range rev {
+			if d := maxDiff(got[i], want[len(rev)-1-i]); d > 1e-5 {
+				t.Errorf("%s, text %d: differs from single by %g", e.name, len(rev)-1-i, d)
 			}
 		}
 	}

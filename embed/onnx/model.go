@@ -232,8 +232,7 @@ func sorted(s []string) []string {
 
 // modelID names the model by its directory and a hash of its weights:
 // "use-lite@efd926c91a23".
-func modelID(dir string, model []byte) string {
-	sum := sha256.Sum256(model)
+func modelID(dir string, sum []byte) string {
 	return filepath.Base(filepath.Clean(dir)) + "@" + hex.EncodeToString(sum[:6])
 }
 

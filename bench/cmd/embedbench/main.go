@@ -47,7 +47,18 @@ func main() {
 	after := flag.String("after", "", "the binary after")
 	runs := flag.Int("runs", 3, "runs of each binary, alternating")
 	work := flag.String("work", "", "work folder (default: a temporary one, removed)")
+	exploreKind := flag.String("explore", "", "embedder alone on real texts: docs, locomo or sessions (explore.go)")
+	docs := flag.String("docs", "/tmp/i1docs", "-explore docs: folder of Markdown files")
+	n := flag.Int("n", 384, "-explore: texts, spread evenly over the corpus (0: all)")
+	passes := flag.Int("passes", 2, "-explore: passes over the configurations")
+	configs := flag.String("configs", "b4", "-explore: comma-separated configurations (explore.go)")
 	flag.Parse()
+	if *exploreKind != "" {
+		if err := explore(*exploreKind, *docs, *shared, *n, *passes, strings.Split(*configs, ",")); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *child != "" {
 		if err := runChild(*child, *shared); err != nil {
 			log.Fatal(err)
