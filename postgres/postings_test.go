@@ -97,6 +97,27 @@ func TestPostingsMigration(t *testing.T) {
 			if d := cmp.Diff(want, searchAll(t, s)); d != "" {
 				t.Errorf("searches after the migration (-before +after):\n%s", d)
 			}
+			// The planner keeps statistics of 1,000 lexemes (migration 4),
+			// on Citus in every shard of the postings.
+			targets := []string{}
+			q := `SELECT attstattarget::text FROM pg_attribute WHERE attrelid = 'postings'::regclass AND attname = 'lexeme'`
+			if env == "CAIRN_TEST_CITUS_URL" {
+				q = `SELECT DISTINCT result FROM run_command_on_shards('` + b.Schema + `.postings',
+					$$SELECT attstattarget FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'lexeme'$$)`
+			}
+			rows, err := s.pool.Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var v string
+				rows.Scan(&v)
+				targets = append(targets, v)
+			}
+			rows.Close()
+			if strings.Join(targets, ",") != "1000" {
+				t.Errorf("statistics targets of postings.lexeme: %q; want 1000 everywhere", targets)
+			}
 			// The migration vacuumed and analyzed the postings it wrote
 			// (index-only reads skip the heap only on pages a vacuum
 			// marked all-visible). On Citus the shards are vacuumed on
