@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 )
@@ -14,6 +15,7 @@ type Segments struct {
 	Count      int   // segments
 	Pages      int   // leaf pages over all segments
 	Tombstones int   // tombstone entries over all segments
+	Merging    int   // segments that are inputs of an incremental merge in progress
 	Sizes      []int // leaf pages of each segment, oldest level first
 }
 
@@ -62,7 +64,7 @@ func parseStructure(b []byte) (Segments, error) {
 		return Segments{}, fmt.Errorf("structure record cut short at byte %d of %d", i, len(b))
 	}
 	for range levels {
-		next() // segments being merged
+		seg.Merging += next() // segments being merged
 		ns := next()
 		if ns > 0 {
 			seg.Levels++
@@ -134,4 +136,76 @@ func (s *Store) MergeSmall(ctx context.Context, usermerge, pages int) error {
 		}
 	}
 	return nil
+}
+
+// Reads counts the lexical searches this Store has begun; with
+// Generation (bumped by writes) it tells idle-time maintenance whether the
+// index was used since it last looked.
+func (s *Store) Reads() int64 { return s.reads.Load() }
+
+// idleTombstoneShare is the share of rows that tombstones must reach
+// before idle-time merging rewrites the index (with idleSegments, the
+// number of segments that does it alone). At 1M chunks a 1% edit sync
+// left 9,969 tombstones in the first segment, and merging everything
+// into one segment cut search CPU p99 by 28% (bench/RESULTS.md, "Query
+// latency at 1M chunks, continued"); merging only the small segments
+// gained nothing. Rewriting the index costs about 1.2 ms of CPU a changed
+// chunk at that churn, so it waits for a share worth the rewrite.
+const (
+	idleTombstoneShare = 0.005
+	idleSegments       = 16
+)
+
+// IdleMergeDue reports whether the full-text index is worth merging into
+// one segment in idle time (Store.MergeStep): a merge is in progress,
+// tombstones reach idleTombstoneShare of the rows, or the segments number
+// idleSegments.
+func (s *Store) IdleMergeDue(ctx context.Context) (bool, error) {
+	seg, err := s.FTSSegments(ctx)
+	if err != nil {
+		return false, err
+	}
+	sp, err := s.Span(ctx)
+	if err != nil {
+		return false, err
+	}
+	worn := seg.Tombstones > 0 && float64(seg.Tombstones) >= idleTombstoneShare*float64(sp.Rows)
+	return seg.Merging > 0 || worn || seg.Count >= idleSegments, nil
+}
+
+// MergeStep writes up to about pages leaf pages of a merge of every
+// full-text segment into one (FTS5's 'merge' with a negative count: the
+// incremental form of 'optimize', whose result it reaches, tombstones
+// dropped, in pieces) and reports whether more is left. Each step is one
+// write transaction of its own: a sync that wants the writer waits for at
+// most one step, and readers (WAL) do not wait at all. A cancelled ctx
+// interrupts the step, which then rolls back and leaves the index as it
+// was. A step that changes nothing (FTS5 found nothing to merge) reports
+// nothing left, so a caller's loop ends.
+func (s *Store) MergeStep(ctx context.Context, pages int) (more bool, err error) {
+	if pages <= 0 {
+		return false, fmt.Errorf("merge index segments: %d pages: want a positive number", pages)
+	}
+	w, err := s.writer()
+	if err != nil {
+		return false, err
+	}
+	var before, after []byte
+	if err := w.QueryRowContext(ctx, `SELECT block FROM chunks_fts_data WHERE id = 10`).Scan(&before); err != nil {
+		return false, fmt.Errorf("merge index segments: %w", err)
+	}
+	if _, err := w.ExecContext(ctx, `INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', ?)`, -pages); err != nil {
+		return false, fmt.Errorf("merge index segments: %w", err)
+	}
+	if err := w.QueryRowContext(ctx, `SELECT block FROM chunks_fts_data WHERE id = 10`).Scan(&after); err != nil {
+		return false, fmt.Errorf("merge index segments: %w", err)
+	}
+	if bytes.Equal(before, after) {
+		return false, nil
+	}
+	seg, err := parseStructure(after)
+	if err != nil {
+		return false, fmt.Errorf("merge index segments: %w", err)
+	}
+	return seg.Count > 1 || seg.Merging > 0 || seg.Tombstones > 0, nil
 }

@@ -41,6 +41,7 @@ const scoreArgs = lengthNorm + ", " + bm25Weights
 // too few of the winners, the query runs again with the filter inside the
 // pass, uncapped (the cap counts matches of every corpus).
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+	s.reads.Add(1)
 	m, err := compile(q.Match)
 	if err != nil {
 		return nil, err

@@ -83,6 +83,7 @@ type Store struct {
 
 	wrote atomic.Bool  // a batch was applied: Close runs PRAGMA optimize
 	gen   atomic.Int64 // bumped by every write that can change matches
+	reads atomic.Int64 // lexical searches begun (optimize.go: idle merging yields to them)
 	wmu   sync.Mutex
 
 	smu   sync.Mutex

@@ -90,6 +90,8 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 			closeAgent(e, a)
 		}
 	}()
+	stopIdle := startIdle(ctx, agents, logger) // serve_idle.go; stopped and awaited before the agents close
+	defer stopIdle()
 	opts := mcpserver.HTTPOptions{Agents: agents, Token: token, Access: access, AllowedOrigins: f.origins,
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.requestTimeout, Logger: logger}
 	if f.ui && access == nil { // the pages show the first agent to any token: not with per-agent grants

@@ -15,7 +15,7 @@
 //	lextail -index /tmp/l1big/n480000/home/agents/default -queries 2000
 //	lextail -before /tmp/lt-before -after /tmp/lt-after -index DIR -notes NOTES
 //	lextail -before /tmp/lt -after /tmp/lt -index DIR -index-after DIR2 -notes NOTES
-//	lextail -index COPY -merge small|optimize   # segments before and after, and the time
+//	lextail -index COPY -merge small|optimize|idle   # segments before and after, and the time
 package main
 
 import (
@@ -48,7 +48,7 @@ func main() {
 	notes := flag.String("notes", "", "A/B: the notes folder the index was built from")
 	indexAfter := flag.String("index-after", "", "A/B: the data directory the after binary searches (default -index): one binary over two copies of an index, e.g. before and after merging its segments")
 	child := flag.Bool("serve", false, "internal: answer queries on stdin through the engine over -index")
-	merge := flag.String("merge", "", "instead of searching: print -index's full-text segments, then 'small' merges same-level segments two or more at a time (up to 2,000 pages), 'optimize' merges all into one; WRITES the index: use a copy")
+	merge := flag.String("merge", "", "instead of searching: print -index's full-text segments, then 'small' merges same-level segments two or more at a time (up to 2,000 pages), 'optimize' merges all into one, 'idle' does it in serve's idle-time steps (sqlite MergeStep); WRITES the index: use a copy")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
@@ -209,8 +209,18 @@ func mergeIndex(ctx context.Context, index, mode string) error {
 		err = s.MergeSmall(ctx, 2, 2000)
 	case "optimize":
 		err = s.Optimize(ctx)
+	case "idle":
+		// engine.MaintainIdle's steps back to back, as a quiet server runs them.
+		var steps int
+		var longest time.Duration
+		for more := true; more && err == nil; steps++ {
+			t1 := time.Now()
+			more, err = s.MergeStep(ctx, engine.DefaultIdlePages)
+			longest = max(longest, time.Since(t1))
+		}
+		fmt.Printf("idle merge: %d steps of %d pages, longest step %.2f s\n", steps, engine.DefaultIdlePages, longest.Seconds())
 	default:
-		return fmt.Errorf("merge %q: allowed small, optimize", mode)
+		return fmt.Errorf("merge %q: allowed small, optimize, idle", mode)
 	}
 	if err != nil {
 		return err
