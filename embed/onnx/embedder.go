@@ -101,10 +101,19 @@ func New(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := tokenizer(o)
-	if err != nil {
-		return nil, err
-	}
+	// The tokenizer loads (about 50 CPU-ms for USE-lite's) on another
+	// core while the runtime starts and the session is made: a one-shot
+	// search waits for the longer of the two, not their sum. Every
+	// return below waits for it (the deferred call).
+	toks := make(chan error, 1)
+	var tok Tokenizer
+	go func() {
+		var err error
+		tok, err = tokenizer(o)
+		toks <- err
+	}()
+	waitTok := sync.OnceValue(func() error { return <-toks })
+	defer waitTok()
 	if err := initRuntime(o.Library); err != nil {
 		return nil, err
 	}
@@ -114,7 +123,8 @@ func New(o Options) (*Embedder, error) {
 		cachePathName = cachePath(o.CacheDir, modelPath)
 		cache = openCache(cachePathName, st)
 	}
-	e, err := newFromCache(o, m, tok, cache, cachePathName)
+	getTok := func() (Tokenizer, error) { return tok, waitTok() }
+	e, err := newFromCache(o, m, getTok, cache, cachePathName)
 	if cache != nil && err == nil {
 		return e, nil
 	}
@@ -128,7 +138,7 @@ func New(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: read model %s: %v", cairn.ErrInvalid, modelPath, err)
 	}
-	e, err = newEmbedder(o, m, tok, ins, outs)
+	e, err = newEmbedder(o, m, ins, outs)
 	if err != nil {
 		return nil, err
 	}
@@ -139,12 +149,12 @@ func New(o Options) (*Embedder, error) {
 		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs}
 		err = e.openAndCache(model, hdr, cachePathName, o.Threads, o.NoSpin)
 	}
-	return e.finish(o, sum[:], err)
+	return e.finish(o, sum[:], getTok, err)
 }
 
 // newFromCache opens the sessions from a mapped cache file; (nil, nil)
 // without one.
-func newFromCache(o Options, m Manifest, tok Tokenizer, c *cached, path string) (*Embedder, error) {
+func newFromCache(o Options, m Manifest, getTok func() (Tokenizer, error), c *cached, path string) (*Embedder, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -153,7 +163,7 @@ func newFromCache(o Options, m Manifest, tok Tokenizer, c *cached, path string) 
 		c.unmap()
 		return nil, err
 	}
-	e, err := newEmbedder(o, m, tok, c.hdr.Inputs, c.hdr.Outputs)
+	e, err := newEmbedder(o, m, c.hdr.Inputs, c.hdr.Outputs)
 	if err != nil {
 		c.unmap()
 		return nil, err
@@ -161,11 +171,11 @@ func newFromCache(o Options, m Manifest, tok Tokenizer, c *cached, path string) 
 	if err := e.openFromCache(c, path, o.Threads, o.NoSpin); err != nil {
 		return nil, err
 	}
-	return e.finish(o, sum, nil)
+	return e.finish(o, sum, getTok, nil)
 }
 
-// newEmbedder resolves the spec; the sessions come after.
-func newEmbedder(o Options, m Manifest, tok Tokenizer, ins, outs []ort.InputOutputInfo) (*Embedder, error) {
+// newEmbedder resolves the spec; the sessions and the tokenizer come after.
+func newEmbedder(o Options, m Manifest, ins, outs []ort.InputOutputInfo) (*Embedder, error) {
 	sp, err := resolve(m, ins, outs)
 	if err != nil {
 		return nil, err
@@ -173,15 +183,18 @@ func newEmbedder(o Options, m Manifest, tok Tokenizer, ins, outs []ort.InputOutp
 	if o.MaxTokens > 0 {
 		sp.maxTokens = min(o.MaxTokens, sp.maxTokens)
 	}
-	return &Embedder{spec: sp, tok: tok, batch: o.Batch, workers: o.Workers,
+	return &Embedder{spec: sp, batch: o.Batch, workers: o.Workers,
 		sessions: make(chan *ort.DynamicAdvancedSession, o.Workers), done: make(chan struct{})}, nil
 }
 
-// finish probes the dimension and sets the identity, or closes e when
-// opening the sessions failed (err).
-func (e *Embedder) finish(o Options, sum []byte, err error) (*Embedder, error) {
+// finish probes the dimension, takes the tokenizer and sets the identity,
+// or closes e when opening the sessions failed (err) or the tokenizer did.
+func (e *Embedder) finish(o Options, sum []byte, getTok func() (Tokenizer, error), err error) (*Embedder, error) {
 	if err == nil {
 		err = e.probe()
+	}
+	if err == nil {
+		e.tok, err = getTok()
 	}
 	if err != nil {
 		e.Close()
