@@ -155,6 +155,9 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	stamp := vector.Stamp{Tag: sha256.Sum256([]byte(id)), Version: version}
 	path := filepath.Join(e.opts.Dir, VectorFile)
 	ix, err := vector.Load(path, stamp, !e.opts.OneShot)
+	if err == nil {
+		e.loadLists(ix, path, stamp) // vectorlists.go
+	}
 	if err == nil && !e.opts.OneShot {
 		// Searches start on the mapped file at once; the copy into
 		// huge-page memory (faster searches, see vector/mem.go) follows,
@@ -169,10 +172,13 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 			return err
 		}
 		if ix.Len() > 0 {
+			e.buildLists(ix, path, stamp) // before Save: the file is written list by list
 			// A cache: a failure to write it costs the next process time,
 			// not correctness.
-			if err := ix.Save(path, stamp); err != nil && e.opts.Logf != nil {
-				e.opts.Logf("cairn: %v", err)
+			if err := ix.Save(path, stamp); err != nil {
+				e.logf("cairn: %v", err)
+			} else {
+				e.saveLists(ix, path, stamp)
 			}
 		}
 	}

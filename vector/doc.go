@@ -75,6 +75,23 @@
 // random offsets cost more than the sequential scan it saved, and it lost
 // recall where vectors share a mean direction (commit dcd2328).
 //
+// # Coarse lists
+//
+// At 1M items the full scan is the query (48 MB of codes at dimension
+// 384, bound by memory bandwidth). BuildLists partitions an index into
+// k-means lists (about 2,048 items a list, trained on a sample; lists.go)
+// and moves the items list by list, so Search ranks the centroids against
+// the query and scans only the nearest lists' codes, in order, before the
+// same asymmetric and exact stages: SearchOptions.Probe says how many
+// items the probed lists must hold (default an eighth of the index, at
+// least 8 lists and 8 pools). Items added later go to a tail every probe
+// scans; a replaced or removed item inside a list, or a tail past a
+// quarter of the index, turns the lists off until the next BuildLists. A
+// filter passing under half of the probed items falls back to the full
+// scan. SaveLists and LoadLists keep the lists in a file beside the index
+// file, bound to it by stamp, count and checksum (listfile.go). The engine
+// builds lists for indexes of ListsMin items or more.
+//
 // Sign codes lose information when all vectors share a large common
 // component (every pair agrees on those bits). On 105k USE-lite chunk
 // vectors (dimension 512, mean of norm 0.81) Hamming distance with 400

@@ -81,7 +81,8 @@ func (ix *Index) Save(path string, st Stamp) error {
 		return fmt.Errorf("save vector index: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-	if err := ix.write(tmp, st); err != nil {
+	sum := ix.bodySum()
+	if err := ix.write(tmp, st, sum); err != nil {
 		tmp.Close()
 		return fmt.Errorf("save vector index: %w", err)
 	}
@@ -91,6 +92,7 @@ func (ix *Index) Save(path string, st Stamp) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("save vector index: %w", err)
 	}
+	ix.fileSum.Store(uint64(sum) | 1<<32)
 	return nil
 }
 
@@ -114,7 +116,7 @@ func (ix *Index) bodySum() uint32 {
 	return h.Sum32()
 }
 
-func (ix *Index) write(w io.Writer, st Stamp) error {
+func (ix *Index) write(w io.Writer, st Stamp, sum uint32) error {
 	var h [headerSize]byte
 	copy(h[0:8], fileMagic)
 	binary.LittleEndian.PutUint32(h[8:], fileVersion)
@@ -122,7 +124,7 @@ func (ix *Index) write(w io.Writer, st Stamp) error {
 	binary.LittleEndian.PutUint64(h[16:], uint64(len(ix.keys)))
 	binary.LittleEndian.PutUint64(h[24:], uint64(st.Version))
 	copy(h[32:64], st.Tag[:])
-	binary.LittleEndian.PutUint32(h[64:], ix.bodySum())
+	binary.LittleEndian.PutUint32(h[64:], sum)
 	if _, err := w.Write(h[:]); err != nil {
 		return err
 	}
@@ -231,6 +233,7 @@ func load(path string, want Stamp, populate, full bool) (*Index, error) {
 	ix.vecs = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(body))), int(n)*dim)
 	ix.slots = nil // built on the first Add or Remove
 	ix.mapping = m
+	ix.fileSum.Store(uint64(binary.LittleEndian.Uint32(h[64:])) | 1<<32)
 	return ix, nil
 }
 

@@ -3,6 +3,7 @@ package vector
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -34,6 +35,12 @@ type Index struct {
 	// The blocks holding keys, codes and vecs when they are large (mem.go);
 	// nil for Go slices and for the mapped file.
 	keysMem, codesMem, vecsMem *block
+	// lists, when set, is the coarse partition of the slots (lists.go).
+	lists *lists
+	// fileSum is the body checksum of the index file this index was last
+	// loaded from or saved to, with bit 32 set; 0 once it changed since
+	// (listfile.go binds a lists file to it).
+	fileSum atomic.Uint64
 
 	pool scratchPool
 }
@@ -69,6 +76,7 @@ func (ix *Index) Add(key int64, v []float32) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.own()
+	ix.fileSum.Store(0)
 	slot, ok := ix.slots[key]
 	if !ok {
 		if len(ix.keys) >= 1<<31-1 {
@@ -82,6 +90,9 @@ func (ix *Index) Add(key int64, v []float32) error {
 		ix.vecs = append(ix.vecs, v...)
 	} else {
 		copy(ix.vector(slot), v)
+		if ix.lists != nil && int(slot) < ix.lists.tail() {
+			ix.lists.broken = true // the new vector may belong to another list
+		}
 	}
 	signCode(ix.code(slot), v)
 	return nil
@@ -124,8 +135,12 @@ func (ix *Index) Remove(key int64) bool {
 	if !ok {
 		return false
 	}
+	ix.fileSum.Store(0)
 	delete(ix.slots, key)
 	last := int32(len(ix.keys) - 1)
+	if l := ix.lists; l != nil && int(slot) < l.tail() {
+		l.broken = true // the last item moves into a list it may not belong to
+	}
 	if slot != last {
 		moved := ix.keys[last]
 		ix.keys[slot] = moved
@@ -174,4 +189,11 @@ func (ix *Index) vector(slot int32) []float32 {
 func (ix *Index) code(slot int32) []uint64 {
 	off := int(slot) * ix.words
 	return ix.codes[off : off+ix.words : off+ix.words]
+}
+
+// savedSum returns the body checksum of the index file the index matches,
+// and whether it matches one.
+func (ix *Index) savedSum() (uint32, bool) {
+	v := ix.fileSum.Load()
+	return uint32(v), v != 0
 }

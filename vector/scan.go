@@ -13,14 +13,15 @@ const skip = MaxDim + 1
 // scratch holds one search's working memory; Index.pool recycles it so a
 // search allocates only its result slice.
 type scratch struct {
-	qcode []uint64
-	dist  []uint16  // slot -> Hamming distance to the query, or skip
-	hist  []int32   // distance -> number of items at it; 64*words+1 long, as scanCodes needs
-	cand  []int32   // candidate slots
-	parts [][]int32 // the histograms of a split scan's other parts (collect.go)
-	heap  []Result
-	lut   []float32   // the query's per-byte tables (narrow.go)
-	est   []estimated // the pool's best estimates
+	qcode  []uint64
+	dist   []uint16  // slot -> Hamming distance to the query, or skip
+	hist   []int32   // distance -> number of items at it; 64*words+1 long, as scanCodes needs
+	cand   []int32   // candidate slots
+	parts  [][]int32 // the histograms of a split scan's other parts (collect.go)
+	heap   []Result
+	lut    []float32   // the query's per-byte tables (narrow.go)
+	est    []estimated // the pool's best estimates; the lists ranked (probe.go)
+	ranges []slotRange // the slot ranges a probe scans
 }
 
 // scratchPool keeps working memory between searches. It is not a

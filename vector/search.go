@@ -37,6 +37,11 @@ type SearchOptions struct {
 	// Exact scores every item with a full float32 dot product instead of
 	// the two-stage search.
 	Exact bool
+	// Probe is how many items the nearest coarse lists must hold before
+	// the scan stops adding lists (an index with lists: BuildLists). Zero
+	// means DefaultProbeShare of the items (at least DefaultProbeMin lists
+	// and 8 pools); negative scans every item, as an index without lists.
+	Probe int
 }
 
 // SetDefaults fills zero fields for a search of the top k and raises
@@ -85,13 +90,25 @@ func (ix *Index) Search(q []float32, k int, opts *SearchOptions) []Result {
 		return nil
 	}
 	o.setDefaults(k, n)
+	if o.Probe >= 0 && ix.lists.usable(n) {
+		if res, ok := ix.searchLists(q, k, &o); ok {
+			return res
+		}
+	}
 	s := ix.scratch(n, k)
 	defer ix.pool.put(s)
 	signCode(s.qcode, q)
-	top := topK{h: s.heap[:0], k: k}
 	cand := ix.candidates(s, o.Pool, o.Filter)
-	if len(cand) > o.Candidates {
-		cand = ix.narrow(s, q, cand, o.Candidates)
+	return ix.rescore(s, q, k, cand, o.Candidates)
+}
+
+// rescore narrows the candidate slots to c by the asymmetric estimate when
+// there are more, scores those exactly and returns the best k. The caller
+// holds the read lock.
+func (ix *Index) rescore(s *scratch, q []float32, k int, cand []int32, c int) []Result {
+	top := topK{h: s.heap[:0], k: k}
+	if len(cand) > c {
+		cand = ix.narrow(s, q, cand, c)
 	}
 	for _, slot := range cand {
 		top.push(Result{Key: ix.keys[slot], Score: dot(q, ix.vector(slot))})

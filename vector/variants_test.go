@@ -17,14 +17,18 @@ const (
 	variantGo = iota
 	variantPlain
 	variantSplit
+	variantLists
 	variants
 )
 
-var variantNames = [variants]string{"Go scan", "assembly, split, no prefetch", "assembly, split, prefetch"}
+var variantNames = [variants]string{"Go scan", "assembly, split, no prefetch", "assembly, split, prefetch", "coarse lists"}
 
 // searchVariant is Search without a filter, with the scan and candidate
 // pass of variant v.
 func (ix *Index) searchVariant(q []float32, k, v int) []Result {
+	if v == variantLists {
+		return ix.Search(q, k, nil) // with lists when the index has them
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := len(ix.keys)
@@ -81,6 +85,13 @@ func TestScanVariants(t *testing.T) {
 		if err := ix.Add(int64(i), g.next()); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if n >= ListsMin {
+		start := time.Now()
+		if err := ix.BuildLists(nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("n=%d: %d lists built in %.1f s, resident %.0f MB", n, ix.lists.nlist, time.Since(start).Seconds(), residentMB())
 	}
 	qs := queries(g, 2100)
 	rng := rand.New(rand.NewPCG(1, 1))

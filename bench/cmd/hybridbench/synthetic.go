@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"syscall"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -58,6 +59,16 @@ func measureSynthetic(ctx context.Context, emb cairn.Embedder, path string, qs [
 	}
 	fmt.Printf("synthetic lane: %d vectors (%d real, %d synthetic neighbours), built in %.1f s\n",
 		ix.Len(), len(reals), ix.Len()-len(reals), time.Since(start).Seconds())
+	// The coarse lists the engine builds at this size (vector.ListsMin),
+	// then searches with them and with the full scan, alternating.
+	if n >= vector.ListsMin {
+		t0 := time.Now()
+		if err := ix.BuildLists(nil); err != nil {
+			return err
+		}
+		fmt.Printf("synthetic lane: lists built in %.1f s\n", time.Since(t0).Seconds())
+	}
+	full := &vector.SearchOptions{Probe: -1}
 	const k = 15           // the vector lane's candidates at the default limit of 10
 	for _, q := range qs { // warm-up, as the modes above
 		qv, err := emb.Embed(ctx, cairn.EmbedQuery, []string{q})
@@ -65,22 +76,73 @@ func measureSynthetic(ctx context.Context, emb cairn.Embedder, path string, qs [
 			return err
 		}
 		ix.Search(qv[0], k, nil)
+		ix.Search(qv[0], k, full)
 	}
-	var embed, search, both []time.Duration
-	for _, q := range qs {
+	var embed, search, both, scan []time.Duration
+	var rusage0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &rusage0)
+	for i, q := range qs {
 		t0 := time.Now()
 		qv, err := emb.Embed(ctx, cairn.EmbedQuery, []string{q})
 		if err != nil {
 			return err
 		}
+		if i%2 == 1 { // the full scan first on every other query
+			t := time.Now()
+			ix.Search(qv[0], k, full)
+			scan = append(scan, time.Since(t))
+		}
 		t1 := time.Now()
 		ix.Search(qv[0], k, nil)
 		t2 := time.Now()
 		embed, search, both = append(embed, t1.Sub(t0)), append(search, t2.Sub(t1)), append(both, t2.Sub(t0))
+		if i%2 == 0 {
+			t := time.Now()
+			ix.Search(qv[0], k, full)
+			scan = append(scan, time.Since(t))
+		}
+	}
+	var rusage1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &rusage1)
+	cpu := func(r syscall.Rusage) float64 {
+		return float64(r.Utime.Nano()+r.Stime.Nano()) / 1e9
 	}
 	printLatency("s-embed", embed, 0)
 	printLatency("s-search", search, 0)
+	printLatency("s-full", scan, 0)
 	printLatency("s-vector", both, 0)
+	fmt.Printf("s-       process CPU %.1f s for %d queries (embedding, lists search and full scan each)\n", cpu(rusage1)-cpu(rusage0), len(qs))
+	return syntheticRecall(ctx, emb, ix, qs[:min(len(qs), 100)], k)
+}
+
+// syntheticRecall reports recall@10 against Exact of the lane's default
+// search (lists at this size) and of the full scan, on real query
+// embeddings.
+func syntheticRecall(ctx context.Context, emb cairn.Embedder, ix *vector.Index, qs []string, k int) error {
+	vs, err := emb.Embed(ctx, cairn.EmbedQuery, qs)
+	if err != nil {
+		return err
+	}
+	var lists, scan float64
+	for _, v := range vs {
+		want := map[int64]bool{}
+		for _, r := range ix.Exact(v, 10, nil) {
+			want[r.Key] = true
+		}
+		count := func(rs []vector.Result) float64 {
+			hit := 0
+			for _, r := range rs[:min(10, len(rs))] {
+				if want[r.Key] {
+					hit++
+				}
+			}
+			return float64(hit) / float64(len(want))
+		}
+		lists += count(ix.Search(v, 10, nil))
+		scan += count(ix.Search(v, 10, &vector.SearchOptions{Probe: -1}))
+	}
+	fmt.Printf("s-recall@10 over %d queries: default (lists: %v) %.4f, full scan %.4f\n",
+		len(vs), ix.HasLists(), lists/float64(len(vs)), scan/float64(len(vs)))
 	return nil
 }
 
