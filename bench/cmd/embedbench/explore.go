@@ -17,7 +17,9 @@ package main
 //
 // A configuration is a dash-separated list of settings: bN (texts per
 // batch, default 4), wN (sessions, default 2), tN (intra-op threads per
-// session, default 1), nospin, capN (tokens kept per text), and the batch
+// session, default 1), nospin, capN (tokens kept per text), cache (the
+// sessions made from the optimized-graph cache, as cairn makes them; in
+// $TMPDIR/embedbench-graph-cache, built by the first run), and the batch
 // order: "round" (default: what sync does, Embed calls of 64 texts, each
 // sorted by token count inside Embed), "input" (no sorting: each worker
 // pulls the next batch of the texts in their order) or "global" (all the
@@ -47,7 +49,7 @@ import (
 type exploreConfig struct {
 	name                        string
 	batch, workers, threads, mx int
-	noSpin                      bool
+	noSpin, cache               bool
 	order                       string
 }
 
@@ -71,6 +73,8 @@ func parseConfig(s string) (exploreConfig, error) {
 			c.threads = n
 		} else if f == "nospin" {
 			c.noSpin = true
+		} else if f == "cache" {
+			c.cache = true
 		} else if f == "round" || f == "input" || f == "global" {
 			c.order = f
 		} else {
@@ -189,7 +193,11 @@ func padding(lens []int, c exploreConfig) (real, padded int, share float64) {
 
 func exploreRun(c exploreConfig, pass int, texts []string, lens []int, shared string) error {
 	ctx := context.Background()
-	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+	cacheDir := ""
+	if c.cache {
+		cacheDir = filepath.Join(os.TempDir(), "embedbench-graph-cache")
+	}
+	emb, err := onnx.New(onnx.Options{CacheDir: cacheDir, ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) },
 		Workers:       c.workers, Batch: c.batch, Threads: c.threads, NoSpin: c.noSpin, MaxTokens: c.mx})
