@@ -5,13 +5,20 @@
 #
 #   bench/growth.sh BASE [ROUNDS]          # no-op syncs at 480,000 files
 #   FIRST=1 bench/growth.sh BASE 1         # also first index at 48k and 480k notes (about an hour on a quiet machine)
+#   NOOP=0 INTO=1 bench/growth.sh BASE 2   # only: 20,000 new notes into an empty index and into the 1M index
 #
 # No-op: a fresh copy of L1's 1M-chunk index (/tmp/l1big, never written) per
 # run, `indexbench -fresh=false -corpus bench -noop 2`, one JSON line each
 # (firstSeconds includes opening the index; userSeconds + sysSeconds are the
 # process's CPU). FIRST: growbench first indexes of gencorpus seed 1 at
 # 48,000 notes (about 100k chunks) and the 480,000 of /tmp/big1m/notes (1M
-# chunks), base and new one after the other, one at a time.
+# chunks), base and new one after the other, one at a time. INTO: the same
+# 20,000 new notes (gencorpus seed 7, about 42,000 chunks) synced as a second
+# corpus into an empty index and into a fresh copy of the 1M-chunk index,
+# base and new alternating, under perf stat (page writes and reads); the new
+# build's copy is migrated once first (its open timed: schema 12 keys chunks
+# by content id, sqlite/contentid.go) and copied for each run. NOOP=0 skips
+# the no-op rounds.
 set -euo pipefail
 base=${1:?usage: bench/growth.sh BASE [ROUNDS]}
 rounds=${2:-3}
@@ -30,6 +37,7 @@ for v in base new; do
 done
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 for r in $(seq "$rounds"); do
+  [ "${NOOP:-1}" = 0 ] && break
   for v in base new; do
     rm -rf "$work/ix" && cp -a /tmp/l1big/n480000/home/agents/default "$work/ix"
     echo "noop $v round $r load $(load)"
@@ -37,6 +45,32 @@ for r in $(seq "$rounds"); do
   done
 done
 rm -rf "$work/ix"
+if [ "${INTO:-}" = 1 ]; then
+  extra=$work/extra
+  [ -d "$extra" ] || (cd "$repo" && go run ./bench/cmd/gencorpus -out "$extra" -notes 20000 -seed 7)
+  rm -rf "$work/big-new" && cp -a /tmp/l1big/n480000/home/agents/default "$work/big-new"
+  echo "migrate the new build's copy, load $(load)"
+  "$work/gb-new" -dir "$extra" -index "$work/big-new" -fresh=false -corpus bench -open
+  for r in $(seq "$rounds"); do
+    for v in base new; do
+      for into in empty 1m; do
+        rm -rf "$work/ix"
+        fresh=true
+        if [ $into = 1m ]; then
+          fresh=false
+          src=/tmp/l1big/n480000/home/agents/default
+          [ $v = new ] && src=$work/big-new
+          cp -a "$src" "$work/ix"
+        fi
+        echo "into $into $v round $r load $(load)"
+        perf stat -x, -o "$work/perf.txt" -e syscalls:sys_enter_pwrite64,syscalls:sys_enter_pread64 \
+          nice -n 10 "$work/gb-$v" -dir "$extra" -index "$work/ix" -fresh=$fresh -corpus extra -every 600s | tail -1
+        grep -o 'sys_enter_p[a-z0-9]*' "$work/perf.txt" >/dev/null && awk -F, '/sys_enter/ {printf "%s %s  ", $3, $1} END {print ""}' "$work/perf.txt"
+      done
+    done
+  done
+  rm -rf "$work/ix" "$work/big-new"
+fi
 if [ "${FIRST:-}" = 1 ]; then
   [ -d "$work/n48000" ] || (cd "$repo" && go run ./bench/cmd/gencorpus -out "$work/n48000" -notes 48000 -seed 1)
   for dir in "$work/n48000" /tmp/big1m/notes; do

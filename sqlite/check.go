@@ -110,7 +110,7 @@ type Strays = cairn.Strays
 func (s *Store) FindStrays(ctx context.Context) (Strays, error) {
 	var st Strays
 	err := s.r.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM content WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = content.hash)),
+		(SELECT count(*) FROM content WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.cid = content.id)),
 		(SELECT count(*) FROM chunks_fts_docsize f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = f.id)),
 		(SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)),
 		(SELECT count(*) FROM chunks c WHERE c.noise = 0 AND NOT EXISTS (SELECT 1 FROM chunks_fts_docsize f WHERE f.id = c.id))`).

@@ -28,11 +28,11 @@ func (s *Store) EachClusterChunk(ctx context.Context, identity string, corpora [
 	for _, c := range corpora {
 		args = append(args, c)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT c.hash, c.seq, c.pos, c.len, CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT), v.vec
-		FROM chunks c JOIN content ct ON ct.hash = c.hash
+	rows, err := s.r.QueryContext(ctx, `SELECT ct.hash, c.seq, c.pos, c.len, CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT), v.vec
+		FROM chunks c JOIN content ct ON ct.id = c.cid
 		LEFT JOIN vectors v ON v.chunk_id = c.id AND v.identity = ?
-		WHERE c.noise = 0 AND c.hash IN (SELECT hash FROM documents WHERE corpus IN (`+marks(len(corpora))+`))
-		ORDER BY c.hash, c.seq`, args...)
+		WHERE c.noise = 0 AND c.cid IN (SELECT cid FROM documents WHERE corpus IN (`+marks(len(corpora))+`))
+		ORDER BY ct.hash, c.seq`, args...)
 	if err != nil {
 		return s.diagnose("read clustering input", fmt.Errorf("read clustering input: %w", err))
 	}
@@ -214,7 +214,7 @@ func (s *Store) AnalysisClusters(ctx context.Context, runID string) ([]cairn.Ana
 		return nil, fmt.Errorf("read clusters: %w", err)
 	}
 	rows, err = s.r.QueryContext(ctx, `SELECT cluster_id, count(*), avg(probability),
-		sum(EXISTS(SELECT 1 FROM documents d WHERE d.hash = m.hash))
+		sum(EXISTS(SELECT 1 FROM content mc JOIN documents d ON d.cid = mc.id WHERE mc.hash = m.hash))
 		FROM analysis_memberships m WHERE run_id = ? GROUP BY cluster_id`, runID)
 	if err != nil {
 		return nil, s.diagnose("count cluster members", fmt.Errorf("count cluster members: %w", err))
@@ -263,7 +263,7 @@ func (s *Store) AnalysisMembers(ctx context.Context, q cairn.MemberQuery) ([]cai
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT m.hash, m.seq, m.cluster_id, m.probability, m.outlier_score, m.x, m.y,
 		COALESCE(m.representative_rank, 0), d.corpus, d.path, d.mtime, s.started_at
-		FROM analysis_memberships m LEFT JOIN documents d ON d.hash = m.hash
+		FROM analysis_memberships m LEFT JOIN content mc ON mc.hash = m.hash LEFT JOIN documents d ON d.cid = mc.id
 			AND (? OR d.corpus COLLATE NOCASE IN (SELECT value FROM json_each(?)))
 		LEFT JOIN sessions s ON s.corpus = d.corpus AND s.path = d.path
 		WHERE `+where+` ORDER BY m.hash, m.seq, d.corpus, d.path`, append([]any{all, corpora}, args...)...)
@@ -304,7 +304,7 @@ func (s *Store) AnalysisDuplicates(ctx context.Context, runID string, canonical 
 	var out []cairn.DuplicateOccurrence
 	for _, k := range sortedKeys(canonical) {
 		rows, err := s.r.QueryContext(ctx, `SELECT o.content_fingerprint, o.duplicate_hash, o.duplicate_seq, d.corpus, d.path, d.mtime
-			FROM analysis_duplicate_occurrences o LEFT JOIN documents d ON d.hash = o.duplicate_hash
+			FROM analysis_duplicate_occurrences o LEFT JOIN content dc ON dc.hash = o.duplicate_hash LEFT JOIN documents d ON d.cid = dc.id
 			WHERE o.run_id = ? AND o.canonical_hash = ? AND o.canonical_seq = ?
 			ORDER BY o.duplicate_hash, o.duplicate_seq, d.corpus, d.path`, runID, k.Hash, k.Seq)
 		if err != nil {
@@ -354,7 +354,7 @@ func (s *Store) ChunkKeyTexts(ctx context.Context, keys []cairn.ChunkKey) (map[c
 	for _, k := range keys {
 		var text string
 		err := s.r.QueryRowContext(ctx, `SELECT CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
-			FROM chunks c JOIN content ct ON ct.hash = c.hash WHERE c.hash = ? AND c.seq = ?`, k.Hash, k.Seq).Scan(&text)
+			FROM content ct JOIN chunks c ON c.cid = ct.id WHERE ct.hash = ? AND c.seq = ?`, k.Hash, k.Seq).Scan(&text)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
@@ -387,7 +387,7 @@ func (s *Store) ChunkOccurrences(ctx context.Context, q cairn.OccurrenceQuery) (
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT d.id, d.corpus, d.path, d.hash, c.seq, c.start_line, c.end_line,
 		CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
-		FROM documents d JOIN chunks c ON c.hash = d.hash JOIN content ct ON ct.hash = d.hash
+		FROM documents d JOIN chunks c ON c.cid = d.cid JOIN content ct ON ct.id = d.cid
 		WHERE c.noise = 0 AND `+where+` ORDER BY d.id, c.seq`+limit, args...)
 	if err != nil {
 		return nil, s.diagnose("read chunk occurrences", fmt.Errorf("read chunk occurrences: %w", err))

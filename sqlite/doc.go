@@ -6,15 +6,17 @@
 // Layout:
 //
 //	meta       key/value: schema_version, feature_version
-//	content    hash PK, doc (BLOB, the indexed text snapshot), title
-//	documents  corpus, path (UNIQUE together), hash, size, mtime
-//	chunks     id PK, hash + seq UNIQUE, byte pos/len, lines, tokens, noise
+//	content    id PK (in insertion order), hash UNIQUE, doc (BLOB, the indexed text snapshot), title
+//	documents  corpus, path (UNIQUE together), hash, cid (content id, indexed), size, mtime
+//	chunks     id PK, cid + seq UNIQUE, byte pos/len, lines, tokens, noise
 //	chunks_fts FTS5 (title, body, ident), contentless with delete support,
 //	           rowid = chunks.id, tokenizer "cairn porter unicode61 remove_diacritics 2"
 //	           (common grams for phrases, grams.go)
 //
-// Content is keyed by its sha256, so a renamed or copied file reuses its
-// chunks and index rows. Removing a document deletes its row at once (it
+// Content is found by its sha256, so a renamed or copied file reuses its
+// chunks and index rows; rows point at content by its integer id, given in
+// insertion order, so a write appends to the indexes instead of landing on
+// a random page of each (contentid.go). Removing a document deletes its row at once (it
 // leaves search in the same transaction); GC later deletes content no
 // document references.
 //

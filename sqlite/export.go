@@ -75,9 +75,10 @@ func (s *Store) Export(ctx context.Context, fn func(cairn.PortRow) error) error 
 		case cairn.PortVectors:
 			// CROSS JOIN keeps vectors the outer loop, read in chunk id
 			// order: a plain join lets the planner scan chunks by
-			// (hash, seq) and sort every vector in a temporary b-tree
+			// (cid, seq) and sort every vector in a temporary b-tree
 			// (150 MB at 100k vectors of 384 floats).
-			err = exportRows(ctx, tx, t, `SELECT v.identity, c.hash, c.seq, v.vec FROM vectors v CROSS JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id`, fn)
+			err = exportRows(ctx, tx, t, `SELECT v.identity, ct.hash, c.seq, v.vec FROM vectors v CROSS JOIN chunks c ON c.id = v.chunk_id
+				CROSS JOIN content ct ON ct.id = c.cid ORDER BY v.chunk_id`, fn)
 		case "meta":
 			err = exportRows(ctx, tx, t, `SELECT key, value FROM meta WHERE `+portMetaWhere+` ORDER BY key`, fn)
 		default:
@@ -171,7 +172,7 @@ func exportContent(ctx context.Context, tx *sql.Tx, fn func(cairn.PortRow) error
 	ct, _ := cairn.PortTableNamed(cairn.PortContent)
 	ch, _ := cairn.PortTableNamed(cairn.PortChunks)
 	if err := exportRows(ctx, tx, ct, `SELECT hash, title, doc, created_at FROM content ct
-		WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = ct.hash) ORDER BY hash`, fn); err != nil {
+		WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.cid = ct.id) ORDER BY hash`, fn); err != nil {
 		return err
 	}
 	content, err := tx.PrepareContext(ctx, `SELECT hash, title, doc, created_at FROM content WHERE hash = ?`)
@@ -180,7 +181,8 @@ func exportContent(ctx context.Context, tx *sql.Tx, fn func(cairn.PortRow) error
 	}
 	defer content.Close()
 	last := ""
-	return exportRows(ctx, tx, ch, `SELECT hash, seq, pos, len, start_line, end_line, tokens, noise FROM chunks ORDER BY id`,
+	return exportRows(ctx, tx, ch, `SELECT ct.hash, c.seq, c.pos, c.len, c.start_line, c.end_line, c.tokens, c.noise
+		FROM chunks c CROSS JOIN content ct ON ct.id = c.cid ORDER BY c.id`,
 		func(r cairn.PortRow) error {
 			if h := r.Values[0].(string); h != last {
 				last = h
@@ -289,6 +291,7 @@ type sqliteImport struct {
 
 	hash, title string // the last content row
 	doc         []byte
+	cid         int64 // its id
 }
 
 func (im *sqliteImport) close() {
@@ -318,7 +321,7 @@ func (im *sqliteImport) put(ctx context.Context, r cairn.PortRow) error {
 	var q string
 	switch r.Table {
 	case cairn.PortVectors:
-		q = `INSERT OR IGNORE INTO vectors(chunk_id, identity, vec) SELECT id, ?, ? FROM chunks WHERE hash = ? AND seq = ?`
+		q = `INSERT OR IGNORE INTO vectors(chunk_id, identity, vec) SELECT c.id, ?, ? FROM content ct JOIN chunks c ON c.cid = ct.id WHERE ct.hash = ? AND c.seq = ?`
 		vals = []any{vals[0], EncodeVector(vals[3].([]float32)), vals[1], vals[2]}
 	case cairn.PortChunks:
 		return im.putChunk(ctx, r)
@@ -329,11 +332,19 @@ func (im *sqliteImport) put(ctx context.Context, r cairn.PortRow) error {
 			return nil
 		}
 		q = `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`
+	case "documents":
+		// A document points at its content by id: one named by a hash
+		// the import holds no content for fails cid's NOT NULL and is
+		// rejected.
+		q = `INSERT OR IGNORE INTO documents(` + columnList(t) + `, cid) VALUES(?` + strings.Repeat(", ?", len(t.Columns)-1) + `,
+			(SELECT id FROM content WHERE hash = ?))`
+		vals = append(vals, vals[2])
 	default:
 		q = `INSERT OR IGNORE INTO ` + t.Name + `(` + columnList(t) + `) VALUES(?` + strings.Repeat(", ?", len(t.Columns)-1) + `)`
 	}
 	if r.Table == cairn.PortContent {
 		im.hash, im.title, im.doc = vals[0].(string), vals[1].(string), vals[2].([]byte)
+		im.cid = 0 // until it is stored
 	}
 	st, err := im.stmt(ctx, q)
 	if err != nil {
@@ -346,6 +357,11 @@ func (im *sqliteImport) put(ctx context.Context, r cairn.PortRow) error {
 	}
 	if err != nil {
 		return fmt.Errorf("import %s: %w", r.Table, err)
+	}
+	if r.Table == cairn.PortContent {
+		if err := im.contentID(ctx, res); err != nil {
+			return err
+		}
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		switch r.Table {
@@ -360,24 +376,41 @@ func (im *sqliteImport) put(ctx context.Context, r cairn.PortRow) error {
 	return nil
 }
 
+// contentID sets im.cid to the id of the content row just put (written
+// now, or before when its chunks were not consecutive).
+func (im *sqliteImport) contentID(ctx context.Context, res sql.Result) error {
+	if n, _ := res.RowsAffected(); n > 0 {
+		id, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("import content: %w", err)
+		}
+		im.cid = id
+		return nil
+	}
+	if err := im.tx.QueryRowContext(ctx, `SELECT id FROM content WHERE hash = ?`, im.hash).Scan(&im.cid); err != nil {
+		return fmt.Errorf("import content %s: %w", im.hash, err)
+	}
+	return nil
+}
+
 // putChunk writes a chunk of the last content row and its full-text row.
 func (im *sqliteImport) putChunk(ctx context.Context, r cairn.PortRow) error {
 	v := r.Values
 	hash, pos, n := v[0].(string), v[2].(int64), v[3].(int64)
 	switch {
-	case hash != im.hash:
+	case hash != im.hash || im.cid == 0:
 		im.src.Reject(r, "chunk "+hash+" does not follow its content row")
 		return nil
 	case pos < 0 || n < 0 || pos+n > int64(len(im.doc)):
 		im.src.Reject(r, fmt.Sprintf("chunk range %d+%d outside the text of %d bytes", pos, n, len(im.doc)))
 		return nil
 	}
-	st, err := im.stmt(ctx, `INSERT OR IGNORE INTO chunks(hash, seq, pos, len, start_line, end_line, tokens, noise) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`)
+	st, err := im.stmt(ctx, `INSERT OR IGNORE INTO chunks(cid, seq, pos, len, start_line, end_line, tokens, noise) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	noise := v[7].(int64) != 0
-	res, err := st.ExecContext(ctx, hash, v[1], pos, n, v[4], v[5], v[6], noise)
+	res, err := st.ExecContext(ctx, im.cid, v[1], pos, n, v[4], v[5], v[6], noise)
 	if err != nil {
 		return fmt.Errorf("import chunks: %w", err)
 	}
@@ -409,10 +442,10 @@ func (im *sqliteImport) putChunk(ctx context.Context, r cairn.PortRow) error {
 func (im *sqliteImport) drop(ctx context.Context, hashes []string) error {
 	for _, h := range hashes {
 		for _, q := range []string{
-			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE hash = ? AND NOT noise)`,
-			`DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE hash = ?)`,
-			`DELETE FROM chunks WHERE hash = ?`,
-			`DELETE FROM documents WHERE hash = ?`,
+			`DELETE FROM chunks_fts WHERE rowid IN (SELECT c.id FROM content ct JOIN chunks c ON c.cid = ct.id WHERE ct.hash = ? AND NOT c.noise)`,
+			`DELETE FROM vectors WHERE chunk_id IN (SELECT c.id FROM content ct JOIN chunks c ON c.cid = ct.id WHERE ct.hash = ?)`,
+			`DELETE FROM chunks WHERE cid IN (SELECT id FROM content WHERE hash = ?)`,
+			`DELETE FROM documents WHERE cid IN (SELECT id FROM content WHERE hash = ?)`,
 			`DELETE FROM content WHERE hash = ?`,
 		} {
 			if _, err := im.tx.ExecContext(ctx, q, h); err != nil {

@@ -262,6 +262,15 @@ func rebuildFTS(ctx context.Context, s *Store, tx *sql.Tx) error {
 	if s.Logf != nil {
 		s.Logf("rebuilding the full-text index for the new tokenizer: %d chunks", total)
 	}
+	// This migration runs before contentIDs on an old index (chunks name
+	// their content by hash) and after it when a test sets the recorded
+	// version back.
+	join := "ct.hash = c.hash"
+	if byID, err := hasColumn(ctx, tx, "chunks", "cid"); err != nil {
+		return fmt.Errorf("rebuild full-text index: %w", err)
+	} else if byID {
+		join = "ct.id = c.cid"
+	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts(rowid, title, body, ident) VALUES(?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("rebuild full-text index: %w", err)
@@ -276,7 +285,7 @@ func rebuildFTS(ctx context.Context, s *Store, tx *sql.Tx) error {
 	for last := int64(-1); ; {
 		batchRows = batchRows[:0]
 		rows, err := tx.QueryContext(ctx, `SELECT c.id, ct.title, substr(ct.doc, c.pos + 1, c.len)
-			FROM chunks c JOIN content ct ON ct.hash = c.hash
+			FROM chunks c JOIN content ct ON `+join+`
 			WHERE c.noise = 0 AND c.id > ? ORDER BY c.id LIMIT ?`, last, batch)
 		if err != nil {
 			return fmt.Errorf("rebuild full-text index: %w", err)

@@ -181,7 +181,7 @@ func TestRankWithoutLength(t *testing.T) {
 		}
 	}
 	r, err := s.r.QueryContext(ctx, `SELECT f.rowid, cairn_tf(chunks_fts, `+scoreArgs+`), ct.title, substr(ct.doc, c.pos + 1, c.len)
-		FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN content ct ON ct.hash = c.hash
+		FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN content ct ON ct.id = c.cid
 		WHERE chunks_fts MATCH '"walrus"'`)
 	if err != nil {
 		t.Fatal(err)

@@ -354,7 +354,7 @@ func filteredQuery(q lexicalQuery) (string, []any) {
 		}
 	}
 	return `SELECT DISTINCT chunks_fts.rowid, cairn_tf(chunks_fts, ` + scoreArgs + `)
-		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.hash = c.hash
+		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.cid = c.cid
 		WHERE chunks_fts MATCH ?` + filter + ` ORDER BY chunks_fts.rowid DESC`, args
 }
 
@@ -410,7 +410,7 @@ func heapDown(h []scored, i int) {
 // hydrateQuery reads the winning chunks with every document holding them.
 const hydrateQuery = `SELECT c.id, d.corpus, d.path, ct.title, c.seq, c.start_line, c.end_line,
 			CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
-		FROM chunks c JOIN documents d ON d.hash = c.hash JOIN content ct ON ct.hash = c.hash
+		FROM chunks c JOIN documents d ON d.cid = c.cid JOIN content ct ON ct.id = c.cid
 		WHERE c.id IN (SELECT value FROM json_each(?))`
 
 // hydrate joins the winning chunks to every document that holds them.
@@ -608,7 +608,7 @@ func varint(b []byte) (uint64, bool) {
 // DocumentText returns the indexed text snapshot of one document.
 func (s *Store) DocumentText(ctx context.Context, corpus, path string) (string, error) {
 	var doc []byte
-	err := s.r.QueryRowContext(ctx, `SELECT ct.doc FROM documents d JOIN content ct ON ct.hash = d.hash
+	err := s.r.QueryRowContext(ctx, `SELECT ct.doc FROM documents d JOIN content ct ON ct.id = d.cid
 		WHERE d.corpus=? AND d.path=?`, corpus, path).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", cairn.ErrNotFound

@@ -19,9 +19,9 @@ func (s *Store) PendingChunksOf(ctx context.Context, identity string, hashes []s
 		args = append(args, h)
 	}
 	q := `SELECT c.id, substr(ct.doc, c.pos + 1, c.len) FROM chunks c
-		JOIN content ct ON ct.hash = c.hash
+		JOIN content ct ON ct.id = c.cid
 		LEFT JOIN vectors v ON v.chunk_id = c.id AND v.identity = ?
-		WHERE c.hash IN (?` + strings.Repeat(",?", len(hashes)-1) + `) AND c.noise = 0 AND v.chunk_id IS NULL ORDER BY c.id`
+		WHERE ct.hash IN (?` + strings.Repeat(",?", len(hashes)-1) + `) AND c.noise = 0 AND v.chunk_id IS NULL ORDER BY c.id`
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list chunks to embed: %w", err)

@@ -317,7 +317,8 @@ func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
 // migrationsAfter[i], when set, runs in Go after migrations[i], in the
 // same transaction.
 var migrationsAfter = map[int]func(ctx context.Context, s *Store, tx *sql.Tx) error{
-	8: rebuildFTS, // gramsTable
+	8:  rebuildFTS, // gramsTable
+	11: contentIDs, // contentid.go
 }
 
 // migrations[i] takes the schema from version i to i+1. Append only.
@@ -408,4 +409,5 @@ var migrations = []string{
 	gramsTable,       // grams.go, with rebuildFTS after it
 	neighboursSchema, // recall_links.go: explore's nearest-neighbour lists
 	analysisSchema,   // curation_schema.go: clustering runs
+	`SELECT 1`,       // contentIDs (contentid.go) does the work, in Go: it checks what is there first
 }

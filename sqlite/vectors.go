@@ -19,7 +19,7 @@ type PendingChunk = cairn.PendingChunk
 // vector made by identity, oldest first.
 func (s *Store) PendingChunks(ctx context.Context, identity string, limit int) ([]PendingChunk, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT c.id, substr(ct.doc, c.pos + 1, c.len) FROM chunks c
-		JOIN content ct ON ct.hash = c.hash
+		JOIN content ct ON ct.id = c.cid
 		LEFT JOIN vectors v ON v.chunk_id = c.id AND v.identity = ?
 		WHERE c.noise = 0 AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?`, identity, limit)
 	if err != nil {
@@ -127,7 +127,7 @@ func (s *Store) CountVectors(ctx context.Context, identity string) (int, error) 
 
 // ChunkDocs calls fn with every indexed chunk and a document holding it.
 func (s *Store) ChunkDocs(ctx context.Context, fn func(chunkID int64, corpus, path string)) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT c.id, d.corpus, d.path FROM chunks c JOIN documents d ON d.hash = c.hash WHERE c.noise = 0`)
+	rows, err := s.r.QueryContext(ctx, `SELECT c.id, d.corpus, d.path FROM chunks c JOIN documents d ON d.cid = c.cid WHERE c.noise = 0`)
 	if err != nil {
 		return fmt.Errorf("map chunks to documents: %w", err)
 	}
@@ -154,7 +154,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, err
 	}
 	list, _ := json.Marshal(ids)
 	st, err := s.readStmt(ctx, `SELECT c.id, d.corpus, d.path, c.seq, c.start_line, c.end_line
-		FROM chunks c JOIN documents d ON d.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
+		FROM chunks c JOIN documents d ON d.cid = c.cid WHERE c.id IN (SELECT value FROM json_each(?))`)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (s *Store) ChunkTexts(ctx context.Context, ids []int64) (map[int64]string, 
 	}
 	list, _ := json.Marshal(ids)
 	st, err := s.readStmt(ctx, `SELECT c.id, CAST(substr(ct.doc, c.pos + 1, c.len) AS TEXT)
-		FROM chunks c JOIN content ct ON ct.hash = c.hash WHERE c.id IN (SELECT value FROM json_each(?))`)
+		FROM chunks c JOIN content ct ON ct.id = c.cid WHERE c.id IN (SELECT value FROM json_each(?))`)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func (s *Store) HasContent(ctx context.Context, hashes []string) (map[string]boo
 }
 
 type writeStmts struct {
-	content, chunk, fts, hasContent, upsert, touch, remove, oldHash *sql.Stmt
+	content, chunk, fts, contentID, upsert, touch, remove, oldHash *sql.Stmt
 	// orphans is set when the batch replaced or removed a document, so its
 	// old content may be unreferenced: the commit then sets the gc marker.
 	orphans bool
@@ -56,12 +56,12 @@ func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
 		q   string
 	}{
 		{&w.content, `INSERT INTO content(hash, doc, title, created_at) VALUES(?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`},
-		{&w.chunk, `INSERT INTO chunks(hash, seq, pos, len, start_line, end_line, tokens, noise) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.chunk, `INSERT INTO chunks(cid, seq, pos, len, start_line, end_line, tokens, noise) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.fts, `INSERT INTO chunks_fts(rowid, title, body, ident) VALUES(?, ?, ?, ?)`},
-		{&w.hasContent, `SELECT 1 FROM content WHERE hash=?`},
-		{&w.upsert, `INSERT INTO documents(corpus, path, hash, size, mtime, created_at, modified_at)
-			VALUES(?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT(corpus, path) DO UPDATE SET hash=excluded.hash, size=excluded.size,
+		{&w.contentID, `SELECT id FROM content WHERE hash=?`},
+		{&w.upsert, `INSERT INTO documents(corpus, path, hash, cid, size, mtime, created_at, modified_at)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(corpus, path) DO UPDATE SET hash=excluded.hash, cid=excluded.cid, size=excluded.size,
 				mtime=excluded.mtime, modified_at=excluded.modified_at`},
 		{&w.touch, `UPDATE documents SET size=?, mtime=? WHERE corpus=? AND path=?`},
 		{&w.remove, `DELETE FROM documents WHERE corpus=? AND path=?`},
@@ -115,7 +115,7 @@ func (s *Store) apply(ctx context.Context, b *cairn.Batch) error {
 			w.orphans = true
 		}
 	}
-	if err := w.indexChunks(ctx); err != nil {
+	if err := indexPending(ctx, tx, w); err != nil { // bulk.go
 		return err
 	}
 	if w.orphans {
@@ -184,14 +184,20 @@ func execOn(ctx context.Context, db *sql.DB, q string) error {
 }
 
 func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Document, now int64) error {
+	cid := int64(0)
 	if d.Chunks != nil {
-		if err := w.insertContent(ctx, d, now); err != nil {
+		id, err := w.insertContent(ctx, d, now)
+		if err != nil {
 			return err
 		}
-	} else {
-		var one int
-		if err := w.hasContent.QueryRowContext(ctx, d.Hash).Scan(&one); err != nil {
-			return fmt.Errorf("index document %s: content %s is not stored and no chunks were given: %w", d.Path, d.Hash, err)
+		cid = id
+	}
+	if cid == 0 {
+		if err := w.contentID.QueryRowContext(ctx, d.Hash).Scan(&cid); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("index document %s: content %s is not stored and no chunks were given: %w", d.Path, d.Hash, err)
+			}
+			return fmt.Errorf("index document %s: %w", d.Path, err)
 		}
 	}
 	var old string
@@ -201,27 +207,34 @@ func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Docu
 	case !errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("index document %s: %w", d.Path, err)
 	}
-	if _, err := w.upsert.ExecContext(ctx, corpus, d.Path, d.Hash, d.Size, d.ModTime, now, now); err != nil {
+	if _, err := w.upsert.ExecContext(ctx, corpus, d.Path, d.Hash, cid, d.Size, d.ModTime, now, now); err != nil {
 		return fmt.Errorf("index document %s: %w", d.Path, err)
 	}
 	return nil
 }
 
-func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now int64) error {
+// insertContent stores a document's content and chunks and returns the
+// content's id, or 0 when that content was stored already (with its
+// chunks).
+func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now int64) (int64, error) {
 	res, err := w.content.ExecContext(ctx, d.Hash, []byte(d.Text), d.Title, now)
 	if err != nil {
-		return fmt.Errorf("store content of %s: %w", d.Path, err)
+		return 0, fmt.Errorf("store content of %s: %w", d.Path, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return nil // already stored with its chunks
+		return 0, nil
+	}
+	cid, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("store content of %s: %w", d.Path, err)
 	}
 	for _, c := range d.Chunks {
 		if c.Pos < 0 || c.Len < 0 || c.Pos+c.Len > len(d.Text) {
-			return fmt.Errorf("store chunk %d of %s: range %d+%d outside text of %d bytes", c.Seq, d.Path, c.Pos, c.Len, len(d.Text))
+			return 0, fmt.Errorf("store chunk %d of %s: range %d+%d outside text of %d bytes", c.Seq, d.Path, c.Pos, c.Len, len(d.Text))
 		}
-		res, err := w.chunk.ExecContext(ctx, d.Hash, c.Seq, c.Pos, c.Len, c.StartLine, c.EndLine, c.Tokens, c.Noise)
+		res, err := w.chunk.ExecContext(ctx, cid, c.Seq, c.Pos, c.Len, c.StartLine, c.EndLine, c.Tokens, c.Noise)
 		if err != nil {
-			return fmt.Errorf("store chunk %d of %s: %w", c.Seq, d.Path, err)
+			return 0, fmt.Errorf("store chunk %d of %s: %w", c.Seq, d.Path, err)
 		}
 		if c.Noise {
 			continue
@@ -229,7 +242,7 @@ func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now i
 		id, _ := res.LastInsertId()
 		w.pending = append(w.pending, ftsRow{id: id, title: d.Title, body: d.Text[c.Pos : c.Pos+c.Len], ident: c.Ident, path: d.Path, seq: c.Seq})
 	}
-	return nil
+	return cid, nil
 }
 
 // indexChunks writes the pending full-text rows, after the batch's other
@@ -268,15 +281,15 @@ func (s *Store) GC(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, h := range orphans {
+	for _, o := range orphans {
 		for _, q := range []string{
-			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE hash=?)`,
-			`DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE hash=?)`,
-			`DELETE FROM chunks WHERE hash=?`,
-			`DELETE FROM content WHERE hash=?`,
+			`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE cid=?)`,
+			`DELETE FROM vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE cid=?)`,
+			`DELETE FROM chunks WHERE cid=?`,
+			`DELETE FROM content WHERE id=?`,
 		} {
-			if _, err := tx.ExecContext(ctx, q, h); err != nil {
-				return 0, fmt.Errorf("delete orphaned content %s: %w", h, err)
+			if _, err := tx.ExecContext(ctx, q, o.id); err != nil {
+				return 0, fmt.Errorf("delete orphaned content %s: %w", o.hash, err)
 			}
 		}
 	}
@@ -290,23 +303,29 @@ func (s *Store) GC(ctx context.Context) (int, error) {
 	return len(orphans), nil
 }
 
-// orphanedContent lists the content hashes no document references.
+// orphan is a content row no document references.
+type orphan struct {
+	id   int64
+	hash string
+}
+
+// orphanedContent lists the content rows no document references.
 func orphanedContent(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT hash FROM content
-		WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.hash = content.hash)`)
+}) ([]orphan, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, hash FROM content
+		WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.cid = content.id)`)
 	if err != nil {
 		return nil, fmt.Errorf("find orphaned content: %w", err)
 	}
 	defer rows.Close()
-	var orphans []string
+	var orphans []orphan
 	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
+		var o orphan
+		if err := rows.Scan(&o.id, &o.hash); err != nil {
 			return nil, fmt.Errorf("find orphaned content: %w", err)
 		}
-		orphans = append(orphans, h)
+		orphans = append(orphans, o)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("find orphaned content: %w", err)

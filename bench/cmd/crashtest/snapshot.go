@@ -54,9 +54,9 @@ func takeSnapshot(ctx context.Context, dir string, corpora []cairn.Corpus, embed
 	}{
 		{&s.Documents, `SELECT corpus || '/' || path, hash, size, mtime FROM documents`},
 		{&s.Contents, `SELECT hash, title, doc FROM content`},
-		{&s.Chunks, `SELECT hash || '/' || seq, pos, len, start_line, end_line, tokens, noise FROM chunks`},
-		{&s.Vectors, `SELECT c.hash || '/' || c.seq, v.vec, v.identity FROM vectors v JOIN chunks c ON c.id = v.chunk_id`},
-		{&s.FTSSizes, `SELECT c.hash || '/' || c.seq, d.sz FROM chunks_fts_docsize d JOIN chunks c ON c.id = d.id`},
+		{&s.Chunks, `SELECT ct.hash || '/' || c.seq, c.pos, c.len, c.start_line, c.end_line, c.tokens, c.noise FROM chunks c JOIN content ct ON ct.id = c.cid`},
+		{&s.Vectors, `SELECT ct.hash || '/' || c.seq, v.vec, v.identity FROM vectors v JOIN chunks c ON c.id = v.chunk_id JOIN content ct ON ct.id = c.cid`},
+		{&s.FTSSizes, `SELECT ct.hash || '/' || c.seq, d.sz FROM chunks_fts_docsize d JOIN chunks c ON c.id = d.id JOIN content ct ON ct.id = c.cid`},
 	} {
 		if *q.dst, err = rowsMap(ctx, db, q.sql); err != nil {
 			return nil, err
@@ -91,7 +91,7 @@ func takeSnapshot(ctx context.Context, dir string, corpora []cairn.Corpus, embed
 // the file holds what SQLite holds if and only if these agree, whatever
 // order the vectors were added in.
 func (s *snapshot) vectorFile(ctx context.Context, db *sql.DB, dir string, queries []string) error {
-	names, err := rowsMap(ctx, db, `SELECT id, hash || '/' || seq FROM chunks`)
+	names, err := rowsMap(ctx, db, `SELECT c.id, ct.hash || '/' || c.seq FROM chunks c JOIN content ct ON ct.id = c.cid`)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@
 //	go build -tags sqlite_fts5 -o /tmp/growbench ./bench/cmd/growbench
 //	nice -n 10 /tmp/growbench -dir /tmp/big1m/notes -index /tmp/ix -profiles /tmp/prof
 //	/tmp/growbench -dir NEW -index COPY_OF_BIG -fresh=false -corpus extra   # the same files into a big index
+//	/tmp/growbench -dir NEW -index COPY_OF_BIG -fresh=false -open           # open it only (migrates an older schema)
 //
 // Every -every seconds it prints one line: elapsed seconds, files handed to
 // the writer, files per second and process CPU seconds in the window, and
@@ -57,7 +58,7 @@ func main() {
 type config struct {
 	dir, index, corpus, profiles string
 	every                        time.Duration
-	fresh                        bool
+	fresh, openOnly              bool
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -69,6 +70,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.corpus, "corpus", "bench", "corpus name")
 	fs.StringVar(&c.profiles, "profiles", "", "folder for early.prof and late.prof (CPU profiles of two windows)")
 	fs.DurationVar(&c.every, "every", 30*time.Second, "time between progress lines")
+	fs.BoolVar(&c.openOnly, "open", false, "only open -index (migrating an older schema), print its seconds and CPU seconds as JSON, close")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,9 +87,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	corp := cairn.Corpus{Name: c.corpus, Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}
+	start := time.Now()
 	eng, err := local.Open(ctx, engine.Options{Dir: c.index, Corpora: []cairn.Corpus{corp}})
 	if err != nil {
 		return err
+	}
+	if c.openOnly {
+		opened := struct {
+			OpenSeconds float64 `json:"openSeconds"`
+			CPUSeconds  float64 `json:"cpuSeconds"`
+		}{time.Since(start).Seconds(), cpuSeconds()}
+		if err := eng.Close(ctx); err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(opened)
 	}
 	s, err := measure(ctx, eng, c, stdout)
 	if cerr := eng.Close(ctx); err == nil {

@@ -76,8 +76,15 @@ func writeChunks(ctx context.Context, db *sql.DB, w *bufio.Writer) error {
 		return fmt.Errorf("read postings: %w", err)
 	}
 	rows.Close()
+	// Chunks name their content by id from schema 12 (sqlite/contentid.go),
+	// by hash before; this file is also built into older trees.
+	join := "c.hash = d.hash"
+	var byID int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('chunks') WHERE name = 'cid'`).Scan(&byID); err == nil && byID > 0 {
+		join = "c.cid = d.cid"
+	}
 	rows, err = db.QueryContext(ctx, `SELECT d.path, d.hash, c.id, c.seq, c.pos, c.len, c.start_line, c.end_line, c.tokens, c.noise
-		FROM documents d JOIN chunks c ON c.hash = d.hash ORDER BY d.path, c.seq`)
+		FROM documents d JOIN chunks c ON `+join+` ORDER BY d.path, c.seq`)
 	if err != nil {
 		return fmt.Errorf("read chunks: %w", err)
 	}
