@@ -115,7 +115,7 @@ func (s *Store) apply(ctx context.Context, b *cairn.Batch) error {
 			w.orphans = true
 		}
 	}
-	if err := indexPending(ctx, tx, w); err != nil { // bulk.go
+	if err := w.indexChunks(ctx); err != nil {
 		return err
 	}
 	if w.orphans {
