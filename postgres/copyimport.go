@@ -45,8 +45,24 @@ const (
 	importBatch     = 500
 )
 
-// Import writes src into the agent in one transaction.
+// Import writes src into the agent in one transaction, then vacuums and
+// analyzes the postings (Optimize, outside the transaction): a search
+// reads them index-only, which skips the heap only on pages a vacuum has
+// marked all-visible, and plans its joins from their statistics; the
+// import's rows are all new, so without it every search visits the heap
+// for every posting until autovacuum comes. A failed vacuum leaves the
+// import committed and is logged, not returned.
 func (s *Store) Import(ctx context.Context, replace bool, src cairn.PortSource) error {
+	if err := s.importTx(ctx, replace, src); err != nil {
+		return err
+	}
+	if err := s.Optimize(ctx); err != nil && s.logf != nil {
+		s.logf("postgres: import committed; vacuum of the postings failed (autovacuum will do it): %v", err)
+	}
+	return nil
+}
+
+func (s *Store) importTx(ctx context.Context, replace bool, src cairn.PortSource) error {
 	return s.write(ctx, "import", func(tx pgx.Tx) error {
 		if err := s.clearForImport(ctx, tx, replace); err != nil {
 			return err
