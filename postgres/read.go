@@ -134,14 +134,17 @@ func scanQuery(q cairn.LexicalQuery, c *compiled, filterInside bool) (string, []
 		}
 		where = ` WHERE EXISTS (SELECT 1 FROM chunks fc JOIN documents d ON d.agent = ` + ag + ` AND d.hash = fc.hash
 			WHERE fc.agent = ` + ag + ` AND fc.id = r.chunk` + filter + `)`
-	} else if q.MaxCandidates > 0 {
+	}
+	rel := c.rel.sql
+	if !filterInside && q.MaxCandidates > 0 {
 		n := arg(int64(q.MaxCandidates))
 		limit = ` LIMIT ` + n + ` + 1`
 		capped = `m.n > ` + n
+		rel = c.rel.newest(n + ` + 1`)
 	}
 	// With more matches than the cap, the extra (oldest) row only tells
 	// so: it is not scored, and the lowest id scored is the second lowest.
-	query := `WITH s AS MATERIALIZED (SELECT r.chunk AS id, ` + columns("r", c.rel, all) + ` FROM (` + c.rel.sql + `) r` + where + ` ORDER BY r.chunk DESC` + limit + `),
+	query := `WITH s AS MATERIALIZED (SELECT r.chunk AS id, ` + columns("r", c.rel, all) + ` FROM (` + rel + `) r` + where + ` ORDER BY r.chunk DESC` + limit + `),
 		m AS MATERIALIZED (SELECT count(*) AS n, min(id) AS low,
 			(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s),
 		top AS (SELECT s.id, (` + strings.Join(sc, " + ") + `)::float8 AS score, m.n,
@@ -177,8 +180,9 @@ func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.M
 // counted, and the lowest of them.
 func countQuery(c *compiled, max int) (string, []any) {
 	args := append(append([]any(nil), c.args...), int64(max))
+	n := fmt.Sprintf("$%d", len(args))
 	return fmt.Sprintf(`SELECT count(*), coalesce(min(chunk), 0) FROM (SELECT r.chunk FROM (%s) r
-		ORDER BY r.chunk DESC LIMIT $%d) x`, c.rel.sql, len(args)), args
+		ORDER BY r.chunk DESC LIMIT %s) x`, c.rel.newest(n), n), args
 }
 
 // Span reports the indexed chunks (a counter kept with every write, so no
