@@ -1,27 +1,50 @@
 #!/bin/bash
 # Issue 19 item 3 (first index of the docs corpus) in one run beside its
-# baseline: indexbench built from BASE (default 5760e6b, the commit before
-# this work) and from the working tree, PAIRS first indexes of DOCS
-# alternating (wall, CPU seconds, cores used, load), then one fingerprint
-# of each: the chunk lines (chunks and their postings) must be equal; the
-# query lines also hold scores, which other changes to ranking move.
+# baseline: indexbench built from BASE and from NEW (each from `git
+# archive`, this tree's bench/cmd/indexbench copied into both so both
+# measure alike; NEW "." builds the working tree as it is), then
+#   - PAIRS first indexes of DOCS alternating (wall, CPU seconds, cores
+#     used, load),
+#   - PAIRS runs of the writer alone alternating (indexbench -writer: the
+#     same batches prepared first, then Apply and the final optimize on one
+#     locked thread; that thread's CPU seconds and what it wrote),
+#   - one fingerprint of each: the chunk lines (chunks and their postings)
+#     must be equal; the query lines also hold scores, which other changes
+#     to ranking move.
 #
-#   bench/i1-remeasure.sh            # from the repository root
+#   bench/i1-remeasure.sh [BASE [NEW]]   # from the repository root; BASE 4157f76, NEW .
 #
-# DOCS defaults to /tmp/i1docs (565 Markdown files, 17.8 MB: bench/RESULTS.md
+# About 3 minutes on a quiet 2-core machine plus the two builds. DOCS
+# defaults to /tmp/i1docs (565 Markdown files, 17.8 MB: bench/RESULTS.md
 # says how it was made); WORK (default /tmp/i1r) holds builds and indexes.
 set -eu
-BASE=${BASE:-5760e6b} WORK=${WORK:-/tmp/i1r} DOCS=${DOCS:-/tmp/i1docs} PAIRS=${PAIRS:-3}
+BASE=${1:-${BASE:-4157f76}} NEW=${2:-.}
+WORK=${WORK:-/tmp/i1r} DOCS=${DOCS:-/tmp/i1docs} PAIRS=${PAIRS:-3}
 mkdir -p "$WORK"
-rm -rf "$WORK/src-before" && mkdir -p "$WORK/src-before"
-git archive "$BASE" | tar -x -C "$WORK/src-before"
-cp bench/cmd/indexbench/*.go "$WORK/src-before/bench/cmd/indexbench/"
-(cd "$WORK/src-before" && go build -tags sqlite_fts5 -o "$WORK/ib-before" ./bench/cmd/indexbench)
-go build -tags sqlite_fts5 -o "$WORK/ib-after" ./bench/cmd/indexbench
+build() { # build REV NAME
+  if [ "$1" = . ]; then
+    go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench
+    return
+  fi
+  rm -rf "$WORK/src-$2" && mkdir -p "$WORK/src-$2"
+  git archive "$1" | tar -x -C "$WORK/src-$2"
+  cp bench/cmd/indexbench/*.go "$WORK/src-$2/bench/cmd/indexbench/"
+  rm -f "$WORK/src-$2/bench/cmd/indexbench/"*_test.go
+  (cd "$WORK/src-$2" && go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench)
+}
+build "$BASE" before
+build "$NEW" after
+echo "before = $BASE, after = $NEW"
 show() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  first %6.2f s  CPU %5.2f s  cores used %.2f  no-op %.3f s" % (sys.argv[1], d["load1"], d["firstSeconds"], d["userSeconds"]+d["sysSeconds"], d["cpuShare"], d["noopSeconds"][0]))' "$1"; }
+showw() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  writer alone %6.2f s  thread CPU %5.2f s (optimize %.2f)  wrote %4.0f MB  %d batches, %d chunks" % (sys.argv[1], d["load1"], d["writerSeconds"], d["writerCPUSeconds"], d["optimizeCPUSeconds"], d["writerMB"], d["batches"], d["chunks"]))' "$1"; }
 for i in $(seq "$PAIRS"); do
   for b in before after; do
     "$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 1 -keep=false | show "$b"
+  done
+done
+for i in $(seq "$PAIRS"); do
+  for b in before after; do
+    "$WORK/ib-$b" -writer -dir "$DOCS" -index "$WORK/ix-$b" -keep=false | showw "$b"
   done
 done
 for b in before after; do

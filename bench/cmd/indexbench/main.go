@@ -12,7 +12,9 @@
 // sequence, byte range, lines, tokens, noise), every full-text posting
 // (term, column, offset) keyed by chunk rather than rowid, and the hits of
 // a fixed query list drawn from the index's own terms: equal files mean
-// the same index and the same search results.
+// the same index and the same search results. With -writer it times the
+// store's writer alone (writer.go): the batches of a first index prepared
+// first, then written on one thread.
 package main
 
 import (
@@ -37,7 +39,7 @@ import (
 type config struct {
 	dir, index, corpus, cpuProfile, trace, fingerprint string
 	noop, queries                                      int
-	keep, fresh                                        bool
+	keep, fresh, writer                                bool
 }
 
 // Result is the JSON line indexbench prints.
@@ -75,6 +77,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&c.fingerprint, "fingerprint", "", "write the index fingerprint here")
 	fs.IntVar(&c.queries, "queries", 300, "queries in the fingerprint")
 	fs.BoolVar(&c.keep, "keep", true, "keep the index afterwards")
+	fs.BoolVar(&c.writer, "writer", false, "time the writer alone: prepare every batch first, then Apply them on one thread (writer.go)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -92,6 +95,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !c.keep {
 		defer os.RemoveAll(c.index)
+	}
+	if c.writer {
+		r, err := runWriter(ctx, c)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(r)
 	}
 	corp := cairn.Corpus{Name: c.corpus, Kind: cairn.KindFiles, Paths: []string{dir}, Glob: cairn.DefaultGlob}
 	eng, err := local.Open(ctx, engine.Options{Dir: c.index, Corpora: []cairn.Corpus{corp}})
