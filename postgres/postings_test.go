@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -327,5 +328,54 @@ func TestAnyGroupNewest(t *testing.T) {
 	}
 	if len(scans) > 0 {
 		t.Errorf("a pass capped at 40 read more postings of a term than the cap and one:\n%s", strings.Join(scans, "\n"))
+	}
+}
+
+// TestPhraseRepeatedLexeme: a phrase that repeats a word reads that
+// word's postings once and still needs it at each of its places.
+func TestPhraseRepeatedLexeme(t *testing.T) {
+	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_phrase_repeat")
+	ctx := context.Background()
+	s := openTest(t, b, "a")
+	var docs []cairn.Document
+	for i, text := range []string{"the the walrus sleeps", "the walrus sleeps", "the walrus the walrus", "walrus the the", "the the the walrus"} {
+		docs = append(docs, testDoc(fmt.Sprintf("%d.md", i), text))
+	}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: docs}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"the", "the", "walrus"}, []string{"0.md", "4.md"}},
+		{[]string{"the", "walrus", "the"}, []string{"2.md"}},
+		{[]string{"walrus", "the", "the"}, []string{"3.md"}},
+		{[]string{"the", "the", "the"}, []string{"4.md"}},
+	} {
+		m := cairn.Match{Op: cairn.MatchPhrase, Words: c.words}
+		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: m, Limit: 10, MaxCandidates: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, cd := range res.Candidates {
+			got = append(got, cd.Path)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("phrase %q matched %q, want %q", c.words, got, c.want)
+		}
+		cm, err := s.compile(ctx, s.pool, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		distinct := map[string]bool{}
+		for _, w := range c.words {
+			distinct[w] = true
+		}
+		if n := strings.Count(cm.rel.sql, "FROM postings"); n != len(distinct) {
+			t.Errorf("phrase %q reads postings %d times, want once a lexeme (%d)", c.words, n, len(distinct))
+		}
 	}
 }

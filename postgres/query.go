@@ -204,9 +204,18 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 	}
 	var q, from, counts []string
 	anyPrefix := false
+	// A lexeme the phrase repeats ("the the zizoux") is read once: its
+	// postings hold every position of it (reading them twice doubled the
+	// pass: 73,420 postings of "the" each time at 100k chunks).
+	alias, seen := make([]int, len(ls)), map[string]int{}
 	for k, l := range ls {
 		prefix := m.Op == cairn.MatchPrefix && k == len(ls)-1
 		lit := quoteLiteral(strings.ReplaceAll(l, `\`, `\\`))
+		if a, ok := seen[l]; ok && !prefix {
+			q, alias[k] = append(q, lit), a
+			continue
+		}
+		alias[k] = len(from)
 		var p string
 		if prefix {
 			anyPrefix = true
@@ -216,9 +225,10 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 		} else {
 			q = append(q, lit)
 			p = "(SELECT chunk, tf, pos FROM postings WHERE agent = $1 AND lexeme = " + c.arg(l) + ")"
+			seen[l] = alias[k]
 		}
-		from = append(from, fmt.Sprintf("%s p%d", p, k))
-		counts = append(counts, fmt.Sprintf("p%d.tf", k))
+		from = append(from, fmt.Sprintf("%s p%d", p, alias[k]))
+		counts = append(counts, fmt.Sprintf("p%d.tf", alias[k]))
 	}
 	tsq := q[0]
 	if len(q) > 1 {
@@ -241,7 +251,7 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 		// tsvector's, so the same test as its <-> operator).
 		var seq []string
 		for k := 1; k < len(ls); k++ {
-			seq = append(seq, fmt.Sprintf("(x + %d)::smallint = ANY(p%d.pos)", k, k))
+			seq = append(seq, fmt.Sprintf("(x + %d)::smallint = ANY(p%d.pos)", k, alias[k]))
 		}
 		fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM unnest(p0.pos) x WHERE %s)", strings.Join(seq, " AND "))
 	}
