@@ -11,9 +11,12 @@ type IdleOptions struct {
 	// Quiet is how long the index must go without a lexical search or a
 	// write before a step runs (default DefaultIdleQuiet).
 	Quiet time.Duration
-	// Poll is how often the loop looks for use of the index, and the pause
-	// between two steps (default a tenth of Quiet, at least 50 ms).
+	// Poll is how often the loop looks for use of the index (default a
+	// tenth of Quiet, at least 50 ms).
 	Poll time.Duration
+	// Pause is the wait between two steps of a merge, when the loop also
+	// looks for use (default DefaultIdlePause).
+	Pause time.Duration
 	// Pages bounds a step: about this many leaf pages written (default
 	// DefaultIdlePages).
 	Pages int
@@ -39,6 +42,10 @@ const DefaultIdleQuiet = 2 * time.Minute
 // longest a sync waits for the writer, and the longest a search shares
 // the cores with a step.
 const DefaultIdlePages = 256
+
+// DefaultIdlePause is the wait between two idle merge steps: a search or
+// sync that arrives meanwhile stops the merge before the next step.
+const DefaultIdlePause = 100 * time.Millisecond
 
 // idleMerger is a store whose full-text index can be merged in bounded
 // steps (the SQLite store; others have nothing to merge).
@@ -72,17 +79,32 @@ func (e *Engine) MaintainIdle(ctx context.Context, o IdleOptions) error {
 	if o.Poll <= 0 {
 		o.Poll = max(o.Quiet/10, 50*time.Millisecond)
 	}
+	if o.Pause <= 0 {
+		o.Pause = DefaultIdlePause
+	}
 	if o.Pages <= 0 {
 		o.Pages = DefaultIdlePages
 	}
 	if o.now == nil {
 		o.now = time.Now
 	}
-	ticks := o.ticks
-	if ticks == nil {
-		t := time.NewTicker(o.Poll)
-		defer t.Stop()
-		ticks = t.C
+	var timer *time.Timer
+	if o.ticks == nil {
+		timer = time.NewTimer(o.Poll) // Reset before each wait (Go 1.23 timers: no stale tick)
+		defer timer.Stop()
+	}
+	// wait returns the channel of the next look: Pause after a step of a
+	// merge, else Poll.
+	wait := func(merging bool) <-chan time.Time {
+		if o.ticks != nil {
+			return o.ticks
+		}
+		d := o.Poll
+		if merging {
+			d = o.Pause
+		}
+		timer.Reset(d)
+		return timer.C
 	}
 	say := func(what string) {
 		if o.report != nil {
@@ -98,7 +120,7 @@ func (e *Engine) MaintainIdle(ctx context.Context, o IdleOptions) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-ticks:
+		case <-wait(merging):
 		}
 		if g, r := m.Generation(), m.Reads(); g != gen || r != reads {
 			gen, reads, quietSince, asleep = g, r, o.now(), false

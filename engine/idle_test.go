@@ -149,3 +149,49 @@ func TestMaintainIdle(t *testing.T) {
 	clock = clock.Add(quiet)
 	tick("quiet")
 }
+
+// TestMaintainIdleTimers runs the loop on its own timers (a quiet time of
+// a millisecond): it merges an edited index into one segment and returns
+// once its context ends.
+func TestMaintainIdleTimers(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nharbor lantern copper %d meadow\n", i, i)
+	}
+	f := newFixture(t, files, Options{})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 60; i += 3 {
+		f.write(fmt.Sprintf("n%02d.md", i), fmt.Sprintf("# Note %d\n\nwillow ember %d\n", i, i))
+	}
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := f.eng.store.(*sqlite.Store)
+	if due, err := st.IdleMergeDue(ctx); err != nil || !due {
+		t.Fatalf("no merge due after the edit sync (%v); the test needs one", err)
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- f.eng.MaintainIdle(mctx, IdleOptions{Quiet: time.Millisecond, Pause: time.Millisecond, Pages: 1})
+	}()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		seg, err := st.FTSSegments(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seg.Count == 1 && seg.Tombstones == 0 && seg.Merging == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not merged after a minute: %+v", seg)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("MaintainIdle returned %v", err)
+	}
+}
