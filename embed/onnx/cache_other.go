@@ -7,8 +7,12 @@ import (
 	"os"
 )
 
-// mapFile: the runtime reads cached weights in place, which needs memory
-// outside Go's heap; without mmap the cache is not used.
+// cacheSupported: the runtime reads cached weights in place, which needs
+// memory outside Go's heap; without mmap the cache is not used (nor
+// written).
+const cacheSupported = false
+
+// mapFile is never reached (cacheSupported).
 func mapFile(path string) ([]byte, func() error, error) {
 	return nil, nil, errors.New("optimized graph cache needs mmap")
 }

@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// cacheSupported: Options.CacheDir is used (mapFile can map).
+const cacheSupported = true
+
 // mapFile maps the file read-only; unmap releases the mapping.
 func mapFile(path string) ([]byte, func() error, error) {
 	f, err := os.Open(path)

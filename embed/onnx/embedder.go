@@ -117,6 +117,9 @@ func New(o Options) (*Embedder, error) {
 	if err := initRuntime(o.Library); err != nil {
 		return nil, err
 	}
+	if !cacheSupported {
+		o.CacheDir = ""
+	}
 	var cache *cached
 	cachePathName := ""
 	if o.CacheDir != "" {
