@@ -81,7 +81,7 @@ func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
 	return s.diagnose("write index", s.apply(ctx, b))
 }
 
-func (s *Store) apply(ctx context.Context, b *cairn.Batch) error {
+func (s *Store) apply(ctx context.Context, b *cairn.Batch) (err error) {
 	db, err := s.writer()
 	if err != nil {
 		return err
@@ -91,6 +91,8 @@ func (s *Store) apply(ctx context.Context, b *cairn.Batch) error {
 		return fmt.Errorf("begin write: %w", err)
 	}
 	defer tx.Rollback()
+	ctx, done := statementContext(ctx) // stmtctx.go: no goroutine a row
+	defer done(&err)
 	w, err := prepareWrites(ctx, tx)
 	if err != nil {
 		return err
