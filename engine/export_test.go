@@ -28,3 +28,13 @@ func SetLaneMemo(on bool) {
 		laneMemo.Clear()
 	}
 }
+
+// SetFusionFeedback sets the lexical lane's pseudo-relevance feedback of
+// the fusion SetFusion set (fusionWeights.PRF, PRFDocs, PRFTerms).
+func SetFusionFeedback(weight float64, docs, terms int) {
+	fusion.PRF, fusion.PRFDocs, fusion.PRFTerms = weight, docs, terms
+}
+
+// SetFusionDates sets the lift of a unit holding a date the query names
+// (fusionWeights.Dates) of the fusion SetFusion set.
+func SetFusionDates(weight float64) { fusion.Dates = weight }

@@ -30,6 +30,10 @@ type sweepSetting struct {
 	diverse     float64 // the diversity pass by document (fusionWeights.Diverse)
 	after       int
 	context     float64 // the neighbours' share (fusionWeights.Context)
+	prf         float64 // the lexical feedback pass's share (fusionWeights.PRF)
+	prfDocs     int
+	prfTerms    int
+	dates       float64 // the lift of a unit holding the query's date (fusionWeights.Dates)
 }
 
 func (s sweepSetting) String() string {
@@ -45,6 +49,12 @@ func (s sweepSetting) String() string {
 	}
 	if s.context > 0 {
 		out += fmt.Sprintf(" ctx %.2f", s.context)
+	}
+	if s.prf > 0 {
+		out += fmt.Sprintf(" prf %.2f docs %d terms %d", s.prf, s.prfDocs, s.prfTerms)
+	}
+	if s.dates > 0 {
+		out += fmt.Sprintf(" dates %.2f", s.dates)
 	}
 	return out
 }
@@ -106,11 +116,14 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
-// context: the share of a neighbouring chunk's score). CAIRN_FUSION_DIR
+// context: the share of a neighbouring chunk's score; prf, prfdocs and
+// prfterms: the lexical lane's feedback pass, its share, how many first
+// hits it reads and how many words it asks for; dates: the lift of a unit
+// holding a date the query names). CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -126,6 +139,9 @@ func TestFusionSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	grid := []sweepSetting{{mode: cairn.ModeLexical}}
+	if os.Getenv("CAIRN_FUSION_NO_LEXICAL") != "" {
+		grid = nil // a second sweep over the same index: lexical's scores are the first's
+	}
 	spec := os.Getenv("CAIRN_FUSION_GRID")
 	if spec == "" {
 		for _, k := range []float64{10, 30, 60} {
@@ -138,14 +154,14 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+":0:0:0:0:0:0:0:0", ":")
-		var x [10]float64
+		f := strings.Split(p+":0:0:0:0:0:0:0:0:0:0:0:0", ":")
+		var x [14]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9]})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
@@ -154,13 +170,16 @@ func TestFusionSweep(t *testing.T) {
 	ctx := context.Background()
 	o := eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev),
 		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: memo,
-		Dir: os.Getenv("CAIRN_FUSION_DIR")}
+		Dir:         os.Getenv("CAIRN_FUSION_DIR"),
+		SettingDone: func(i int, qs []eval.SweepQuestion) { t.Logf("done %-34s %s", grid[i], sweepRow(qs, nil)) }}
 	res, err := eval.LocomoSweep(ctx, o, len(grid), func(i int) string {
 		s := grid[i]
 		t.Logf("setting %d of %d: %s", i+1, len(grid), s)
 		if s.mode == cairn.ModeHybrid {
 			engine.SetFusion(s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
 			engine.SetFusionShape(s.lean, s.leanBy, s.diverse, s.after, s.context)
+			engine.SetFusionFeedback(s.prf, s.prfDocs, s.prfTerms)
+			engine.SetFusionDates(s.dates)
 		}
 		return s.mode
 	})
@@ -192,7 +211,10 @@ func TestFusionSweep(t *testing.T) {
 		}
 	}
 	var cv []eval.SweepQuestion
-	lexical := res[0]
+	var lexical []eval.SweepQuestion
+	if grid[0].mode == cairn.ModeLexical {
+		lexical = res[0]
+	}
 	for _, c := range convs {
 		best, bestV := 0, -1.0
 		for i := range grid {

@@ -62,6 +62,10 @@ type LocomoOptions struct {
 	// Backend is the storage the run indexes into (nil: SQLite): what
 	// bench/cmd/pgbench compares PostgreSQL's lexical lane with.
 	Backend cairn.Backend
+	// SettingDone, when set, is called by LocomoSweep with each setting's
+	// questions as soon as the setting is scored (a long sweep shows its
+	// results as they come).
+	SettingDone func(setting int, qs []SweepQuestion)
 }
 
 // Report is the result of a run. JSON names are fixed.

@@ -9,6 +9,10 @@ import (
 type SweepQuestion struct {
 	Conv, Category string
 	Scores         Scores
+	// Question and Evidence (the evidence turns' ids) for reading the
+	// misses of a sweep's JSON.
+	Question string   `json:",omitempty"`
+	Evidence []string `json:",omitempty"`
 }
 
 // LocomoSweep imports every conversation of o.Data once, then, for each of
@@ -69,7 +73,11 @@ func LocomoSweep(ctx context.Context, o LocomoOptions, n int, set func(i int) st
 			if err != nil {
 				return nil, fmt.Errorf("setting %d, %q of %s: %w", i, q.question, q.conv, err)
 			}
-			out[i] = append(out[i], SweepQuestion{q.conv, q.category, Score(got, q.evidence, sessionOfTurn)})
+			out[i] = append(out[i], SweepQuestion{Conv: q.conv, Category: q.category, Scores: Score(got, q.evidence, sessionOfTurn),
+				Question: q.question, Evidence: q.evidence})
+		}
+		if o.SettingDone != nil {
+			o.SettingDone(i, out[i])
 		}
 	}
 	return out, nil
