@@ -86,10 +86,11 @@ const StaleTempAge = 15 * time.Minute
 
 // Temporary file names, as os.CreateTemp makes them (the * becomes
 // digits): ".NAME-123" from writeFileAtomic (projections, memories, the
-// status file) and "vectors.bin.tmp123" from vector.Index.Save.
+// status file), "vectors.bin.tmp123" from vector.Index.Save and
+// "vectors.bin.lists.tmp123" from vector.Index.SaveLists.
 var (
 	atomicTemp = regexp.MustCompile(`^\..+-[0-9]+$`)
-	vectorTemp = regexp.MustCompile(`^` + regexp.QuoteMeta(VectorFile) + `\.tmp[0-9]+$`)
+	vectorTemp = regexp.MustCompile(`^` + regexp.QuoteMeta(VectorFile) + `(\.lists)?\.tmp[0-9]+$`)
 )
 
 // removeStaleTemps deletes the stale temporary files (staleTemps) and

@@ -224,6 +224,7 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 		mk("memories/2026/.m1.md-42", true),
 		mk(".session-sync-status.json-777", true),
 		mk("vectors.bin.tmp9876", true),
+		mk("vectors.bin.lists.tmp5432", true), // vector.Index.SaveLists
 	}
 	kept := []string{
 		mk("sessions/claude-code/proj/.def.md-654321", false), // a live write
