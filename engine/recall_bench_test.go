@@ -163,8 +163,8 @@ func staleCopy(t *testing.T, eng *Engine) *Engine {
 	defer db.Close()
 	for _, q := range []string{`DELETE FROM sqlite_stat1`, `INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES
 		('chunks_fts_config', 'chunks_fts_config', '1 1'), ('chunks_fts_idx', 'chunks_fts_idx', '1 1 1'),
-		('chunks', 'sqlite_autoindex_chunks_1', '1 1 1'), ('meta', 'sqlite_autoindex_meta_1', '5 1'),
-		('content', 'sqlite_autoindex_content_1', '1 1'), ('documents', 'documents_hash', '1 1'),
+		('chunks', 'chunks_content', '1 1 1'), ('meta', 'sqlite_autoindex_meta_1', '5 1'),
+		('content', 'content_hash', '1 1'), ('documents', 'documents_content', '1 1'),
 		('documents', 'sqlite_autoindex_documents_1', '1 1 1')`} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
