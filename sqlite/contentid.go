@@ -42,6 +42,9 @@ func contentIDs(ctx context.Context, s *Store, tx *sql.Tx) error {
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)`).Scan(&docs, &chunks); err != nil {
 		return fmt.Errorf("count rows: %w", err)
 	}
+	if s.Logf != nil && chunks >= 100000 { // about 4 s of CPU a 100,000 chunks: say so before
+		s.Logf("cairn: keying the index by content id (schema 12), once: %d documents, %d chunks", docs, chunks)
+	}
 	stats, err := renamedStats(ctx, tx)
 	if err != nil {
 		return err
