@@ -36,6 +36,7 @@ one() { # label binary mode query
 # cache/onnx, from c624da9 on) and warms the page cache for both alike.
 CAIRN_HOME=$HOME_A "$A" search warmup --mode hybrid --limit 1 >/dev/null 2>&1 || true
 CAIRN_HOME=$HOME_B "$B" search warmup --mode hybrid --limit 1 >/dev/null 2>&1 || true
+LOG=${LOG:-$(mktemp)}
 i=0
 for r in $(seq "$ROUNDS"); do
   for q in "${qs[@]}"; do
@@ -44,7 +45,7 @@ for r in $(seq "$ROUNDS"); do
     else one after "$B" hybrid "$q"; one before "$A" hybrid "$q"; fi
     one lexical "$B" lexical "$q"
   done
-done | tee "${LOG:=$(mktemp)}"
+done | tee "$LOG"
 med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 for l in before after lexical; do
   echo "median $l: wall $(awk -v l=$l '$1 == l { print $3 }' "$LOG" | med) ms, cpu $(awk -v l=$l '$1 == l { print $5 }' "$LOG" | med) ms"
