@@ -34,6 +34,8 @@ type sweepSetting struct {
 	prfDocs     int
 	prfTerms    int
 	dates       float64 // the lift of a unit holding the query's date (fusionWeights.Dates)
+	speaker     float64 // the lift of a unit spoken by a participant the query names (fusionWeights.Speaker)
+	speakerBy   int     // the lexical confidence that lift shrinks by (fusionWeights.SpeakerBy; 0: none)
 }
 
 func (s sweepSetting) String() string {
@@ -55,6 +57,12 @@ func (s sweepSetting) String() string {
 	}
 	if s.dates > 0 {
 		out += fmt.Sprintf(" dates %.2f", s.dates)
+	}
+	if s.speaker > 0 {
+		out += fmt.Sprintf(" speaker %.2f", s.speaker)
+		if s.speakerBy != 0 {
+			out += fmt.Sprintf(" by %d", s.speakerBy)
+		}
 	}
 	return out
 }
@@ -116,14 +124,16 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
 // context: the share of a neighbouring chunk's score; prf, prfdocs and
 // prfterms: the lexical lane's feedback pass, its share, how many first
 // hits it reads and how many words it asks for; dates: the lift of a unit
-// holding a date the query names). CAIRN_FUSION_DIR
+// holding a date the query names; speaker and speakerby: the lift of a
+// unit spoken by a participant the query names, and the kind of lexical
+// confidence it shrinks by, 0 for none). CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -154,14 +164,14 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+":0:0:0:0:0:0:0:0:0:0:0:0", ":")
-		var x [14]float64
+		f := strings.Split(p+":0:0:0:0:0:0:0:0:0:0:0:0:0:0", ":")
+		var x [16]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13]})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15])})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
@@ -180,6 +190,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionShape(s.lean, s.leanBy, s.diverse, s.after, s.context)
 			engine.SetFusionFeedback(s.prf, s.prfDocs, s.prfTerms)
 			engine.SetFusionDates(s.dates)
+			engine.SetFusionSpeaker(s.speaker, s.speakerBy)
 		}
 		return s.mode
 	})

@@ -72,6 +72,15 @@ type fusionWeights struct {
 	// found by a lexical pass of the dates' phrases; a unit no other lane
 	// found is not added.
 	Dates float64
+	// Speaker, when above 0, lifts each sessions unit a lane found by
+	// Lex × Speaker when a participant the query names speaks in it
+	// (spokenUnits: the names are learned from the message headings of
+	// the candidates, "## User — Caroline — …", never from a list).
+	// SpeakerBy, when not 0, is a kind of lexical confidence
+	// (lexConfidence) the lift shrinks by: Lex × Speaker × (1 − c), so a
+	// query the lexical lane answers surely keeps BM25's order.
+	Speaker   float64
+	SpeakerBy int
 }
 
 // Kinds of lexical confidence fusionWeights.Lean reads (lexConfidence).
@@ -218,8 +227,15 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		lex = bestPerUnit(lex, e.docKey) // one best chunk per document, as fusion keeps
 		return trimExplain(lex[:min(len(lex), o.Limit)], o.Explain), cairn.ModeLexical, nil
 	}
+	var spoken map[string]bool
+	if fw.Speaker > 0 {
+		var err error
+		if spoken, err = e.spokenUnits(ctx, query, lex, vecCands); err != nil {
+			return nil, "", err
+		}
+	}
 	vecHits, ids := e.vectorHits(vecCands, &lo)
-	hits := fuseLanes(lex, prf, vecHits, o, e.docKey, fw, dated...)
+	hits := fuseLifted(lex, prf, vecHits, o, e.docKey, fw, spoken, dated...)
 	if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
 		return nil, "", err
 	}
@@ -428,7 +444,7 @@ type fused struct {
 	hit    cairn.Hit
 	score  float64
 	top    float64 // the largest single-lane contribution: whose chunk hit shows
-	parts  [4]lanePart
+	parts  [5]lanePart
 	nparts int
 }
 
@@ -475,6 +491,15 @@ func fuse(lex, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) s
 // a unit of the lanes above gains fw.Lex × fw.Dates when one of them is its
 // chunk.
 func fuseLanes(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string, fw fusionWeights, dated ...cairn.Hit) []cairn.Hit {
+	return fuseLifted(lex, prf, vec, o, docKey, fw, nil, dated...)
+}
+
+// fuseLifted is fuseLanes with the units spoken by a participant the
+// query names (spoken, by docKey; fusionWeights.Speaker): each gains
+// fw.Lex × fw.Speaker, less by the lexical lane's confidence when
+// fw.SpeakerBy is set. Like the date lift it adds to the fused order only:
+// no lane signal, so a hit's calibrated score does not read it.
+func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string, fw fusionWeights, spoken map[string]bool, dated ...cairn.Hit) []cairn.Hit {
 	units := make([]fused, 0, len(lex)+len(vec))
 	index := make(map[string]int, len(lex)+len(vec))
 	add := func(lane string, hits []cairn.Hit, w float64, norm func(cairn.Hit) float64) {
@@ -532,6 +557,19 @@ func fuseLanes(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(ca
 			}
 		}
 	}
+	if fw.Speaker > 0 && len(spoken) > 0 {
+		c := fw.Lex * fw.Speaker
+		if fw.SpeakerBy != 0 {
+			c *= 1 - lexConfidence(lex, fw.SpeakerBy)
+		}
+		for i := range units {
+			if f := &units[i]; spoken[docKey(f.hit)] && c > 0 && f.nparts < len(f.parts) {
+				f.score += c
+				f.parts[f.nparts] = lanePart{"speaker", 1, c, 0, f.hit.StartLine, f.hit.EndLine, f.hit.Path, cairn.HitSignals{}}
+				f.nparts++
+			}
+		}
+	}
 	if fw.Context > 0 {
 		withContext(units, fw.Context)
 	}
@@ -562,7 +600,7 @@ func fuseLanes(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(ca
 		for _, p := range f.parts[:f.nparts] {
 			score := p.score
 			switch p.lane {
-			case "prf", "date": // these passes' signals are of another query
+			case "prf", "date", "speaker": // these passes' signals are of another query, or none
 			case "bm25":
 				h.TextScore = &score
 				sig.BM25, sig.Match, sig.AllWords, sig.LexRank, sig.Known = p.sig.BM25, p.sig.Match, p.sig.AllWords, p.rank, p.sig.Known
