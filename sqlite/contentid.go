@@ -42,12 +42,15 @@ func contentIDs(ctx context.Context, s *Store, tx *sql.Tx) error {
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)`).Scan(&docs, &chunks); err != nil {
 		return fmt.Errorf("count rows: %w", err)
 	}
-	if s.Logf != nil && chunks >= 100000 { // about 4 s of CPU a 100,000 chunks: say so before
-		s.Logf("cairn: keying the index by content id (schema 12), once: %d documents, %d chunks", docs, chunks)
+	if s.Logf != nil && docs+chunks > 0 {
+		// Said before the work, whatever the size: at 1M chunks it runs
+		// about 4 minutes on a loaded machine, and a first search that
+		// prints nothing for that long looks hung.
+		s.Logf("cairn: upgrading the index to schema 12 (keyed by content id): %d documents, %d chunks; this runs once and may take minutes on a big index", docs, chunks)
 	}
 	stats, err := renamedStats(ctx, tx)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	// The copies are written without their indexes, which are built after
 	// from sorted keys: inserting 480,000 hashes one by one into a b-tree
@@ -90,18 +93,36 @@ func contentIDs(ctx context.Context, s *Store, tx *sql.Tx) error {
 		`CREATE INDEX documents_content ON documents(cid)`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("key content by id: %w", err)
+			return interrupted(ctx, fmt.Errorf("key content by id: %w", err))
 		}
 	}
 	for _, st := range stats {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES(?, ?, ?)`, st[0], st[1], st[2]); err != nil {
-			return fmt.Errorf("keep query statistics: %w", err)
+			return interrupted(ctx, fmt.Errorf("keep query statistics: %w", err))
 		}
 	}
 	if s.Logf != nil && docs+chunks > 0 {
-		s.Logf("cairn: index keyed by content id: %d documents, %d chunks in %.1f s", docs, chunks, time.Since(start).Seconds())
+		// The done line waits for the commit (migrate runs afterCommit):
+		// printed here, a kill between it and the commit claimed an
+		// upgrade that was not kept. It is printed once per index, so it
+		// also carries the one note on downgrades.
+		s.afterCommit = append(s.afterCommit, func() {
+			s.Logf("cairn: index upgraded to schema 12 in %.1f s: %d documents, %d chunks; cairn builds before this one cannot open it (cairn export writes a portable copy)",
+				time.Since(start).Seconds(), docs, chunks)
+		})
 	}
 	return nil
+}
+
+// interrupted turns an error of a cancelled migration into one that says
+// so: the transaction is rolled back, the index is as it was, and the next
+// open runs the migration again. It still wraps the context's error, so
+// errors.Is(err, context.Canceled) holds.
+func interrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("upgrade index: interrupted, nothing was changed; run the command again to upgrade: %w", context.Cause(ctx))
 }
 
 // renamedStats returns the query planner's statistics of the three

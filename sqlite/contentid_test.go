@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -258,5 +259,90 @@ func TestContentIDMigration(t *testing.T) {
 	again := openStore(t, path, "f1")
 	if m, err := again.countExpr(ctx, "walrus", 10); err != nil || m.N != 3 {
 		t.Errorf("walrus after a second migration run = %+v, %v", m, err)
+	}
+}
+
+// committedVersion reads the schema version as another connection sees
+// it: what a kill at this moment would leave on disk.
+func committedVersion(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open(driverName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestContentIDMigrationLines: the migration says when it starts, even
+// on a small index, and says it is done only once the upgrade is
+// committed (before, its one line came inside the transaction: a kill
+// after it kept schema 11), naming the downgrade limit and cairn export.
+func TestContentIDMigrationLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	oldIndex(t, path)
+	s := New(path, "f1")
+	type line struct{ text, version string }
+	var lines []line
+	s.Logf = func(format string, args ...any) {
+		lines = append(lines, line{fmt.Sprintf(format, args...), committedVersion(t, path)})
+	}
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(lines) != 2 {
+		t.Fatalf("lines = %q, want a start and a done line", lines)
+	}
+	start, done := lines[0], lines[1]
+	for _, want := range []string{"3 documents, 5 chunks", "runs once", "may take minutes"} {
+		if !strings.Contains(start.text, want) {
+			t.Errorf("start line %q lacks %q", start.text, want)
+		}
+	}
+	if start.version != "11" {
+		t.Errorf("schema on disk at the start line = %s, want 11", start.version)
+	}
+	for _, want := range []string{"upgraded to schema 12", "3 documents, 5 chunks", "cannot open it", "cairn export"} {
+		if !strings.Contains(done.text, want) {
+			t.Errorf("done line %q lacks %q", done.text, want)
+		}
+	}
+	if done.version != "12" {
+		t.Errorf("schema on disk at the done line = %s, want 12: the line came before the commit", done.version)
+	}
+}
+
+// TestContentIDMigrationInterrupted: a cancel during the migration (Ctrl-C)
+// is reported as an interruption that changed nothing, still matching
+// context.Canceled, and the index is left at schema 11 to migrate at the
+// next open.
+func TestContentIDMigrationInterrupted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.db")
+	oldIndex(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := New(path, "f1")
+	s.Logf = func(string, ...any) { cancel() } // at the start line
+	err := s.Open(ctx)
+	s.Close()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Open cancelled during the migration = %v, want context.Canceled", err)
+	}
+	for _, want := range []string{"interrupted", "nothing was changed", "run the command again"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if v := committedVersion(t, path); v != "11" {
+		t.Errorf("schema after the interruption = %s, want 11", v)
+	}
+	again := openStore(t, path, "f1")
+	if m, err := again.countExpr(context.Background(), "walrus", 10); err != nil || m.N != 3 {
+		t.Errorf("walrus after migrating again = %+v, %v", m, err)
 	}
 }

@@ -77,6 +77,9 @@ type Store struct {
 	Ident func(body string) string
 	// Logf, when set, reports long migrations.
 	Logf func(format string, args ...any)
+	// afterCommit runs once the migration's transaction is committed
+	// (contentid.go's done line).
+	afterCommit []func()
 
 	w *sql.DB // one writer connection
 	r *sql.DB // read-only pool
@@ -237,6 +240,7 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
+	s.afterCommit = nil
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate store: %w", err)
@@ -279,7 +283,13 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 	if err := s.checkFeature(ctx, tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return interrupted(ctx, err)
+	}
+	for _, f := range s.afterCommit {
+		f()
+	}
+	return nil
 }
 
 // checkFeature empties the index when the chunker or tokenizer changed.
