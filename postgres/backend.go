@@ -122,10 +122,12 @@ func (s *Store) register(ctx context.Context) error {
 		return classify("open store", err)
 	}
 	if !known {
-		if _, err := s.pool.Exec(ctx, `INSERT INTO agents(agent, created_at) VALUES($1, $2) ON CONFLICT DO NOTHING`,
-			s.agent, time.Now().UnixMilli()); err != nil {
+		tag, err := s.pool.Exec(ctx, `INSERT INTO agents(agent, created_at) VALUES($1, $2) ON CONFLICT DO NOTHING`,
+			s.agent, time.Now().UnixMilli())
+		if err != nil {
 			return classify("register agent", err)
 		}
+		s.created = tag.RowsAffected() == 1
 	}
 	stored, _, err := getMeta(ctx, s.pool, s.agent, "feature_version")
 	if err != nil {

@@ -52,8 +52,21 @@ const (
 // import's rows are all new, so without it every search visits the heap
 // for every posting until autovacuum comes. A failed vacuum leaves the
 // import committed and is logged, not returned.
+//
+// A failed import keeps nothing (one transaction). When opening this
+// store created the agent, the agent's row goes too (forgetNewAgent), so
+// an interrupted first import leaves no empty agent. A cancelled import
+// (Ctrl-C) says so: pgx reports a statement begun on a done context as
+// "timeout: context already done: context canceled", which reads as a
+// server that did not answer.
 func (s *Store) Import(ctx context.Context, replace bool, src cairn.PortSource) error {
 	if err := s.importTx(ctx, replace, src); err != nil {
+		if ferr := s.forgetNewAgent(ctx); ferr != nil && s.logf != nil {
+			s.logf("postgres: import failed; remove the agent row it was to fill: %v", ferr)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("import: interrupted, nothing was kept; run the import again: %w", context.Cause(ctx))
+		}
 		return err
 	}
 	if err := s.Optimize(ctx); err != nil && s.logf != nil {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -180,6 +181,64 @@ func TestImportDuplicateRows(t *testing.T) {
 			res, err := dst.Lexical(ctx, cairn.LexicalQuery{Match: cairn.Term("walrus"), Limit: 5})
 			if err != nil || len(res.Candidates) != 2 {
 				t.Fatalf("walrus after import: %+v, %v; want the chunk under both paths", res, err)
+			}
+		})
+	}
+}
+
+// cancelSource is testSource that cancels the import's context after
+// after rows and goes on giving rows, as a Ctrl-C does mid-file.
+type cancelSource struct {
+	testSource
+	after  int
+	cancel context.CancelFunc
+}
+
+func (s *cancelSource) Next() (cairn.PortRow, error) {
+	if s.i == s.after {
+		s.cancel()
+	}
+	return s.testSource.Next()
+}
+
+// TestImportInterrupted: an import cancelled half way says it was
+// interrupted and kept nothing (not pgx's "timeout: context already
+// done"), still matching context.Canceled; into an agent this store's
+// Open created, it leaves no agent row behind (before, an empty agent
+// stayed in cairn.agents); an agent that was there before stays. On both
+// servers.
+func TestImportInterrupted(t *testing.T) {
+	for _, env := range []string{"CAIRN_TEST_POSTGRES_URL", "CAIRN_TEST_CITUS_URL"} {
+		t.Run(env, func(t *testing.T) {
+			b := testBackend(t, env, "cairn_import_interrupted")
+			src := openTest(t, b, "synced")
+			if err := src.Apply(context.Background(), &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(30)}); err != nil {
+				t.Fatal(err)
+			}
+			rows := exportRows(t, src)
+			openTest(t, b, "known").Close() // registered before the import
+			for agent, wantRow := range map[string]int{"fresh": 0, "known": 1} {
+				dst := openTest(t, b, agent)
+				ctx, cancel := context.WithCancel(context.Background())
+				err := dst.Import(ctx, false, &cancelSource{testSource: testSource{rows: rows}, after: len(rows) / 2, cancel: cancel})
+				cancel()
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s: interrupted import = %v, want context.Canceled", agent, err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, "interrupted, nothing was kept") || strings.Contains(msg, "timeout") {
+					t.Errorf("%s: error %q, want it to say interrupted and nothing kept, without timeout", agent, msg)
+				}
+				var n int
+				if err := src.pool.QueryRow(context.Background(), `SELECT count(*) FROM agents WHERE agent = $1`, agent).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != wantRow {
+					t.Errorf("%s: %d agent rows after the interrupted import, want %d", agent, n, wantRow)
+				}
+				info, err := src.PortInfo(context.Background())
+				if err != nil || info.Counts["chunks"] != 30 {
+					t.Errorf("source agent after the interrupted import: %v, %v", info.Counts, err)
+				}
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cairnmemory/cairn"
@@ -237,19 +238,9 @@ func (s *Store) exportContent(ctx context.Context, tx pgx.Tx, fn func(cairn.Port
 // clearForImport refuses an agent that holds anything unless replace,
 // and then deletes all its rows.
 func (s *Store) clearForImport(ctx context.Context, tx pgx.Tx, replace bool) error {
-	var held []string
-	for _, t := range cairn.PortTables {
-		q := `SELECT count(*) FROM ` + t.Name + ` WHERE agent = $1`
-		if t.Name == "meta" {
-			q = `SELECT count(*) FROM agent_meta WHERE agent = $1 AND ` + pgMetaWhere
-		}
-		var n int
-		if err := tx.QueryRow(ctx, q, s.agent).Scan(&n); err != nil {
-			return fmt.Errorf("count %s: %w", t.Name, err)
-		}
-		if n > 0 {
-			held = append(held, fmt.Sprintf("%d %s", n, t.Name))
-		}
+	held, err := s.portableHeld(ctx, tx)
+	if err != nil {
+		return err
 	}
 	if len(held) == 0 {
 		return nil
@@ -272,6 +263,52 @@ func (s *Store) clearForImport(ctx context.Context, tx pgx.Tx, replace bool) err
 		}
 	}
 	return nil
+}
+
+// portableHeld counts the agent's rows of every portable table, as
+// "N table" for each table that holds any.
+func (s *Store) portableHeld(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	var held []string
+	for _, t := range cairn.PortTables {
+		q := `SELECT count(*) FROM ` + t.Name + ` WHERE agent = $1`
+		if t.Name == "meta" {
+			q = `SELECT count(*) FROM agent_meta WHERE agent = $1 AND ` + pgMetaWhere
+		}
+		var n int
+		if err := tx.QueryRow(ctx, q, s.agent).Scan(&n); err != nil {
+			return nil, fmt.Errorf("count %s: %w", t.Name, err)
+		}
+		if n > 0 {
+			held = append(held, fmt.Sprintf("%d %s", n, t.Name))
+		}
+	}
+	return held, nil
+}
+
+// forgetNewAgent deletes the agent's row and meta rows after a failed
+// import when opening this store registered the agent (it was not there
+// before) and the agent still holds no portable row: another writer may
+// have filled it since, and then it stays. It runs on a context of its
+// own, since the import's may be the cancelled one.
+func (s *Store) forgetNewAgent(ctx context.Context) error {
+	if !s.created {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return s.write(ctx, "remove new agent", func(tx pgx.Tx) error {
+		held, err := s.portableHeld(ctx, tx)
+		if err != nil || len(held) > 0 {
+			return err
+		}
+		for _, q := range []string{`DELETE FROM agent_meta WHERE agent = $1`, `DELETE FROM agents WHERE agent = $1`} {
+			if _, err := tx.Exec(ctx, q, s.agent); err != nil {
+				return fmt.Errorf("remove new agent: %w", err)
+			}
+		}
+		s.created = false
+		return nil
+	})
 }
 
 // dropContent deletes the contents an import found lost chunks on the

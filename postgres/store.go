@@ -34,6 +34,9 @@ type Store struct {
 	readOnly bool
 	// citus: the database runs Citus (the tables are distributed).
 	citus bool
+	// created: Open registered the agent (it had no row before); a
+	// failed import removes it again (forgetNewAgent, export.go).
+	created bool
 
 	hnswOn bool
 	hmu    sync.Mutex
