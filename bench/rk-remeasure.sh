@@ -1,27 +1,45 @@
 #!/bin/sh
 # Re-measures issue 19 items 1-2 (hybrid ranking) of NEW beside BASE in one run:
-# 1. TestFusionSweep (NEW's tree) on the LoCoMo dev split: lexical, the fusion of ce521c9 (lean 0.5
-#    by rare, context 0.3: BASE's defaults) and NEW's adopted one (dates 0.5 on top), every question
-#    under each, by category (log), per question (JSON), cross-validated by conversation;
-# 2. the LoCoMo evaluation as cairn eval locomo runs it (bench/cmd/calibrate -eval: hybrid and
-#    lexical at min score 0 and the default 0.3, by category), BASE then NEW.
+# 1. TestFusionSweep (NEW's tree) on the LoCoMo dev split, every question under each setting, by
+#    category (log), per question (JSON), cross-validated by conversation: lexical, the fusion of
+#    ce521c9 (lean 0.5 by rare, context 0.3: BASE's defaults), the date lift (dates 0.5, the default
+#    since cf57822), and the speaker lift on top of it (speaker 0.1, 0.2, 0.3, 0.5, always and only
+#    when the lexical lane is unsure: speakerby 4; then 0.75 and 1, and by kinds 1 and 3, the wider
+#    grid of the report); bench/rk-cv.py prints the table of
+#    bench/RESULTS.md "Ranking: a speaker lift" (each family cross-validated, every category and
+#    cutoff) from the JSON;
+# 2. with EVAL=1, the LoCoMo evaluation as cairn eval locomo runs it (bench/cmd/calibrate -eval:
+#    hybrid and lexical at min score 0 and the default 0.3, by category), BASE then NEW.
 # Usage: bench/rk-remeasure.sh [BASE [NEW [OUT]]]   (defaults 4157f76, HEAD, /tmp/rk-remeasure; from
-# the repository root, ../shared beside it). About 8 min for the sweep and 8 for each evaluation at
-# low load on 2 cores (the sweep embeds the six conversations once; 21 min under load 20 to 45).
+# the repository root, ../shared beside it). INDEX=DIR starts the sweep from a copy of a kept sweep
+# index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk3/fdir was kept). From a kept
+# index the sweep took 2.5 min for 10 settings at load 3 to 5 (so about 4 min for these 17); embedding
+# the six conversations first adds about 8 min at low load; each evaluation about 8 min more.
 set -eu
 BASE=${1:-4157f76}
 NEW=${2:-HEAD}
 OUT=${3:-/tmp/rk-remeasure}
 SHARED=$(cd ../shared && pwd)
+HERE=$(pwd)
 rm -rf "$OUT/base" "$OUT/new" "$OUT/index"
 mkdir -p "$OUT/base" "$OUT/new"
 git archive "$BASE" | tar -x -C "$OUT/base"
 git archive "$NEW" | tar -x -C "$OUT/new"
 ln -sfn "$SHARED" "$OUT/shared"
+if [ -n "${INDEX:-}" ]; then
+  mkdir -p "$OUT/index"
+  sqlite3 "$INDEX/index.db" ".backup $OUT/index/index.db"
+  sqlite3 "$INDEX/memory.db" ".backup $OUT/index/memory.db"
+  cp -r "$INDEX/sessions" "$INDEX/vectors.bin" "$OUT/index/"
+fi
 B="1:0.5:0:0:0:0.5:4:0:0:0.3"
+D="$B:0:0:0:0.5"
+G="$B,$D,$D:0.1,$D:0.2,$D:0.3,$D:0.5,$D:0.1:4,$D:0.2:4,$D:0.3:4,$D:0.5:4,$D:0.75,$D:1,$D:0.5:1,$D:0.5:3,$D:0.75:4,$D:1:4"
 (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/sweep.json" \
-  CAIRN_FUSION_GRID="$B,$B:0:0:0:0.5" \
-  go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
-for rev in base new; do
-  (cd "$OUT/$rev" && go run -tags sqlite_fts5 ./bench/cmd/calibrate -shared "$SHARED" -modes hybrid,lexical -eval) | tee "$OUT/eval-$rev.log"
-done
+  CAIRN_FUSION_GRID="$G" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
+python3 "$HERE/bench/rk-cv.py" "$OUT/sweep.json" -all | tee "$OUT/table.md"
+if [ -n "${EVAL:-}" ]; then
+  for rev in base new; do
+    (cd "$OUT/$rev" && nice -n 19 go run -tags sqlite_fts5 ./bench/cmd/calibrate -shared "$SHARED" -modes hybrid,lexical -eval) | tee "$OUT/eval-$rev.log"
+  done
+fi

@@ -133,6 +133,15 @@ const (
 // regression fixture and the calibration sets name none. The lexical
 // feedback pass (PRF) measured deeper recall but lower temporal @1 and is
 // off.
+//
+// The speaker lift (Speaker, SpeakerBy; issue 19, a fourth sweep) is off:
+// cross-validated over 0.1 to 0.5 it chose 0.5 in every fold, turn
+// recall@1 / @5 / @10 / MRR 34.6 / 58.3 / 66.0 / 49.8 → 38.1 / 61.1 / 67.0 /
+// 53.4 and multi-hop MRR 35.4 → 39.8, but temporal @10 73.1 → 72.5 and @25
+// 76.5 → 76.4; applied only when the lexical lane is unsure (SpeakerBy
+// leanRare) it loses temporal @25 by 0.1 alone (bench/RESULTS.md,
+// "Ranking: a speaker lift"). The rule for a default is no category lower
+// at any cutoff.
 var fusion = fusionWeights{Lex: 1, Vec: 0.5, Convex: true, Lean: 0.5, LeanBy: leanRare, Context: 0.3, Dates: 0.5}
 
 // rrfFusion is reciprocal-rank fusion with equal weights (spec C11), the
