@@ -31,9 +31,22 @@ func (e *env) embedder(cfg *config.Config) (cairn.Embedder, error) {
 		return emb, nil
 	case "onnx":
 		_, dataDir := e.paths()
-		return onnxEmbedder(ec, e.embedWorkers, filepath.Join(dataDir, "cache", "onnx"))
+		cache := filepath.Join(dataDir, "cache")
+		tightenDir(cache)
+		return onnxEmbedder(ec, e.embedWorkers, filepath.Join(cache, "onnx"))
 	}
 	return nil, cairn.Invalidf("[embedder] provider %q: allowed onnx, openai, none", ec.Provider)
+}
+
+// tightenDir takes the group and other bits off a folder an earlier build
+// created 0755 ($CAIRN_HOME/cache, beside the 0700 agents folders); the
+// ONNX embedder makes cache/onnx inside it 0700 and tightens that one
+// itself. A missing folder is left to be made, and a failure to change it
+// (not the user's) is ignored: the cache works either way.
+func tightenDir(dir string) {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() && fi.Mode().Perm()&0o077 != 0 {
+		_ = os.Chmod(dir, fi.Mode().Perm()&0o700)
+	}
 }
 
 // lazyEmbedder builds an embedder on first use, so a one-shot command that

@@ -55,3 +55,35 @@ func TestCLIGraphCache(t *testing.T) {
 		t.Errorf("the damaged cache file was kept")
 	}
 }
+
+// TestCLICacheDirPrivate: the graph cache is $CAIRN_HOME/cache/onnx, one
+// for all agents (not inside an agent's folder, as the README said), and
+// its folders are 0700 like the rest of what Cairn writes, folders an
+// earlier build left 0755 included (before: 0755 kept).
+func TestCLICacheDirPrivate(t *testing.T) {
+	shared := sharedDir(t)
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "a.md"), []byte("# Garden\n\nThe tomatoes need more compost and water.\n"), 0o644)
+	c.ok("corpus", "add", "notes", notes)
+	f, _ := os.OpenFile(filepath.Join(c.home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, "\n[embedder]\nprovider = \"onnx\"\nmodel = %q\nlibrary = %q\n",
+		filepath.Join(shared, "models", "use-lite"), filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"))
+	f.Close()
+	cache := filepath.Join(c.home, "cache")
+	for _, d := range []string{cache, filepath.Join(cache, "onnx")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d, 0o755) // as an earlier build left it, past the umask
+	}
+	c.ok("sync")
+	if m, _ := filepath.Glob(filepath.Join(cache, "onnx", "*.ort")); len(m) != 1 {
+		t.Errorf("cache files in $CAIRN_HOME/cache/onnx: %v, want one", m)
+	}
+	for _, d := range []string{cache, filepath.Join(cache, "onnx")} {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, %v; want 0700", d, fi.Mode().Perm(), err)
+		}
+	}
+}

@@ -216,7 +216,7 @@ func (e *Embedder) openFromCache(c *cached, path string, threads int, noSpin boo
 // openAndCache creates the sessions from the model, the first of them
 // saving its optimized graph, which is then stored at path.
 func (e *Embedder) openAndCache(model []byte, hdr cacheHeader, path string, threads int, noSpin bool) error {
-	tmp, err := "", os.MkdirAll(filepath.Dir(path), 0o755)
+	tmp, err := "", privateDir(filepath.Dir(path))
 	if err == nil {
 		tmp, err = os.MkdirTemp(filepath.Dir(path), "optimizing-*")
 	}
@@ -241,6 +241,24 @@ func (e *Embedder) openAndCache(model []byte, hdr cacheHeader, path string, thre
 	}
 	if body, err := os.ReadFile(out); err == nil && len(body) > 0 {
 		writeCache(path, hdr, body) // best effort, see cacheMagic
+	}
+	return nil
+}
+
+// privateDir makes the cache folder as every other folder Cairn writes:
+// 0700, so other users cannot read or plant optimized graphs. A folder an
+// earlier build made 0755 loses its group and other bits; one this user
+// cannot change (a shared cache) is used as it is.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		_ = os.Chmod(dir, perm&0o700) // best effort, see above
 	}
 	return nil
 }
