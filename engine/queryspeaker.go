@@ -53,11 +53,12 @@ func namesSpeaker(words []string, name string) bool {
 }
 
 // unitSpeakers are the names of the messages of spans (a session's, in
-// order) that lines start to end overlap: who speaks in a unit.
+// order) that lines start to end overlap: who speaks in a unit. A
+// generated summary ("## Summary — generated") has no speaker.
 func unitSpeakers(spans []transcript.Span, start, end int) []string {
 	var out []string
 	for _, s := range spans {
-		if s.StartLine <= end && s.EndLine >= start {
+		if s.StartLine <= end && s.EndLine >= start && s.Type != "summary" {
 			out = append(out, s.Name)
 		}
 	}

@@ -40,7 +40,7 @@ func TestQueryNamesSpeaker(t *testing.T) {
 
 func TestUnitSpeakers(t *testing.T) {
 	text := "# Transcript\n\n## User — Caroline — 2023-05-08 13:56\n\nI paint.\n\n## User — Melanie — 2023-05-08 13:57\n\nNice.\n\n" +
-		"```\n## User — Fenced — 2023-05-08\n```\n\n## Assistant — codex\n\nok\n"
+		"```\n## User — Fenced — 2023-05-08\n```\n\n## Assistant — codex\n\nok\n\n## Summary — generated\n\nall fine\n"
 	spans := transcript.Messages(text)
 	for _, c := range []struct {
 		start, end int
@@ -51,6 +51,7 @@ func TestUnitSpeakers(t *testing.T) {
 		{8, 13, "Melanie"},         // a fenced heading is no message
 		{15, 17, "codex"},          // no timestamp
 		{1, 2, ""},                 // the title alone
+		{19, 21, ""},               // a generated summary has no speaker
 	} {
 		if got := strings.Join(unitSpeakers(spans, c.start, c.end), ","); got != c.want {
 			t.Errorf("lines %d-%d: speakers %q, want %q", c.start, c.end, got, c.want)
