@@ -58,14 +58,16 @@ const (
 // an interrupted first import leaves no empty agent. A cancelled import
 // (Ctrl-C) says so: pgx reports a statement begun on a done context as
 // "timeout: context already done: context canceled", which reads as a
-// server that did not answer.
+// server that did not answer. The error wraps ctx.Err() (errors.Is
+// context.Canceled), not context.Cause, which for signal.NotifyContext
+// matches nothing.
 func (s *Store) Import(ctx context.Context, replace bool, src cairn.PortSource) error {
 	if err := s.importTx(ctx, replace, src); err != nil {
 		if ferr := s.forgetNewAgent(ctx); ferr != nil && s.logf != nil {
 			s.logf("postgres: import failed; remove the agent row it was to fill: %v", ferr)
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("import: interrupted, nothing was kept; run the import again: %w", context.Cause(ctx))
+			return fmt.Errorf("import: interrupted, nothing was kept; run the import again: %w", ctx.Err())
 		}
 		return err
 	}

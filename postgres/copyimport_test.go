@@ -191,12 +191,13 @@ func TestImportDuplicateRows(t *testing.T) {
 type cancelSource struct {
 	testSource
 	after  int
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 }
 
 func (s *cancelSource) Next() (cairn.PortRow, error) {
 	if s.i == s.after {
-		s.cancel()
+		// With a cause, as signal.NotifyContext cancels (cmd/cairn).
+		s.cancel(errors.New("interrupt signal received"))
 	}
 	return s.testSource.Next()
 }
@@ -219,9 +220,9 @@ func TestImportInterrupted(t *testing.T) {
 			openTest(t, b, "known").Close() // registered before the import
 			for agent, wantRow := range map[string]int{"fresh": 0, "known": 1} {
 				dst := openTest(t, b, agent)
-				ctx, cancel := context.WithCancel(context.Background())
+				ctx, cancel := context.WithCancelCause(context.Background())
 				err := dst.Import(ctx, false, &cancelSource{testSource: testSource{rows: rows}, after: len(rows) / 2, cancel: cancel})
-				cancel()
+				cancel(nil)
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("%s: interrupted import = %v, want context.Canceled", agent, err)
 				}

@@ -116,13 +116,15 @@ func contentIDs(ctx context.Context, s *Store, tx *sql.Tx) error {
 
 // interrupted turns an error of a cancelled migration into one that says
 // so: the transaction is rolled back, the index is as it was, and the next
-// open runs the migration again. It still wraps the context's error, so
-// errors.Is(err, context.Canceled) holds.
+// open runs the migration again. It wraps ctx.Err(), so
+// errors.Is(err, context.Canceled) holds; not context.Cause, which for
+// signal.NotifyContext (cmd/cairn) is "interrupt signal received" and
+// matches nothing.
 func interrupted(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil {
 		return err
 	}
-	return fmt.Errorf("upgrade index: interrupted, nothing was changed; run the command again to upgrade: %w", context.Cause(ctx))
+	return fmt.Errorf("upgrade index: interrupted, nothing was changed; run the command again to upgrade: %w", ctx.Err())
 }
 
 // renamedStats returns the query planner's statistics of the three

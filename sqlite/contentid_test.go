@@ -324,10 +324,12 @@ func TestContentIDMigrationLines(t *testing.T) {
 func TestContentIDMigrationInterrupted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.db")
 	oldIndex(t, path)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	s := New(path, "f1")
-	s.Logf = func(string, ...any) { cancel() } // at the start line
+	// At the start line, as cmd/cairn's signal.NotifyContext cancels: with
+	// a cause that is not context.Canceled.
+	s.Logf = func(string, ...any) { cancel(errors.New("interrupt signal received")) }
 	err := s.Open(ctx)
 	s.Close()
 	if !errors.Is(err, context.Canceled) {
