@@ -12,8 +12,8 @@
 #    hybrid and lexical at min score 0 and the default 0.3, by category), BASE then NEW.
 # Usage: bench/rk-remeasure.sh [BASE [NEW [OUT]]]   (defaults 4157f76, HEAD, /tmp/rk-remeasure; from
 # the repository root, ../shared beside it). INDEX=DIR starts the sweep from a copy of a kept sweep
-# index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk3/fdir was kept). From a kept
-# index the sweep took 2.5 min for 10 settings at load 3 to 5 (so about 4 min for these 17); embedding
+# index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk3/fdir was kept). With INDEX the
+# whole run took 8.5 min at load 6 (the sweep's 17 settings 475 s with the test's build); embedding
 # the six conversations first adds about 8 min at low load; each evaluation about 8 min more.
 set -eu
 BASE=${1:-4157f76}
