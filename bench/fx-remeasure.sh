@@ -65,11 +65,15 @@ for rev in base after; do
 	done
 	wall=$(echo "$(date +%s.%N) - $start" | bc)
 	echo "  1. migration wall $wall s, schema after $(schema "${index/$CAIRN_HOME/$work/h1-$rev}")"
-	# 2. SIGINT half way through the migration (by step 1's wall).
+	# 2. SIGINT as the migration starts: at its start line (AFTER prints one),
+	# else at 0.6 of step 1's wall (the process starts before it migrates).
 	cp -a "$CAIRN_HOME" "$work/h2-$rev"
 	CAIRN_HOME=$work/h2-$rev "$work/$rev" search walrus >/dev/null 2>"$work/int-$rev.err" &
 	pid=$!
-	sleep "$(echo "$wall / 2" | bc -l)"
+	for _ in $(seq 1 "$(echo "$wall * 0.6 / 0.02" | bc)"); do
+		grep -q 'upgrading the index' "$work/int-$rev.err" 2>/dev/null && break
+		sleep 0.02
+	done
 	kill -INT "$pid" 2>/dev/null || true
 	rc=0
 	wait "$pid" || rc=$?
