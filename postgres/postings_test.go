@@ -12,6 +12,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// optimizedPostings opens agent "a" in a fresh schema of the PostgreSQL
+// test server, writes postingsDocs(600) and runs Optimize (the vacuum that
+// lets index-only reads skip the heap).
+func optimizedPostings(t *testing.T, schema string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	s := openTest(t, testBackend(t, "CAIRN_TEST_POSTGRES_URL", schema), "a")
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(600)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // postingsDocs are notes whose words make terms of every rarity, a phrase
 // and a prefix to search for.
 func postingsDocs(n int) []cairn.Document {
@@ -142,15 +158,8 @@ func TestPostingsMigration(t *testing.T) {
 // chunks only for the winners; the GIN index it replaced visited
 // every matching chunk's row for its tf map.
 func TestLexicalIndexOnly(t *testing.T) {
-	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_index_only")
 	ctx := context.Background()
-	s := openTest(t, b, "a")
-	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(600)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Optimize(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := optimizedPostings(t, "cairn_index_only")
 	c, err := s.compile(ctx, s.pool, cairn.Term("elephant"))
 	if err != nil {
 		t.Fatal(err)
@@ -262,15 +271,8 @@ func TestPhraseIndexOnly(t *testing.T) {
 // identifier's two forms at 100k chunks read 19,045 postings each for the
 // 501 newest), and finds what the whole union finds.
 func TestAnyGroupNewest(t *testing.T) {
-	b := testBackend(t, "CAIRN_TEST_POSTGRES_URL", "cairn_any_newest")
 	ctx := context.Background()
-	s := openTest(t, b, "a")
-	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: postingsDocs(600)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Optimize(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := optimizedPostings(t, "cairn_any_newest")
 	m := cairn.Match{Op: cairn.MatchAny, Of: []cairn.Match{cairn.Term("walrus"), cairn.Term("grey").Weighted(2),
 		{Op: cairn.MatchPhrase, Words: []string{"elephant", "seal"}}}}
 	q := cairn.LexicalQuery{Match: m, Limit: 5, MaxCandidates: 40}
