@@ -58,7 +58,37 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err := noPositional("serve", pos); err != nil {
 		return err
 	}
+	if err := f.check(); err != nil {
+		return err
+	}
 	return serve(ctx, e, f, nil)
+}
+
+// Bounds of cairn serve's limit flags.
+const (
+	maxRequestTimeout = 24 * time.Hour
+	maxBodyLimit      = 1 << 30 // 1 GiB
+)
+
+// check refuses flag values serve cannot honour, naming the flag and what
+// it allows: an address that is not HOST:PORT (it would otherwise be
+// refused as non-loopback, or fail at listen), a zero or negative request
+// timeout (http.Server would read without a deadline and cut every
+// response after 10 s) or body limit, and a negative shutdown wait.
+func (f serveFlags) check() error {
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return usagef("--addr %q: allowed HOST:PORT, e.g. 127.0.0.1:7777 (loopback) or 0.0.0.0:7777 with --token-file", f.addr)
+	}
+	if f.requestTimeout <= 0 || f.requestTimeout > maxRequestTimeout {
+		return usagef("--request-timeout %s: allowed 1ms to %s, e.g. 60s", f.requestTimeout, maxRequestTimeout)
+	}
+	if f.shutdownTimeout < 0 || f.shutdownTimeout > maxRequestTimeout {
+		return usagef("--shutdown-timeout %s: allowed 0 to %s", f.shutdownTimeout, maxRequestTimeout)
+	}
+	if f.maxBody < 1 || f.maxBody > maxBodyLimit {
+		return usagef("--max-body %d: allowed 1 to %d bytes", f.maxBody, maxBodyLimit)
+	}
+	return nil
 }
 
 // serve runs the server of cmdServe and cmdUI; listening, when set, is

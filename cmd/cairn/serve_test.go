@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +62,32 @@ func TestServeRefusesUnknownFlag(t *testing.T) {
 	}
 	if _, stderr, code := c.run("mcp", "extra"); code != 2 || !strings.Contains(stderr, "no arguments") {
 		t.Errorf("mcp extra: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestServeRefusesBadLimits: serve's address and limit flags are checked
+// before anything opens, each error naming the flag and what it allows.
+// Before, --request-timeout 0s started a server whose http.Server read
+// without a deadline and cut every response after 10 s, --max-body -1 and
+// a negative shutdown wait were taken silently, and --addr nonsense was
+// refused as "a non-loopback address". The context is cancelled, so a
+// flag taken by mistake makes serve return at once instead of serving.
+func TestServeRefusesBadLimits(t *testing.T) {
+	newCLI(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct{ flag, value, want string }{
+		{"--request-timeout", "0s", "allowed 1ms to 24h0m0s"},
+		{"--request-timeout", "-5s", "allowed 1ms to 24h0m0s"},
+		{"--shutdown-timeout", "-1s", "allowed 0 to 24h0m0s"},
+		{"--max-body", "-1", "allowed 1 to 1073741824 bytes"},
+		{"--max-body", "0", "allowed 1 to 1073741824 bytes"},
+		{"--addr", "nonsense", "allowed HOST:PORT"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", tt.flag, tt.value}, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), tt.flag) || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("serve %s %s: exit %d, stderr %q; want 2 naming %s and %q", tt.flag, tt.value, code, errb.String(), tt.flag, tt.want)
+		}
 	}
 }
