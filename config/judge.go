@@ -62,7 +62,7 @@ func (j Judge) Timeout() time.Duration {
 
 // validateJudge resolves the judge from the raw [llm.judge] table (nil when
 // absent) and the validated other purposes.
-func validateJudge(file string, raw *rawLLM, llms map[string]LLM) (Judge, error) {
+func validateJudge(file string, data []byte, raw *rawLLM, llms map[string]LLM) (Judge, error) {
 	var j Judge
 	fast, hasFast := llms["fast"]
 	if raw == nil {
@@ -71,25 +71,26 @@ func validateJudge(file string, raw *rawLLM, llms map[string]LLM) (Judge, error)
 		}
 		return j, nil
 	}
-	fail := func(format string, args ...any) error {
-		return &LoadError{File: file, Line: 1, Msg: "[llm.judge]: " + fmt.Sprintf(format, args...)}
+	lines := llmLines(data)
+	fail := func(key, format string, args ...any) error {
+		return &LoadError{File: file, Line: lineOf(lines, "llm."+judgePurpose, key), Msg: "[llm.judge]: " + fmt.Sprintf(format, args...)}
 	}
 	if raw.Enabled != nil {
 		j.Disabled = !*raw.Enabled
 	}
 	if raw.TimeoutMs != nil {
 		if *raw.TimeoutMs < 1 || *raw.TimeoutMs > MaxJudgeTimeoutMs {
-			return j, fail("timeout_ms %d; allowed: 1 to %d", *raw.TimeoutMs, MaxJudgeTimeoutMs)
+			return j, fail("timeout_ms", "timeout_ms %d; allowed: 1 to %d", *raw.TimeoutMs, MaxJudgeTimeoutMs)
 		}
 		j.TimeoutMs = *raw.TimeoutMs
 	}
 	own := strings.TrimSpace(raw.BaseURL) != "" || strings.TrimSpace(raw.Model) != ""
 	if !own {
 		if raw.API != "" || raw.APIKeyEnv != "" || raw.APIKeyFile != "" {
-			return j, fail("api, api_key_env and api_key_file need base_url and model; allowed: all of them, or none to judge with the [llm.fast] model")
+			return j, fail("", "api, api_key_env and api_key_file need base_url and model; allowed: all of them, or none to judge with the [llm.fast] model")
 		}
 		if raw.MaxOutputTokens < 0 || raw.MaxOutputTokens > 200000 {
-			return j, fail("max_output_tokens %d; allowed: 1 to 200000", raw.MaxOutputTokens)
+			return j, fail("max_output_tokens", "max_output_tokens %d; allowed: 1 to 200000", raw.MaxOutputTokens)
 		}
 		if hasFast {
 			j.LLM, j.From = fast, "llm.fast"
@@ -99,7 +100,7 @@ func validateJudge(file string, raw *rawLLM, llms map[string]LLM) (Judge, error)
 		}
 		return j, nil
 	}
-	l, err := checkLLM(file, judgePurpose, *raw)
+	l, err := checkLLM(file, judgePurpose, *raw, lines)
 	if err != nil {
 		return j, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -41,13 +42,15 @@ type LLM struct {
 	MaxOutputTokens int
 }
 
-func validateLLM(file string, raw map[string]rawLLM) (map[string]LLM, error) {
+func validateLLM(file string, data []byte, raw map[string]rawLLM) (map[string]LLM, error) {
 	var out map[string]LLM
-	for purpose, r := range raw {
+	lines := llmLines(data)
+	for _, purpose := range slices.Sorted(maps.Keys(raw)) { // the same first error on every load
+		r := raw[purpose]
 		if purpose == judgePurpose {
 			continue // read by validateJudge
 		}
-		l, err := checkLLM(file, purpose, r)
+		l, err := checkLLM(file, purpose, r, lines)
 		if err != nil {
 			return nil, err
 		}
@@ -59,10 +62,16 @@ func validateLLM(file string, raw map[string]rawLLM) (map[string]LLM, error) {
 	return out, nil
 }
 
-// checkLLM validates one [llm.<purpose>] table's endpoint keys.
-func checkLLM(file, purpose string, r rawLLM) (LLM, error) {
-	fail := func(format string, args ...any) (LLM, error) {
-		return LLM{}, &LoadError{File: file, Line: 1, Msg: fmt.Sprintf("[llm.%s]: ", purpose) + fmt.Sprintf(format, args...)}
+// llmLines maps "llm.<purpose>" and "llm.<purpose>.<key>" to their lines.
+func llmLines(data []byte) map[string]int {
+	return tableLines(data, func(t []string) bool { return len(t) == 2 && t[0] == "llm" })
+}
+
+// checkLLM validates one [llm.<purpose>] table's endpoint keys; an error
+// names the line of the key at fault (else of the table).
+func checkLLM(file, purpose string, r rawLLM, lines map[string]int) (LLM, error) {
+	fail := func(key, format string, args ...any) (LLM, error) {
+		return LLM{}, &LoadError{File: file, Line: lineOf(lines, "llm."+purpose, key), Msg: fmt.Sprintf("[llm.%s]: ", purpose) + fmt.Sprintf(format, args...)}
 	}
 	api := r.API
 	if api == "" {
@@ -70,17 +79,17 @@ func checkLLM(file, purpose string, r rawLLM) (LLM, error) {
 	}
 	switch {
 	case !slices.Contains(llmAPIs, api):
-		return fail("api %q; allowed: %s", r.API, strings.Join(llmAPIs, ", "))
+		return fail("api", "api %q; allowed: %s", r.API, strings.Join(llmAPIs, ", "))
 	case strings.TrimSpace(r.BaseURL) == "" || !strings.HasPrefix(r.BaseURL, "http://") && !strings.HasPrefix(r.BaseURL, "https://"):
-		return fail("base_url %q; allowed: an http:// or https:// URL", r.BaseURL)
+		return fail("base_url", "base_url %q; allowed: an http:// or https:// URL", r.BaseURL)
 	case strings.TrimSpace(r.Model) == "":
-		return fail("model is missing; allowed: the model id the endpoint serves")
+		return fail("model", "model is missing; allowed: the model id the endpoint serves")
 	case r.APIKeyEnv != "" && r.APIKeyFile != "":
-		return fail("api_key_env and api_key_file are both set; allowed: one of them")
+		return fail("api_key_file", "api_key_env and api_key_file are both set; allowed: one of them")
 	case r.TimeoutSeconds < 0 || r.TimeoutSeconds > 3600:
-		return fail("timeout_seconds %d; allowed: 1 to 3600", r.TimeoutSeconds)
+		return fail("timeout_seconds", "timeout_seconds %d; allowed: 1 to 3600", r.TimeoutSeconds)
 	case r.MaxOutputTokens < 0 || r.MaxOutputTokens > 200000:
-		return fail("max_output_tokens %d; allowed: 1 to 200000", r.MaxOutputTokens)
+		return fail("max_output_tokens", "max_output_tokens %d; allowed: 1 to 200000", r.MaxOutputTokens)
 	}
 	return LLM{API: api, BaseURL: strings.TrimRight(r.BaseURL, "/"), Model: r.Model, APIKeyEnv: r.APIKeyEnv,
 		APIKeyFile: r.APIKeyFile, TimeoutSeconds: r.TimeoutSeconds, MaxOutputTokens: r.MaxOutputTokens}, nil

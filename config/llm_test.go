@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,35 @@ func TestLLMWarning(t *testing.T) {
 		if (w != "") != tt.warn || tt.warn && !strings.Contains(w, "max_output_tokens 8192") {
 			t.Errorf("%s with max_output_tokens %d: warning %q, want one: %v", tt.purpose, tt.max, w, tt.warn)
 		}
+	}
+}
+
+// TestLLMErrorLines: an error in an [llm.*] table names the line of the
+// key at fault, or of the table when the key is missing. Before, every
+// such error said line 1.
+func TestLLMErrorLines(t *testing.T) {
+	corpus := "[[corpus]]\nname = \"notes\"\nkind = \"files\"\npaths = [\".\"]\n\n"
+	for _, tt := range []struct {
+		name, text string
+		line       int
+		want       string
+	}{
+		{"bad api", corpus + "[llm.consolidate]\nmodel = \"m\"\napi = \"x\"\n", 8, `[llm.consolidate]: api "x"`},
+		{"missing model", corpus + "[llm.fast]\nbase_url = \"http://h\"\n", 6, "[llm.fast]: model is missing"},
+		{"bad timeout", corpus + "[llm.fast]\nbase_url = \"http://h\"\nmodel = \"m\"\ntimeout_seconds = 9999\n", 9, "timeout_seconds 9999"},
+		{"second table", corpus + "[llm.fast]\nbase_url = \"http://h\"\nmodel = \"m\"\n\n[llm.consolidate]\nbase_url = \"ftp://h\"\nmodel = \"m\"\n", 11, `[llm.consolidate]: base_url "ftp://h"`},
+		{"before the corpora", "[llm.fast]\nbase_url = \"http://h\"\nmodel = \"m\"\nmax_output_tokens = -1\n\n" + corpus, 4, "max_output_tokens -1"},
+		{"judge", corpus + "[llm.fast]\nbase_url = \"http://h\"\nmodel = \"m\"\n\n[llm.judge]\ntimeout_ms = 0\n", 11, "[llm.judge]: timeout_ms 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "config.toml")
+			os.WriteFile(path, []byte(tt.text), 0o600)
+			_, err := Load(path, nil)
+			var le *LoadError
+			if !errors.As(err, &le) || le.Line != tt.line || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load: %v; want a *LoadError at line %d holding %q", err, tt.line, tt.want)
+			}
+		})
 	}
 }

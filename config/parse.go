@@ -95,10 +95,10 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 		return nil, &LoadError{File: file, Line: 1, Msg: fmt.Sprintf("found %d [[corpus]] headers but decoded %d tables; %s", len(tables), len(raw.Corpus), allowedTop)}
 	}
 	cfg := &Config{Path: file, Exists: true}
-	if cfg.LLM, err = validateLLM(file, raw.LLM); err != nil {
+	if cfg.LLM, err = validateLLM(file, data, raw.LLM); err != nil {
 		return nil, err
 	}
-	if cfg.Judge, err = validateJudge(file, judgeTable(raw.LLM), cfg.LLM); err != nil {
+	if cfg.Judge, err = validateJudge(file, data, judgeTable(raw.LLM), cfg.LLM); err != nil {
 		return nil, err
 	}
 	if cfg.Embedder, err = validateEmbedder(file, raw.Embedder, r); err != nil {
