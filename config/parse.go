@@ -12,6 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/ingest"
 )
 
 // corpusKeys are the keys of a [[corpus]] table, in documentation order.
@@ -340,6 +341,11 @@ func keyLine(p *unstable.Parser, n *unstable.Node) int {
 	return p.Shape(n.Raw).Start.Line
 }
 
+// globRule is what glob and exclude patterns allow, as ingest.CompileGlob
+// reads them; checked here so a bad one names its line when the config
+// loads, not only when a sync resolves the corpus.
+const globRule = "allowed: a relative pattern of *, **, ?, [a-z] classes and {a,b} alternatives, e.g. \"**/*.md\""
+
 // validate checks one decoded [[corpus]] table and resolves its paths.
 func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r resolver) (Corpus, error) {
 	fail := func(key, format string, args ...any) (Corpus, error) {
@@ -401,10 +407,16 @@ func validate(file string, rc rawCorpus, t tableLayout, seen map[string]int, r r
 			return fail("glob", "blank glob in %s; glob must be a non-blank pattern, or left out for the default %q", label, cairn.DefaultGlob)
 		}
 		glob = *rc.Glob
+		if _, err := ingest.CompileGlob(glob); err != nil {
+			return fail("glob", "%s in %s; %s", err, label, globRule)
+		}
 	}
 	for i, e := range rc.Exclude {
 		if strings.TrimSpace(e) == "" {
 			return fail("exclude", "blank entry %d in exclude of %s; exclude must be an array of non-blank glob patterns", i+1, label)
+		}
+		if _, err := ingest.CompileGlob(e); err != nil {
+			return fail("exclude", "entry %d of exclude: %s in %s; %s", i+1, err, label, globRule)
 		}
 	}
 	return Corpus{
