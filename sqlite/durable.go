@@ -132,7 +132,7 @@ func attachDurable(c *sqlite3.SQLiteConn) error {
 	}
 	path := DurablePath(main)
 	if _, err := c.Exec(`ATTACH DATABASE ? AS `+durableSchema, []driver.Value{path}); err != nil {
-		return &cairn.Error{Op: "open durable store", Path: path, Err: err, Hint: durableHint}
+		return durableError(context.Background(), "open durable store", path, err)
 	}
 	// Commits are rare (one per window or group) and each cost model
 	// calls: wait for the disk. Deleted rows are overwritten, as in the
@@ -242,19 +242,19 @@ func (s *Store) migrateDurable(ctx context.Context, w *sql.DB) error {
 	path := DurablePath(s.Path)
 	// WAL is a property of the file; it cannot change inside a transaction.
 	if _, err := w.ExecContext(ctx, `PRAGMA `+durableSchema+`.journal_mode=WAL`); err != nil {
-		return &cairn.Error{Op: "open durable store", Path: path, Err: err, Hint: durableHint}
+		return durableError(ctx, "open durable store", path, err)
 	}
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return &cairn.Error{Op: "migrate durable store", Path: path, Err: err, Hint: durableHint}
+		return durableError(ctx, "migrate durable store", path, err)
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS durable.durable_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`); err != nil {
-		return &cairn.Error{Op: "migrate durable store", Path: path, Err: err, Hint: durableHint}
+		return durableError(ctx, "migrate durable store", path, err)
 	}
 	v, err := durableMeta(ctx, tx, "schema_version")
 	if err != nil {
-		return err
+		return durableError(ctx, "migrate durable store", path, err)
 	}
 	version := 0
 	fmt.Sscan(v, &version)
@@ -265,19 +265,50 @@ func (s *Store) migrateDurable(ctx context.Context, w *sql.DB) error {
 	}
 	for i := version; i < DurableVersion; i++ {
 		if _, err := tx.ExecContext(ctx, durableMigrations[i]); err != nil {
-			return fmt.Errorf("migrate durable store %s to version %d: %w", path, i+1, err)
+			return durableError(ctx, fmt.Sprintf("migrate durable store to version %d", i+1), path, err)
 		}
 	}
 	if err := setDurableMeta(ctx, tx, "schema_version", fmt.Sprint(DurableVersion)); err != nil {
-		return err
+		return durableError(ctx, "migrate durable store", path, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return &cairn.Error{Op: "migrate durable store", Path: path, Err: err, Hint: durableHint}
+		return durableError(ctx, "migrate durable store", path, err)
 	}
 	return nil
 }
 
-const durableHint = "the durable store holds the memories and is never rebuilt: check the disk and the file's permissions; restore it from a backup if it is damaged"
+// durableHint is what to do about a durable store SQLite found damaged:
+// it holds the memories and is never rebuilt.
+const durableHint = "the durable store holds the memories and is never rebuilt: restore it from a backup"
+
+// durableError names the durable store and says what happened to it by
+// the kind of failure: an interrupt (the context ended, or SQLite was
+// interrupted) changed nothing, since each step is one transaction and
+// the next open runs it again; a damaged file is the backup hint; a file
+// that cannot be opened, read or written (permissions, a full or failing
+// disk) gets Diagnose's hint for that; anything else is named without a
+// hint. The interrupt wraps the context's error (errors.Is
+// context.Canceled).
+func durableError(ctx context.Context, op, path string, err error) error {
+	var ce *cairn.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	var se sqlite3.Error
+	isSQLite := errors.As(err, &se)
+	switch {
+	case ctx.Err() != nil:
+		return &cairn.Error{Op: op, Path: path, Err: fmt.Errorf("interrupted, nothing was changed: %w", ctx.Err())}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || isSQLite && se.Code == sqlite3.ErrInterrupt:
+		return &cairn.Error{Op: op, Path: path, Err: fmt.Errorf("interrupted, nothing was changed: %w", err)}
+	case isSQLite && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB):
+		return &cairn.Error{Op: op, Path: path, Err: err, Hint: durableHint}
+	}
+	if d := Diagnose(op, path, err); d != err {
+		return d
+	}
+	return &cairn.Error{Op: op, Path: path, Err: err}
+}
 
 func setDurableMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO durable.durable_meta(key, value) VALUES(?, ?)
@@ -399,7 +430,7 @@ func OpenDurableAlone(ctx context.Context, indexPath string) (*Store, error) {
 	db.SetMaxOpenConns(2)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, &cairn.Error{Op: "open durable store", Path: path, Err: err, Hint: durableHint}
+		return nil, durableError(ctx, "open durable store", path, err)
 	}
 	return &Store{Path: path, r: db}, nil
 }

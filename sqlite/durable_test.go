@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -266,5 +267,44 @@ func TestOpenDurableAlone(t *testing.T) {
 	}
 	if m, err := alone.Memory(ctx, "m-1"); err != nil || m.ID != "m-1" {
 		t.Errorf("memory m-1 alone: %+v %v", m, err)
+	}
+}
+
+// TestDurableInterruptNotDamage: an interrupt while memory.db is migrated
+// (the open's context cancelled, as Ctrl-C does) says it was interrupted
+// and nothing was changed, matches context.Canceled and carries no
+// restore-from-backup hint; the store then opens as before. A memory.db
+// that is not a database keeps that hint.
+func TestDurableInterruptNotDamage(t *testing.T) {
+	dir := t.TempDir()
+	s := New(filepath.Join(dir, "index.db"), "f1")
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.writer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = s.migrateDurable(ctx, w)
+	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted, nothing was changed") ||
+		strings.Contains(err.Error(), "backup") || !strings.Contains(err.Error(), DurableFile) {
+		t.Fatalf("cancelled durable migration: %v, want one naming %s that says it was interrupted and nothing was changed, without the backup hint", err, DurableFile)
+	}
+	if err := s.migrateDurable(context.Background(), w); err != nil {
+		t.Fatalf("migrate after the interrupt: %v", err)
+	}
+
+	damaged := t.TempDir()
+	if err := os.WriteFile(filepath.Join(damaged, DurableFile), []byte(strings.Repeat("not a database. ", 16)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := New(filepath.Join(damaged, "index.db"), "f1")
+	err = d.Open(context.Background())
+	d.Close()
+	if err == nil || !strings.Contains(err.Error(), "restore it from a backup") || strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("open with a damaged memory.db: %v, want the restore-from-backup hint", err)
 	}
 }
