@@ -58,6 +58,7 @@ type cacheHeader struct {
 	Stat        fileStat              `json:"model_stat"`
 	Inputs      []ort.InputOutputInfo `json:"inputs"`
 	Outputs     []ort.InputOutputInfo `json:"outputs"`
+	Quantize    string                `json:"quantize,omitempty"` // Options.Quantize, normalized
 	BodyLen     int64                 `json:"body_len"`
 	BodyCRC     uint32                `json:"body_crc32c"`
 }
@@ -90,14 +91,19 @@ var cpuKey = sync.OnceValue(func() string {
 	return strings.Join(keep, "\n")
 })
 
-// cachePath is the cache file for the model file at modelPath.
-func cachePath(dir, modelPath string) string {
+// cachePath is the cache file for the model file at modelPath as
+// quantized by quantize (Options.Quantize, normalized): an FP32 and an
+// INT8 graph of one model are two files.
+func cachePath(dir, modelPath, quantize string) string {
 	abs, err := filepath.Abs(modelPath)
 	if err != nil {
 		abs = modelPath
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", abs, ort.GetVersion(), runtime.GOARCH, cpuKey())
+	if quantize != QuantizeNone { // FP32 keeps the name earlier builds gave its file
+		fmt.Fprintf(h, "\x00quantize=%s", quantize)
+	}
 	return filepath.Join(dir, "onnx-"+hex.EncodeToString(h.Sum(nil)[:10])+".ort")
 }
 
@@ -112,9 +118,9 @@ type cached struct {
 }
 
 // openCache maps the cache file at path and checks it against the model
-// file's stat; nil (and no error) when there is no usable file: none, a
-// model that changed, a damaged one (removed).
-func openCache(path string, model fileStat) *cached {
+// file's stat and the quantization; nil (and no error) when there is no
+// usable file: none, a model that changed, a damaged one (removed).
+func openCache(path string, model fileStat, quantize string) *cached {
 	c, err := mapCache(path)
 	if err != nil {
 		if errors.Is(err, errCacheDamaged) {
@@ -122,7 +128,7 @@ func openCache(path string, model fileStat) *cached {
 		}
 		return nil
 	}
-	if c.hdr.Stat != model {
+	if c.hdr.Stat != model || c.hdr.Quantize != quantize {
 		c.unmap()
 		return nil
 	}

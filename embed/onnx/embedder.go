@@ -54,6 +54,11 @@ type Options struct {
 	// CacheDir is a folder where New keeps the model's optimized graph for
 	// the next process (cache.go); "" optimizes at every New.
 	CacheDir string
+	// Quantize is "" or "none" (the model's FP32 weights) or "int8": the
+	// weight matrices quantized at load (quantize.go). It is part of the
+	// identity ("use-lite@efd926c91a23+int8"), so an index embedded one
+	// way re-embeds when switched to the other.
+	Quantize string
 }
 
 // SetDefaults fills zero fields with the defaults.
@@ -92,6 +97,11 @@ var _ cairn.Embedder = (*Embedder)(nil)
 // manifest it cannot use wraps cairn.ErrInvalid.
 func New(o Options) (*Embedder, error) {
 	o.SetDefaults()
+	q, err := normalizeQuantize(o.Quantize)
+	if err != nil {
+		return nil, cairn.Invalidf("onnx embedder: %v", err)
+	}
+	o.Quantize = q
 	modelPath := filepath.Join(o.ModelDir, ModelFile)
 	st, err := statOf(modelPath)
 	if err != nil {
@@ -123,8 +133,8 @@ func New(o Options) (*Embedder, error) {
 	var cache *cached
 	cachePathName := ""
 	if o.CacheDir != "" {
-		cachePathName = cachePath(o.CacheDir, modelPath)
-		cache = openCache(cachePathName, st)
+		cachePathName = cachePath(o.CacheDir, modelPath, o.Quantize)
+		cache = openCache(cachePathName, st, o.Quantize)
 	}
 	getTok := func() (Tokenizer, error) { return tok, waitTok() }
 	e, err := newFromCache(o, m, getTok, cache, cachePathName)
@@ -137,6 +147,12 @@ func New(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, modelError(o.ModelDir, err)
 	}
+	sum := sha256.Sum256(model) // of the file: the identity names the weights it holds
+	if o.Quantize == QuantizeInt8 {
+		if model, _, err = quantizeInt8(model); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", cairn.ErrInvalid, modelPath, err)
+		}
+	}
 	ins, outs, err := inputsOutputs(model)
 	if err != nil {
 		return nil, fmt.Errorf("%w: read model %s: %v", cairn.ErrInvalid, modelPath, err)
@@ -145,11 +161,10 @@ func New(o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(model)
 	if o.CacheDir == "" {
 		err = e.openSessions(model, o.Threads, o.NoSpin, ort.GraphOptimizationLevelEnableAll, nil)
 	} else {
-		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs}
+		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs, Quantize: o.Quantize}
 		err = e.openAndCache(model, hdr, cachePathName, o.Threads, o.NoSpin)
 	}
 	return e.finish(o, sum[:], getTok, err)
@@ -204,7 +219,7 @@ func (e *Embedder) finish(o Options, sum []byte, getTok func() (Tokenizer, error
 		return nil, err
 	}
 	sp := e.spec
-	e.id = cairn.EmbedderIdentity{Provider: "onnx", Model: modelID(o.ModelDir, sum), Dimension: sp.dim,
+	e.id = cairn.EmbedderIdentity{Provider: "onnx", Model: modelID(o.ModelDir, sum) + quantizeSuffix(o.Quantize), Dimension: sp.dim,
 		Normalized: sp.normalize, QueryPrefix: sp.queryPrefix, DocumentPrefix: sp.docPrefix,
 		Tokenizer: tokenizerID(o.ModelDir)}
 	return e, nil
@@ -319,7 +334,7 @@ func (e *Embedder) probe() error {
 }
 
 // Identity names the vectors: provider "onnx", model "<dir name>@<sha256
-// prefix of model.onnx>", the tokenizer as "tokenizer.json@<sha256 prefix>".
+// prefix of model.onnx>" (with "+int8" when quantized), the tokenizer as "tokenizer.json@<sha256 prefix>".
 func (e *Embedder) Identity() cairn.EmbedderIdentity { return e.id }
 
 // Close waits for running batches and releases the sessions. Embed calls

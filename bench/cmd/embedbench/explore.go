@@ -13,11 +13,13 @@ package main
 // chunker (chunk.New) and keeps every k-th non-noise chunk, "locomo" takes
 // every k-th turn of the LoCoMo development split as "Speaker: text" (what
 // an agent's transcript turn looks like), "sessions" renders LoCoMo
-// sessions as embedbench's corpus does and chunks them.
+// sessions as embedbench's corpus does and chunks them, "questions" takes
+// the split's questions (what a search embeds).
 //
 // A configuration is a dash-separated list of settings: bN (texts per
 // batch, default 4), wN (sessions, default 2), tN (intra-op threads per
-// session, default 1), nospin, capN (tokens kept per text), cache (the
+// session, default 1), nospin, int8 (weights quantized at load,
+// onnx.QuantizeInt8), capN (tokens kept per text), cache (the
 // sessions made from the optimized-graph cache, as cairn makes them; in
 // $TMPDIR/embedbench-graph-cache, built by the first run), and the batch
 // order: "round" (default: what sync does, Embed calls of 64 texts, each
@@ -49,7 +51,7 @@ import (
 type exploreConfig struct {
 	name                        string
 	batch, workers, threads, mx int
-	noSpin, cache               bool
+	noSpin, cache, int8         bool
 	order                       string
 }
 
@@ -75,6 +77,8 @@ func parseConfig(s string) (exploreConfig, error) {
 			c.noSpin = true
 		} else if f == "cache" {
 			c.cache = true
+		} else if f == "int8" {
+			c.int8 = true
 		} else if f == "round" || f == "input" || f == "global" {
 			c.order = f
 		} else {
@@ -197,7 +201,11 @@ func exploreRun(c exploreConfig, pass int, texts []string, lens []int, shared st
 	if c.cache {
 		cacheDir = filepath.Join(os.TempDir(), "embedbench-graph-cache")
 	}
-	emb, err := onnx.New(onnx.Options{CacheDir: cacheDir, ModelDir: filepath.Join(shared, "models", "use-lite"),
+	q := ""
+	if c.int8 {
+		q = onnx.QuantizeInt8
+	}
+	emb, err := onnx.New(onnx.Options{CacheDir: cacheDir, Quantize: q, ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) },
 		Workers:       c.workers, Batch: c.batch, Threads: c.threads, NoSpin: c.noSpin, MaxTokens: c.mx})
@@ -299,7 +307,7 @@ func exploreTexts(kind, docs, shared string, n int) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-	case "locomo", "sessions":
+	case "locomo", "sessions", "questions":
 		raw, err := os.ReadFile(filepath.Join(shared, "data", "locomo", "locomo-dev.json"))
 		if err != nil {
 			return nil, err
@@ -307,11 +315,20 @@ func exploreTexts(kind, docs, shared string, n int) ([]string, error) {
 		var samples []struct {
 			ID           string                     `json:"sample_id"`
 			Conversation map[string]json.RawMessage `json:"conversation"`
+			QA           []struct {
+				Question string `json:"question"`
+			} `json:"qa"`
 		}
 		if err := json.Unmarshal(raw, &samples); err != nil {
 			return nil, fmt.Errorf("read locomo: %w", err)
 		}
 		for _, s := range samples {
+			if kind == "questions" {
+				for _, q := range s.QA {
+					all = append(all, q.Question)
+				}
+				continue
+			}
 			for k := 1; ; k++ {
 				v, ok := s.Conversation[fmt.Sprintf("session_%d", k)]
 				if !ok {
@@ -335,7 +352,7 @@ func exploreTexts(kind, docs, shared string, n int) ([]string, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("-explore %q: want docs, locomo or sessions", kind)
+		return nil, fmt.Errorf("-explore %q: want docs, locomo, sessions or questions", kind)
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("no %s texts found", kind)

@@ -14,7 +14,15 @@
 // The corpus is real text: every Markdown file of the repository (-repo)
 // and the conversations of the LoCoMo development split rendered one
 // session a file ("**Speaker:** text" a turn), up to -sessions sessions.
-// The child mode (-child DIR) syncs DIR and prints one JSON line.
+// The child mode (-child DIR) syncs DIR and prints one JSON line;
+// -quantize int8 makes it embed with int8 weights (onnx.Options.Quantize),
+// and -before-quantize / -after-quantize pass that to each side's child,
+// so one binary can be compared with itself FP32 against INT8:
+//
+//	/tmp/eb -before /tmp/eb -after /tmp/eb -after-quantize int8 -repo . -shared ../shared
+//
+// -explore is the embedder alone (explore.go); -quality and -queries
+// compare FP32 and INT8 weights on real texts (quant.go).
 package main
 
 import (
@@ -52,7 +60,18 @@ func main() {
 	n := flag.Int("n", 384, "-explore: texts, spread evenly over the corpus (0: all)")
 	passes := flag.Int("passes", 2, "-explore: passes over the configurations")
 	configs := flag.String("configs", "b4", "-explore: comma-separated configurations (explore.go)")
+	quantize := flag.String("quantize", "", "-child: onnx.Options.Quantize (\"\", none or int8)")
+	beforeQ := flag.String("before-quantize", "", "-quantize for the before binary's children")
+	afterQ := flag.String("after-quantize", "", "-quantize for the after binary's children")
+	quality := flag.Bool("quality", false, "with -explore: cosine of INT8 against FP32 vectors of the texts (quant.go)")
+	queries := flag.Int("queries", 0, "with -explore: N single-text query embeddings, FP32 and INT8 alternating: wall and CPU p50/p99 (quant.go)")
 	flag.Parse()
+	if *exploreKind != "" && (*quality || *queries > 0) {
+		if err := compareQuant(*exploreKind, *docs, *shared, *n, *quality, *queries); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *exploreKind != "" {
 		if err := explore(*exploreKind, *docs, *shared, *n, *passes, strings.Split(*configs, ",")); err != nil {
 			log.Fatal(err)
@@ -60,12 +79,12 @@ func main() {
 		return
 	}
 	if *child != "" {
-		if err := runChild(*child, *shared); err != nil {
+		if err := runChild(*child, *shared, *quantize); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	if err := drive(*before, *after, *repo, *shared, *work, *sessions, *runs); err != nil {
+	if err := drive(*before, *after, *repo, *shared, *work, *sessions, *runs, [2]string{*beforeQ, *afterQ}); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -80,7 +99,7 @@ type measure struct {
 	Load       float64 `json:"load"`          // 1-minute load average at the start
 }
 
-func runChild(corpusDir, shared string) error {
+func runChild(corpusDir, shared, quantize string) error {
 	ctx := context.Background()
 	data, err := os.MkdirTemp("", "embedbench-data")
 	if err != nil {
@@ -90,7 +109,7 @@ func runChild(corpusDir, shared string) error {
 	m := measure{Load: loadAverage()}
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
-		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: quantize})
 	if err != nil {
 		return err
 	}
@@ -119,8 +138,9 @@ func runChild(corpusDir, shared string) error {
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
-// drive writes the corpus once and runs the two binaries in turn.
-func drive(before, after, repo, shared, work string, sessions, runs int) error {
+// drive writes the corpus once and runs the two binaries in turn; quant
+// is each side's -quantize ("" passes none: a build without the flag).
+func drive(before, after, repo, shared, work string, sessions, runs int, quant [2]string) error {
 	if before == "" || after == "" {
 		return fmt.Errorf("set -before and -after (or -child DIR)")
 	}
@@ -140,9 +160,13 @@ func drive(before, after, repo, shared, work string, sessions, runs int) error {
 	fmt.Printf("corpus: %d files (repository Markdown and %d LoCoMo sessions)\n", files, sessions)
 	fmt.Printf("%-7s %3s %6s %8s %9s %12s %10s %10s %5s\n", "binary", "run", "chunks", "seconds", "chunks/s", "cpu-ms/chunk", "peak MB", "index MB", "load")
 	for r := 1; r <= runs; r++ {
-		for _, b := range []struct{ name, bin string }{{"before", before}, {"after", after}} {
+		for _, b := range []struct{ name, bin, q string }{{"before", before, quant[0]}, {"after", after, quant[1]}} {
 			var out bytes.Buffer
-			cmd := exec.Command(b.bin, "-child", corpusDir, "-shared", shared)
+			args := []string{"-child", corpusDir, "-shared", shared}
+			if b.q != "" {
+				args = append(args, "-quantize", b.q)
+			}
+			cmd := exec.Command(b.bin, args...)
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
 			if err := cmd.Run(); err != nil {
 				return fmt.Errorf("run %s: %w", b.bin, err)
