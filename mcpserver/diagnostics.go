@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/transcript"
 )
 
@@ -12,10 +13,7 @@ import (
 // The judge and the whisperers are not part of Cairn's local mode yet, so
 // they report disabled with zero counts.
 func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, error) {
-	scope := Scope{Agent: a.name, Corpora: a.searchable()}
-	if scope.Corpora == nil {
-		scope.Corpora = []string{}
-	}
+	scope := Scope{Agent: a.name, Corpora: readableNames(ctx, a.searchable())}
 	out := &DiagnosticsOut{
 		Status:     "ok",
 		Credential: "disabled",
@@ -27,6 +25,19 @@ func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, erro
 	a.curationDiag(out) // curation_judged.go
 	out.Index = a.indexDiag(ctx, scope)
 	return out, nil
+}
+
+// readableNames is names narrowed to the corpora the request's grant reads
+// (all of them without one), never nil: a token limited to some corpora is
+// not told the names of the others.
+func readableNames(ctx context.Context, names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		if engine.CanRead(ctx, n) == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
@@ -48,14 +59,18 @@ func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 		}
 		d.EmbeddingReady = d.NeedsEmbedding == 0
 	}
-	mc, err := a.eng.CountMemories(ctx)
-	if err != nil {
-		return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
+	if engine.CanRead(ctx, cairn.MemoriesCorpus) == nil { // a grant without memories: no counts, not an error
+		mc, err := a.eng.CountMemories(ctx)
+		if err != nil {
+			return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
+		}
+		if mc.Total > 0 {
+			d.Memories = &Memories{Total: mc.Total, ByKind: mc.ByKind, ByStatus: mc.ByStatus}
+		}
 	}
-	if mc.Total > 0 {
-		d.Memories = &Memories{Total: mc.Total, ByKind: mc.ByKind, ByStatus: mc.ByStatus}
+	if name, ok := a.sessionsCorpus(); ok && engine.CanRead(ctx, name) == nil {
+		d.SessionsNeedingProjection = a.transcriptsChanged(ctx)
 	}
-	d.SessionsNeedingProjection = a.transcriptsChanged(ctx)
 	if b := a.background(); b != nil && b.Watcher != nil {
 		d.WatchError = b.Watcher.LastError
 	}
