@@ -125,6 +125,9 @@ func AddSessions(path string, sources []string, roots map[string][]string, home 
 			return cairn.Invalidf("unknown source %q: allowed %s", id, strings.Join(cairn.Sources, ", "))
 		}
 		if len(roots[id]) == 0 {
+			if !hasStandardRoot(id) { // the config would not load: refuse before writing it
+				return cairn.Invalidf("source %q has no standard location: give its folder with --root %s=DIR", id, id)
+			}
 			entries = append(entries, quote(id))
 			continue
 		}
@@ -165,6 +168,13 @@ func AddSessions(path string, sources []string, roots map[string][]string, home 
 		return fmt.Errorf("add sessions sources: %w", err)
 	}
 	return writeChecked(abs, updated, "add sessions sources")
+}
+
+// hasStandardRoot reports whether source has a standard location
+// (DefaultRoots, whatever the environment), so that a sources entry
+// without a root loads.
+func hasStandardRoot(source string) bool {
+	return len(DefaultRoots(source, func(string) string { return "" }, string(filepath.Separator))) > 0
 }
 
 // RemoveCorpus deletes the [[corpus]] table named name (ignoring case)

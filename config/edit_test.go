@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,10 @@ provider = "none"
 		{[]string{"codex"}, nil, `source "codex" is already in the sessions corpus at ` + path + ":2"},
 		{[]string{"openclaw"}, map[string][]string{"openclaw": {"~/missing"}}, filepath.Join(home, "missing") + " does not exist"},
 		{[]string{"nope"}, nil, `unknown source "nope"`},
+		// Before, these were written as bare ids, and the config then
+		// failed to load: "has no standard location".
+		{[]string{"openai-chat"}, nil, `source "openai-chat" has no standard location: give its folder with --root openai-chat=DIR`},
+		{[]string{"loggie"}, nil, `source "loggie" has no standard location: give its folder with --root loggie=DIR`},
 	} {
 		err := AddSessions(path, bad.sources, bad.roots, home)
 		if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
@@ -128,6 +133,15 @@ provider = "none"
 	}
 	if readText(t, path) != before {
 		t.Error("a refused AddSessions changed the file")
+	}
+
+	// Nor is a new sessions corpus written with a source that needs a root.
+	fresh := filepath.Join(t.TempDir(), "config.toml")
+	if err := AddSessions(fresh, []string{"claude-code", "aider"}, nil, home); !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), "--root aider=DIR") {
+		t.Errorf("AddSessions(aider) into a new config = %v; want ErrInvalid naming --root aider=DIR", err)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused AddSessions wrote %s: %v", fresh, err)
 	}
 
 	// Inline arrays of each shape take the new source after the last value.
