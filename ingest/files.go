@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -102,15 +103,45 @@ type walker struct {
 
 	files    []File
 	failures []cairn.FileFailure
-	runs     []*statRun    // the current source's files in path order, in runs the workers stat
-	jobs     chan *statRun // runs for the stat workers (scanSource)
+	runs     []*dirRun    // the current source's files in path order, in runs the workers stat
+	jobs     chan *dirRun // runs for the stat workers (scanSource)
+	buf      []byte       // listDir's buffer for the kernel's directory records
 }
 
-// statRun is a run of files of one directory, next to each other in path
-// order, that one stat worker takes at a time (statGroup).
-type statRun struct {
-	dir   string
+// dirRun is a run of files of one directory, next to each other in path
+// order, that one stat worker takes at a time (statRun).
+type dirRun struct {
+	dir   *dirRef
 	files []pendingFile
+}
+
+// dirEntry is one entry of a directory listing: its name and type bits.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+}
+
+// dirRef is a listed directory: its path and, where listDir keeps it
+// open, its descriptor (else -1), closed when the walk and every run of
+// its files are done with it.
+type dirRef struct {
+	path string
+	fd   int
+	refs atomic.Int32
+}
+
+func newDirRef(path string, fd int) *dirRef {
+	d := &dirRef{path: path, fd: fd}
+	d.refs.Store(1) // the walk's
+	return d
+}
+
+func (d *dirRef) hold() { d.refs.Add(1) }
+
+func (d *dirRef) release() {
+	if d.refs.Add(-1) == 0 && d.fd >= 0 {
+		closeDir(d.fd)
+	}
 }
 
 // pendingFile is a file found by ReadDir whose stat is deferred, so the
@@ -119,7 +150,8 @@ type statRun struct {
 // the files (addSymlink), not by the workers.
 type pendingFile struct {
 	name    string // the file's name in its directory (a suffix of rel)
-	rel     string
+	rel     string // a suffix of abs where the separator is '/'
+	abs     string
 	symlink bool
 	// Set by statGroup for a file that is not a symlink.
 	size, mtime int64 // bytes, unix nanoseconds
@@ -150,14 +182,18 @@ func (w *walker) scanSource(src Source) error {
 		w.fail(src.Root, ReasonUnreadableDir+": "+errText(err))
 		return nil
 	}
-	w.jobs = make(chan *statRun, 4*statWorkers)
+	w.jobs = make(chan *dirRun, 4*statWorkers)
+	if w.buf == nil {
+		w.buf = make([]byte, 32<<10)
+	}
 	var wg sync.WaitGroup
 	for range statWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range w.jobs {
-				statGroup(r.dir, r.files)
+				statRun(r.dir, r.files)
+				r.dir.release()
 			}
 		}()
 	}
@@ -177,8 +213,9 @@ func (w *walker) scanSource(src Source) error {
 const statGroupFiles = 256
 
 // queue hands a run of files of dir to the stat workers.
-func (w *walker) queue(dir string, files []pendingFile) {
-	r := &statRun{dir: dir, files: files}
+func (w *walker) queue(dir *dirRef, files []pendingFile) {
+	dir.hold()
+	r := &dirRun{dir: dir, files: files}
 	w.runs = append(w.runs, r)
 	w.jobs <- r
 }
@@ -194,9 +231,9 @@ func (w *walker) addRuns() {
 		for i := range r.files {
 			p := &r.files[i]
 			if p.symlink {
-				w.addSymlink(joinPath(r.dir, p.name), p.rel)
+				w.addSymlink(p.abs, p.rel)
 			} else {
-				w.addRegular(r.dir, p)
+				w.addRegular(p)
 			}
 		}
 	}
@@ -211,28 +248,32 @@ func (w *walker) walkDir(dir, rel string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := readDir(dir)
+	d, entries, err := listDir(dir, w.buf)
 	if err != nil {
 		w.fail(w.exposed(rel), ReasonUnreadableDir+": "+errText(err))
 	}
+	if d == nil {
+		return nil
+	}
+	defer d.release()
 	slices.SortFunc(entries, compareEntries)
 	var run []pendingFile // sized when it starts: at most the entries left, at most a group
 	flush := func() {
 		if len(run) > 0 {
-			w.queue(dir, run)
+			w.queue(d, run)
 			run = nil
 		}
 	}
 	for i, e := range entries {
-		name, typ := e.Name(), e.Type()
-		childRel := joinRel(rel, name)
+		name, typ := e.name, e.typ
+		abs, childRel := childPaths(dir, rel, name)
 		switch {
 		case typ.IsDir():
 			if w.skipDirs[name] || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
 				continue
 			}
 			flush()
-			if err := w.walkDir(joinPath(dir, name), childRel); err != nil {
+			if err := w.walkDir(abs, childRel); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
@@ -240,7 +281,7 @@ func (w *walker) walkDir(dir, rel string) error {
 				if run == nil {
 					run = make([]pendingFile, 0, min(statGroupFiles, len(entries)-i))
 				}
-				run = append(run, pendingFile{name: childRel[len(childRel)-len(name):], rel: childRel, symlink: typ&fs.ModeSymlink != 0})
+				run = append(run, pendingFile{name: childRel[len(childRel)-len(name):], rel: childRel, abs: abs, symlink: typ&fs.ModeSymlink != 0})
 				if len(run) == statGroupFiles {
 					flush()
 				}
@@ -260,13 +301,29 @@ func (w *walker) walkDir(dir, rel string) error {
 // files of folder "a" ("a.md" < "a/x.md", '.' being below '/') and "a-b.md"
 // too, while "a0.md" comes after them. Walking each directory in this order
 // lists a source's files in byte order of their paths.
-func compareEntries(a, b os.DirEntry) int {
-	an, bn := a.Name(), b.Name()
+func compareEntries(a, b dirEntry) int {
+	an, bn := a.name, b.name
 	n := min(len(an), len(bn))
 	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
 		return c
 	}
-	return cmp.Compare(keyByte(an, a.IsDir(), n), keyByte(bn, b.IsDir(), n))
+	return cmp.Compare(keyByte(an, a.typ.IsDir(), n), keyByte(bn, b.typ.IsDir(), n))
+}
+
+// childPaths returns the path of entry name of directory dir (rel below
+// the source root) and its path relative to the root. Where the separator
+// is '/', the relative path is a suffix of the other (dir is the root
+// joined with rel), so an entry costs one string.
+func childPaths(dir, rel, name string) (abs, childRel string) {
+	abs = joinPath(dir, name)
+	n := len(name)
+	if rel != "" {
+		n += len(rel) + 1
+	}
+	if filepath.Separator == '/' && len(abs) >= n {
+		return abs, abs[len(abs)-n:]
+	}
+	return abs, joinRel(rel, name)
 }
 
 // keyByte is byte i of an entry's sort key (its name, and "/" after a
@@ -279,17 +336,6 @@ func keyByte(name string, dir bool, i int) int {
 		return '/'
 	}
 	return -1
-}
-
-// readDir lists a directory without sorting it (walkDir sorts it).
-// On a partial failure it returns what it read along with the error.
-func readDir(dir string) ([]os.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
 
 func (w *walker) wanted(rel string) bool {
@@ -305,7 +351,7 @@ func (w *walker) excluded(rel string) bool {
 	return false
 }
 
-func (w *walker) addRegular(dir string, p *pendingFile) {
+func (w *walker) addRegular(p *pendingFile) {
 	if p.err != nil {
 		if !errors.Is(p.err, fs.ErrNotExist) { // vanished since ReadDir: not a failure
 			w.fail(w.exposed(p.rel), "unreadable: "+errText(p.err))
@@ -313,7 +359,7 @@ func (w *walker) addRegular(dir string, p *pendingFile) {
 		return
 	}
 	if p.regular {
-		w.addFile(joinPath(dir, p.name), p.rel, p.size, p.mtime)
+		w.addFile(p.abs, p.rel, p.size, p.mtime)
 	}
 }
 

@@ -22,6 +22,23 @@ func statGroup(dir string, ps []pendingFile) {
 		return
 	}
 	defer unix.Close(fd)
+	statAt(fd, dir, ps)
+}
+
+// statRun stats a run of files of d: on the descriptor the listing kept
+// open (Linux), else as statGroup.
+func statRun(d *dirRef, ps []pendingFile) {
+	if d.fd < 0 {
+		statGroup(d.path, ps)
+		return
+	}
+	statAt(d.fd, d.path, ps)
+}
+
+func closeDir(fd int) { unix.Close(fd) }
+
+// statAt stats files of dir with fstatat on its descriptor fd.
+func statAt(fd int, dir string, ps []pendingFile) {
 	for i := range ps {
 		p := &ps[i]
 		if p.symlink {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,6 +111,17 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 	ctx = context.Background()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if c.cpuProfile != "" { // the writing alone: Go's share against the C below cgocall
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return nil, fmt.Errorf("create profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, fmt.Errorf("start profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	w0 := wchar()
 	t0 := threadCPU()
 	start := time.Now()
