@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // The access file of a team server ([store] access): who may use which
@@ -66,9 +67,14 @@ func LoadAccess(path string) ([]AccessToken, error) {
 	}
 	seen := map[string]string{}
 	var out []AccessToken
+	headers := tokenHeaders(data)
 	for i, t := range raw.Token {
+		line := 1
+		if i < len(headers) {
+			line = headers[i]
+		}
 		fail := func(format string, args ...any) error {
-			return &LoadError{File: path, Line: 1, Msg: fmt.Sprintf("[[token]] %d (%q): ", i+1, t.Name) + fmt.Sprintf(format, args...)}
+			return &LoadError{File: path, Line: line, Msg: fmt.Sprintf("[[token]] %d (%q): ", i+1, t.Name) + fmt.Sprintf(format, args...)}
 		}
 		h := strings.ToLower(strings.TrimSpace(t.SHA256))
 		switch b, err := hex.DecodeString(h); {
@@ -91,6 +97,20 @@ func LoadAccess(path string) ([]AccessToken, error) {
 		return nil, &LoadError{File: path, Line: 1, Msg: "no [[token]] tables: a server with an access file needs at least one token"}
 	}
 	return out, nil
+}
+
+// tokenHeaders returns the line of each [[token]] header, in order, so an
+// error in a token names where it starts.
+func tokenHeaders(data []byte) []int {
+	var out []int
+	var p unstable.Parser
+	p.Reset(data)
+	for p.NextExpression() {
+		if expr := p.Expression(); expr.Kind == unstable.ArrayTable && slices.Equal(keyParts(expr), []string{"token"}) {
+			out = append(out, keyLine(&p, expr))
+		}
+	}
+	return out
 }
 
 // checkGrantCorpora checks a token's corpora and write_corpora: each,

@@ -54,3 +54,26 @@ func TestLoadAccess(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadAccessErrorLine: an error in a token names the line of its
+// [[token]] header. Before, every such error said line 1.
+func TestLoadAccessErrorLine(t *testing.T) {
+	h := strings.Repeat("ab", 32)
+	good := "# team tokens\n\n[[token]]\nname = \"a\"\nsha256 = \"" + h + "\"\nagents = [\"a\"]\n\n"
+	for _, c := range []struct {
+		body string
+		line int
+	}{
+		{good + "[[token]]\nname = \"b\"\nsha256 = \"abc\"\nagents = [\"b\"]\n", 8},
+		{good + "[[token]]\nname = \"b\"\nsha256 = \"" + strings.Repeat("cd", 32) + "\"\nagents = [\"b\"]\n\n[[token]]\nname = \"c\"\nsha256 = \"" + strings.Repeat("ef", 32) + "\"\nagents = [\"c\"]\ncorpora = []\n", 13},
+		{"[[token]]\nname = \"a\"\nsha256 = \"" + h + "\"\n", 1},
+	} {
+		p := filepath.Join(t.TempDir(), "access.toml")
+		os.WriteFile(p, []byte(c.body), 0o600)
+		_, err := LoadAccess(p)
+		var le *LoadError
+		if !errors.As(err, &le) || le.Line != c.line {
+			t.Errorf("%q: %v; want a *LoadError at line %d", c.body, err, c.line)
+		}
+	}
+}
