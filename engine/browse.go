@@ -31,6 +31,79 @@ func (e *Engine) Documents(ctx context.Context, corpus string) ([]cairn.DocState
 	return out, nil
 }
 
+// docBrowser is what a store may offer the browsing reads beyond
+// DocStates: every corpus's totals in one aggregate query and a page of a
+// corpus's documents (sqlite/browse.go). A store without it is browsed
+// through DocStates, every document read.
+type docBrowser interface {
+	CorpusTotals(ctx context.Context) (map[string][2]int64, error)
+	DocPage(ctx context.Context, corpus string, offset, limit int) ([]cairn.DocState, error)
+}
+
+// sessionBrowser reads the records of many sessions in one query.
+type sessionBrowser interface {
+	SessionsByPath(ctx context.Context, corpus string, paths []string) ([]cairn.SessionRecord, error)
+}
+
+// DocTotal is what a corpus holds: documents and their bytes.
+type DocTotal struct {
+	Documents int
+	Bytes     int64
+}
+
+// DocTotals returns the totals of these corpora (a corpus without
+// documents has a zero total).
+func (e *Engine) DocTotals(ctx context.Context, corpora []string) (map[string]DocTotal, error) {
+	for _, c := range corpora {
+		if err := CanRead(ctx, c); err != nil { // scope.go
+			return nil, err
+		}
+	}
+	out := make(map[string]DocTotal, len(corpora))
+	if b, ok := e.store.(docBrowser); ok {
+		all, err := b.CorpusTotals(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range corpora {
+			out[c] = DocTotal{Documents: int(all[c][0]), Bytes: all[c][1]}
+		}
+		return out, nil
+	}
+	for _, c := range corpora {
+		states, err := e.store.DocStates(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		t := DocTotal{Documents: len(states)}
+		for _, s := range states {
+			t.Bytes += s.Size
+		}
+		out[c] = t
+	}
+	return out, nil
+}
+
+// DocumentPage returns up to limit documents of a corpus in path order,
+// after skipping offset of them.
+func (e *Engine) DocumentPage(ctx context.Context, corpus string, offset, limit int) ([]cairn.DocState, error) {
+	if err := CanRead(ctx, corpus); err != nil { // scope.go
+		return nil, err
+	}
+	if offset < 0 || limit < 0 {
+		return nil, cairn.Invalidf("documents: offset %d and limit %d must not be negative", offset, limit)
+	}
+	if b, ok := e.store.(docBrowser); ok {
+		return b.DocPage(ctx, corpus, offset, limit)
+	}
+	docs, err := e.Documents(ctx, corpus)
+	if err != nil {
+		return nil, err
+	}
+	docs = docs[min(offset, len(docs)):]
+	return docs[:min(limit, len(docs))], nil
+}
+
 // Sessions returns the session records of a sessions corpus that match f,
 // newest start first (sessions without a start last, by path), and how
 // many matched. At most limit records are read (0: all): the paths are
@@ -55,13 +128,9 @@ func (e *Engine) Sessions(ctx context.Context, corpus string, f cairn.SessionFil
 	if limit > 0 && n > limit {
 		paths = paths[:limit]
 	}
-	recs := make([]cairn.SessionRecord, 0, len(paths))
-	for _, p := range paths {
-		r, err := e.store.Session(ctx, corpus, p)
-		if err != nil {
-			return nil, 0, err
-		}
-		recs = append(recs, r)
+	recs, err := e.sessionsByPath(ctx, corpus, paths)
+	if err != nil {
+		return nil, 0, err
 	}
 	slices.SortStableFunc(recs, func(a, b cairn.SessionRecord) int {
 		switch {
@@ -71,6 +140,23 @@ func (e *Engine) Sessions(ctx context.Context, corpus string, f cairn.SessionFil
 		return b.StartedAt.Compare(a.StartedAt)
 	})
 	return recs, n, nil
+}
+
+// sessionsByPath reads the records of paths, in one query where the
+// store offers it.
+func (e *Engine) sessionsByPath(ctx context.Context, corpus string, paths []string) ([]cairn.SessionRecord, error) {
+	if b, ok := e.store.(sessionBrowser); ok {
+		return b.SessionsByPath(ctx, corpus, paths)
+	}
+	recs := make([]cairn.SessionRecord, 0, len(paths))
+	for _, p := range paths {
+		r, err := e.store.Session(ctx, corpus, p)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
 }
 
 // startKey is the start time a projection's file name begins with, ""
