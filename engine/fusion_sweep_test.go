@@ -36,6 +36,9 @@ type sweepSetting struct {
 	dates       float64 // the lift of a unit holding the query's date (fusionWeights.Dates)
 	speaker     float64 // the lift of a unit spoken by a participant the query names (fusionWeights.Speaker)
 	speakerBy   int     // the lexical confidence that lift shrinks by (fusionWeights.SpeakerBy; 0: none)
+	speakerOne  bool    // lift only when the query names one participant (fusionWeights.SpeakerOne)
+	speakerCap  int     // at most that many lifted units a document (fusionWeights.SpeakerCap; 0: all)
+	speakerShr  float64 // the lift shrunk by the share of units it reaches (fusionWeights.SpeakerShare)
 }
 
 func (s sweepSetting) String() string {
@@ -62,6 +65,15 @@ func (s sweepSetting) String() string {
 		out += fmt.Sprintf(" speaker %.2f", s.speaker)
 		if s.speakerBy != 0 {
 			out += fmt.Sprintf(" by %d", s.speakerBy)
+		}
+		if s.speakerOne {
+			out += " one"
+		}
+		if s.speakerCap > 0 {
+			out += fmt.Sprintf(" cap %d", s.speakerCap)
+		}
+		if s.speakerShr > 0 {
+			out += fmt.Sprintf(" share %.2f", s.speakerShr)
 		}
 	}
 	return out
@@ -124,7 +136,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -133,7 +145,10 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // hits it reads and how many words it asks for; dates: the lift of a unit
 // holding a date the query names; speaker and speakerby: the lift of a
 // unit spoken by a participant the query names, and the kind of lexical
-// confidence it shrinks by, 0 for none). CAIRN_FUSION_DIR
+// confidence it shrinks by, 0 for none; speakerone 1: only when the query
+// names one participant; speakercap: at most that many lifted units a
+// document; speakershare: the lift shrunk by that times the share of units
+// it reaches). CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -164,14 +179,14 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+":0:0:0:0:0:0:0:0:0:0:0:0:0:0", ":")
-		var x [16]float64
+		f := strings.Split(p+":0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0", ":")
+		var x [19]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15])})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
@@ -191,6 +206,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionFeedback(s.prf, s.prfDocs, s.prfTerms)
 			engine.SetFusionDates(s.dates)
 			engine.SetFusionSpeaker(s.speaker, s.speakerBy)
+			engine.SetFusionSpeakerShape(s.speakerOne, s.speakerCap, s.speakerShr)
 		}
 		return s.mode
 	})

@@ -81,6 +81,18 @@ type fusionWeights struct {
 	// query the lexical lane answers surely keeps BM25's order.
 	Speaker   float64
 	SpeakerBy int
+	// SpeakerOne lifts only when the query names exactly one of the
+	// candidates' participants ("What did Caroline and Melanie both
+	// do?" then keeps the lanes' order). SpeakerCap, when above 0, lifts
+	// at most that many units of one session document, its best fused
+	// ones. SpeakerShare, when above 0, shrinks the lift by the share of
+	// the fused units spoken by the named participant: c × (1 −
+	// SpeakerShare × share), so a lift that reaches nearly every unit
+	// (a conversation of two, a question naming one of them) reorders
+	// less.
+	SpeakerOne   bool
+	SpeakerCap   int
+	SpeakerShare float64
 }
 
 // Kinds of lexical confidence fusionWeights.Lean reads (lexConfidence).
@@ -239,8 +251,12 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	var spoken map[string]bool
 	if fw.Speaker > 0 {
 		var err error
-		if spoken, err = e.spokenUnits(ctx, query, lex, vecCands); err != nil {
+		var names int
+		if spoken, names, err = e.spokenUnits(ctx, query, lex, vecCands); err != nil {
 			return nil, "", err
+		}
+		if fw.SpeakerOne && names != 1 {
+			spoken = nil
 		}
 	}
 	vecHits, ids := e.vectorHits(vecCands, &lo)
@@ -567,17 +583,7 @@ func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(c
 		}
 	}
 	if fw.Speaker > 0 && len(spoken) > 0 {
-		c := fw.Lex * fw.Speaker
-		if fw.SpeakerBy != 0 {
-			c *= 1 - lexConfidence(lex, fw.SpeakerBy)
-		}
-		for i := range units {
-			if f := &units[i]; spoken[docKey(f.hit)] && c > 0 && f.nparts < len(f.parts) {
-				f.score += c
-				f.parts[f.nparts] = lanePart{"speaker", 1, c, 0, f.hit.StartLine, f.hit.EndLine, f.hit.Path, cairn.HitSignals{}}
-				f.nparts++
-			}
-		}
+		liftSpoken(units, lex, docKey, fw, spoken)
 	}
 	if fw.Context > 0 {
 		withContext(units, fw.Context)
@@ -671,6 +677,46 @@ func lexConfidence(lex []cairn.Hit, kind int) float64 {
 		c = best.Rarest * best.Cover
 	}
 	return min(max(c, 0), 1)
+}
+
+// liftSpoken adds the speaker lift (fusionWeights.Speaker and the knobs
+// beside it) to the units spoken by a participant the query names.
+func liftSpoken(units []fused, lex []cairn.Hit, docKey func(cairn.Hit) string, fw fusionWeights, spoken map[string]bool) {
+	c := fw.Lex * fw.Speaker
+	if fw.SpeakerBy != 0 {
+		c *= 1 - lexConfidence(lex, fw.SpeakerBy)
+	}
+	var lifted []int
+	for i := range units {
+		if f := &units[i]; spoken[docKey(f.hit)] && f.nparts < len(f.parts) {
+			lifted = append(lifted, i)
+		}
+	}
+	if fw.SpeakerShare > 0 {
+		c *= 1 - fw.SpeakerShare*float64(len(lifted))/float64(len(units))
+	}
+	if c <= 0 {
+		return
+	}
+	if fw.SpeakerCap > 0 {
+		// Each document's best fused units first; the rest of it unlifted.
+		sort.SliceStable(lifted, func(a, b int) bool { return units[lifted[a]].score > units[lifted[b]].score })
+		per := map[string]int{}
+		kept := lifted[:0]
+		for _, i := range lifted {
+			if p := units[i].hit.Path; per[p] < fw.SpeakerCap {
+				per[p]++
+				kept = append(kept, i)
+			}
+		}
+		lifted = kept
+	}
+	for _, i := range lifted {
+		f := &units[i]
+		f.score += c
+		f.parts[f.nparts] = lanePart{"speaker", 1, c, 0, f.hit.StartLine, f.hit.EndLine, f.hit.Path, cairn.HitSignals{}}
+		f.nparts++
+	}
 }
 
 // withContext adds to each unit weight times the best score among the

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -52,31 +52,102 @@ func namesSpeaker(words []string, name string) bool {
 	return false
 }
 
-// unitSpeakers are the names of the messages of spans (a session's, in
-// order) that lines start to end overlap: who speaks in a unit. A
-// generated summary ("## Summary — generated") has no speaker.
-func unitSpeakers(spans []transcript.Span, start, end int) []string {
+// roleNames are the names a heading holds for a role rather than a person:
+// the projection's default labels, the roles of chat formats, the source
+// ids and the agent products they name. A query asking "what did the user
+// say" names no participant, so no turn is lifted for it.
+var roleNames = map[string]bool{
+	"user": true, "assistant": true, "system": true, "tool": true, "developer": true, "human": true,
+	"ai": true, "model": true, "bot": true, "agent": true, "function": true, "summary": true, "generated": true,
+	"speaker unknown": true, "me": true, "you": true,
+	"claude": true, "claude code": true, "codex": true, "openclaw": true, "gemini": true, "aider": true,
+	"cursor": true, "chatgpt": true, "gpt": true, "openai": true, "openai chat": true, "loggie": true, "copilot": true,
+}
+
+func init() {
+	for _, s := range cairn.Sources { // "claude-code" is the words "claude code"
+		roleNames[strings.Join(queryWords(s), " ")] = true
+	}
+}
+
+// participants are the people a span's heading names: none for the
+// assistant's turns (the agent: the configured agent name or the source
+// id), a generated summary or a role ("User", "System", …: roleNames);
+// a heading naming several ("Dana, Sam" for a meeting's grouped turns)
+// names each.
+func participants(sp transcript.Span) []string {
+	if sp.Type != "user" {
+		return nil
+	}
 	var out []string
-	for _, s := range spans {
-		if s.StartLine <= end && s.EndLine >= start && s.Type != "summary" {
-			out = append(out, s.Name)
+	for _, name := range strings.Split(sp.Name, ", ") {
+		if w := queryWords(name); len(w) > 0 && !roleNames[strings.Join(w, " ")] {
+			out = append(out, name)
 		}
 	}
 	return out
 }
 
+// speakerIndex is who speaks where in one session document: the spans of
+// its messages spoken by a participant (participants), in line order, and
+// their names. It is what the speaker lift keeps of a session's record.
+type speakerIndex struct {
+	start, end []int32  // each span's first and last line
+	name       []uint16 // each span's name, an index into names
+	names      []string
+}
+
+func newSpeakerIndex(spans []transcript.Span) *speakerIndex {
+	x := &speakerIndex{}
+	at := map[string]uint16{}
+	for _, sp := range spans {
+		for _, n := range participants(sp) {
+			i, ok := at[n]
+			if !ok {
+				if len(x.names) == 1<<16-1 {
+					continue // more names than any conversation holds: the rest unlifted
+				}
+				i = uint16(len(x.names))
+				at[n] = i
+				x.names = append(x.names, n)
+			}
+			x.start, x.end, x.name = append(x.start, int32(sp.StartLine)), append(x.end, int32(sp.EndLine)), append(x.name, i)
+		}
+	}
+	return x
+}
+
+// speakers are the participants of the spans lines start to end overlap:
+// who speaks in a unit. The spans are in line order and do not overlap, so
+// the first is found by binary search.
+func (x *speakerIndex) speakers(start, end int) []string {
+	i, _ := slices.BinarySearch(x.end, int32(start))
+	var out []string
+	for ; i < len(x.start) && int(x.start[i]) <= end; i++ {
+		if n := x.names[x.name[i]]; !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// size is the index's weight in spans, for the cache's bound.
+func (x *speakerIndex) size() int { return len(x.start) + len(x.names) }
+
 // spokenUnits finds the units of the lanes spoken by a participant the
 // query names (fusionWeights.Speaker). Each sessions unit of either lane
 // is looked up in its session's message spans (the message headings,
 // "## User — Caroline — 2023-05-08 13:56", as the projection recorded
-// them: one record a session, read once a search): the names of the
-// messages a unit overlaps are its speakers. The participants are those
-// speakers, so no list of names is kept; a unit is spoken by a named one
-// when the query names one of its speakers (namesSpeaker). Files, whose
-// units are whole documents without message headings, are never looked
-// up. It returns the docKey of each unit spoken by a named participant,
-// nil when the query names none.
-func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate) (map[string]bool, error) {
+// them: one record a session, read once a search, its spans parsed once
+// per projection: speakerCache): the participants of the messages a unit
+// overlaps are its speakers. The participants are those speakers, so no
+// list of people is kept; roles and agents never are (participants). A
+// unit is spoken by a named one when the query names one of its speakers
+// (namesSpeaker). Files, whose units are whole documents without message
+// headings, are never looked up. It returns the docKey of each unit spoken
+// by a named participant, nil when the query names none, and how many of
+// the participants the query names.
+func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate) (map[string]bool, int, error) {
 	units := make([]cairn.Hit, 0, len(lex)+len(vec))
 	for _, h := range lex {
 		if e.isSessions(h.Corpus) {
@@ -89,22 +160,22 @@ func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit,
 		}
 	}
 	if len(units) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	words := queryWords(query)
 	named := map[string]bool{} // a speaker's name → whether the query names it
-	spans := map[string][]transcript.Span{}
+	index := map[string]*speakerIndex{}
 	var spoken map[string]bool
 	for _, h := range units {
-		sp, ok := spans[h.Path]
+		x, ok := index[h.Path]
 		if !ok {
 			var err error
-			if sp, err = e.sessionSpans(ctx, h); err != nil {
-				return nil, err
+			if x, err = e.sessionSpeakers(ctx, h); err != nil {
+				return nil, 0, err
 			}
-			spans[h.Path] = sp
+			index[h.Path] = x
 		}
-		for _, name := range unitSpeakers(sp, h.StartLine, h.EndLine) {
+		for _, name := range x.speakers(h.StartLine, h.EndLine) {
 			yes, ok := named[name]
 			if !ok {
 				yes = namesSpeaker(words, name)
@@ -115,29 +186,30 @@ func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit,
 					spoken = map[string]bool{}
 				}
 				spoken[e.docKey(h)] = true
-				break
 			}
 		}
 	}
-	return spoken, nil
+	names := 0
+	for _, yes := range named {
+		if yes {
+			names++
+		}
+	}
+	return spoken, names, nil
 }
 
-// sessionSpans are the message spans of a session hit's document as its
-// record stores them; none for a session indexed before its record was
+// sessionSpeakers is the speaker index of a session hit's document from
+// its record's spans; empty for a session indexed before its record was
 // written or whose spans do not parse (its units are then not lifted).
-func (e *Engine) sessionSpans(ctx context.Context, h cairn.Hit) ([]transcript.Span, error) {
+func (e *Engine) sessionSpeakers(ctx context.Context, h cairn.Hit) (*speakerIndex, error) {
 	rec, err := e.store.Session(ctx, h.Corpus, strings.TrimPrefix(h.Path, Scheme+h.Corpus+"/"))
 	if errors.Is(err, cairn.ErrNotFound) {
-		return nil, nil
+		return &speakerIndex{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var spans []transcript.Span
-	if json.Unmarshal([]byte(rec.Spans), &spans) != nil {
-		return nil, nil
-	}
-	return spans, nil
+	return speakerSpans.get(rec.ProjectionHash, rec.Spans), nil
 }
 
 func (e *Engine) isSessions(corpus string) bool {
