@@ -1,65 +1,120 @@
 #!/bin/bash
-# Issue 19 items 5 and 6, every goal in one run beside its baseline (a
-# build of BASE, default 4157f76, the start of the session that added the
-# optimized-graph cache): sync's embedding phase on real chunks
-# (embedbench, the two builds alternating), the embedder alone on real
-# texts by batch size, order, threads, spinning and length cap (embedbench
-# -explore, the after build: docs chunks of /tmp/i1docs and LoCoMo turns),
-# one-shot hybrid search without a server (oneshot-ab.sh, alternating),
-# with a server (cli-hybrid.sh), warm hybrid p50/p99 at 105k chunks and
-# the synthetic 1M vector lane (hybridbench). Needs /tmp/hb50 (the kept
-# 105k-chunk index, read only: copied), /tmp/i1docs and ../shared. Writes
-# everything under WORK (default /tmp/e1r). About 8 minutes on a quiet
-# machine with the defaults.
+# Issue 19 items 5 and 6, FP32 against INT8 weights ([embedder] quantize =
+# "int8", embed/onnx/quantize.go), every number in one run beside its
+# baseline. BASE (default 1df441c, before INT8 existed) is FP32 only; the
+# AFTER build runs both ways:
 #
-#   bench/e1-remeasure.sh            # from the repository root
-#   BASE=4157f76 AFTER=HEAD bench/e1-remeasure.sh
+#   1. sync's embedding phase on real chunks (embedbench, repository
+#      Markdown + 30 LoCoMo sessions): BASE FP32 against AFTER INT8, then
+#      AFTER FP32 against AFTER INT8, each pair alternating run by run:
+#      chunks/s, CPU-ms a chunk, peak RSS;
+#   2. the embedder alone (embedbench -explore, AFTER): docs chunks of
+#      /tmp/i1docs and LoCoMo turns, FP32 and INT8 configurations in
+#      passes; cosine of INT8 against FP32 vectors (-quality); the query
+#      embedding p50/p99 of LoCoMo questions, the two alternating call by
+#      call (-queries);
+#   3. warm hybrid at ~100k chunks (105k, hybridbench's 50,000 notes):
+#      hybridbench of AFTER (FP32, as before), then embedbench -hybrid:
+#      FP32 and INT8 query embeddings alternating query by query in one
+#      engine over the same index;
+#   4. one-shot `cairn search --mode hybrid` without a server
+#      (oneshot-ab.sh, alternating query by query): BASE FP32 against
+#      AFTER FP32 on copies of the 105k index, then AFTER FP32 against
+#      AFTER INT8 on a 10k-chunk index synced both ways (SMALL notes; an
+#      INT8 index of 105k chunks would need a full re-embedding), and the
+#      same two through a running server (cli-hybrid.sh).
 #
-# AFTER (the commit measured, default HEAD; both builds come from commits,
-# not the working tree), RUNS (embedbench runs of each build, default 3),
-# SYNTH (size of the synthetic vector lane, default 1000000; 0: none),
-# ROUNDS (one-shot rounds of 12 queries, default 2), EXPLORE (0: skip the
-# embedder-alone tables) shorten a trial run.
+#   bench/e1-remeasure.sh [BASE [AFTER]]       # from the repository root
+#   bench/e1-remeasure.sh 1df441c HEAD
+#
+# Both builds come from commits (git archive), not the working tree. Data:
+# /tmp/hb50 (hybridbench -notes 50000 -out /tmp/hb50: notes and the FP32
+# index, read only here, copied); built into WORK/hb50 when missing (about
+# 105k chunks to embed: 10 to 15 minutes on a quiet machine). /tmp/i1docs
+# (Markdown folder; the docs phase is skipped without it), ../shared.
+# Everything is written under WORK (default /tmp/e1r). About 15 minutes on
+# a quiet machine with /tmp/hb50 present. RUNS (embedbench runs, default
+# 2), ROUNDS (one-shot rounds of 12 queries, default 2), SMALL (notes of
+# the one-shot FP32/INT8 index, default 5000), QUERIES (warm hybrid
+# queries, default 500), EXPLORE=0 (skip step 2) shorten a trial run.
 set -eu
-BASE=${BASE:-4157f76} WORK=${WORK:-/tmp/e1r} SHARED=$(cd ../shared && pwd)
-RUNS=${RUNS:-3} SYNTH=${SYNTH:-1000000} ROUNDS=${ROUNDS:-2} EXPLORE=${EXPLORE:-1}
+BASE=${1:-${BASE:-1df441c}} AFTER=${2:-${AFTER:-HEAD}}
+WORK=${WORK:-/tmp/e1r} SHARED=$(cd ../shared && pwd)
+RUNS=${RUNS:-2} ROUNDS=${ROUNDS:-2} SMALL=${SMALL:-5000} QUERIES=${QUERIES:-500} EXPLORE=${EXPLORE:-1}
+MODEL=$SHARED/models/use-lite LIB=$SHARED/lib/onnxruntime/libonnxruntime.so.1
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 mkdir -p "$WORK"
-# Both builds from commits, each with its own embedbench (the child mode
-# each runs is its own sync; the driver is the after build's).
 for side in before after; do
-  rev=$BASE; [ $side = after ] && rev=${AFTER:-HEAD}
+  rev=$BASE; [ $side = after ] && rev=$AFTER
   rm -rf "$WORK/src-$side" && mkdir -p "$WORK/src-$side"
   git archive "$rev" | tar -x -C "$WORK/src-$side"
   (cd "$WORK/src-$side" && go build -tags sqlite_fts5 -o "$WORK/cairn-$side" ./cmd/cairn &&
     go build -tags sqlite_fts5 -o "$WORK/embedbench-$side" ./bench/cmd/embedbench)
 done
 (cd "$WORK/src-after" && go build -tags sqlite_fts5 -o "$WORK/hybridbench" ./bench/cmd/hybridbench)
-echo "== item 5: embedding phase, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$WORK/embedbench-after" -before "$WORK/embedbench-before" -after "$WORK/embedbench-after" -repo . -shared "$SHARED" -sessions 30 -runs "$RUNS"
+EB=$WORK/embedbench-after
+echo "== base $BASE, after $AFTER ($(git rev-parse --short "$AFTER"))"
+echo "== 1. embedding phase: base FP32 (before) against after INT8 (after), load $(load)"
+"$EB" -before "$WORK/embedbench-before" -after "$EB" -after-quantize int8 -repo . -shared "$SHARED" -sessions 30 -runs "$RUNS"
+echo "== 1. embedding phase: after FP32 (before) against after INT8 (after), load $(load)"
+"$EB" -before "$EB" -after "$EB" -after-quantize int8 -repo . -shared "$SHARED" -sessions 30 -runs "$RUNS"
 if [ "$EXPLORE" != 0 ]; then
-  echo "== item 5: the embedder alone, docs chunks, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  "$WORK/embedbench-after" -explore docs -docs /tmp/i1docs -shared "$SHARED" -n 256 -passes 2 \
-    -configs b1,b2,b4,b8,b16,b32,b4-input,b4-global,b4-w1-t2,b4-w1-t2-nospin,b4-cap32,b4-cap64,b4-cap96
-  echo "== item 5: the embedder alone, LoCoMo turns, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  "$WORK/embedbench-after" -explore locomo -shared "$SHARED" -n 1024 -passes 2 -configs b1,b4,b8,b32,b4-w1-t2,b4-w1-t2-nospin
-fi
-# Copies of the kept index as an agent's data directory, one a build (the
-# after build may migrate its copy to a schema the before build refuses).
-for h in "$WORK/cli" "$WORK/cli-before"; do
-  if [ ! -d "$h/agents/default" ]; then
-    mkdir -p "$h/agents" && cp -r /tmp/hb50/data "$h/agents/default" && rm -f "$h/agents/default/sync.lock"
+  if [ -d /tmp/i1docs ]; then
+    echo "== 2. the embedder alone, docs chunks, load $(load)"
+    "$EB" -explore docs -docs /tmp/i1docs -shared "$SHARED" -n 256 -passes 2 -configs b4,b4-int8,b2-int8,b8-int8 | grep -v '^padding'
+    "$EB" -explore docs -docs /tmp/i1docs -shared "$SHARED" -n 384 -quality
   fi
-  printf '[[corpus]]\nname = "bench"\nkind = "files"\npaths = ["/tmp/hb50/notes"]\n\n[embedder]\nprovider = "onnx"\nmodel = "%s"\nlibrary = "%s"\n' \
-    "$SHARED/models/use-lite" "$SHARED/lib/onnxruntime/libonnxruntime.so.1" > "$h/config.toml"
+  echo "== 2. the embedder alone, LoCoMo turns, load $(load)"
+  "$EB" -explore locomo -shared "$SHARED" -n 1024 -passes 2 -configs b4,b4-int8,b8,b8-int8 | grep -v '^padding'
+  "$EB" -explore locomo -shared "$SHARED" -n 2000 -quality
+  echo "== 2. query embedding, LoCoMo questions, load $(load)"
+  "$EB" -explore questions -shared "$SHARED" -n 500 -queries 500
+fi
+HB=/tmp/hb50
+if [ ! -d "$HB/data" ]; then
+  HB=$WORK/hb50
+  echo "== building the 105k-chunk index in $HB (FP32), load $(load)"
+  "$WORK/hybridbench" -notes 50000 -out "$HB" -shared "$SHARED" -modes lexical -queries 10 >/dev/null
+fi
+rm -rf "$WORK/hbcopy" && mkdir -p "$WORK/hbcopy" && cp -r "$HB/data" "$WORK/hbcopy/data" && rm -f "$WORK/hbcopy/data/sync.lock"
+echo "== 3. warm hybrid at 105k chunks, after FP32 (hybridbench), load $(load)"
+"$WORK/hybridbench" -out "$HB" -data "$WORK/hbcopy/data" -shared "$SHARED" -queries "$QUERIES"
+echo "== 3. warm hybrid at 105k chunks, FP32 and INT8 query embedding alternating (FP32 index), load $(load)"
+"$EB" -hybrid "$WORK/hbcopy/data" -notes "$HB/notes" -shared "$SHARED" -queries "$QUERIES"
+# Homes: the 105k index for base and after (FP32), and a SMALL-note
+# corpus synced FP32 and INT8 by the after build.
+config() { # home notes quantize
+  printf '[[corpus]]\nname = "bench"\nkind = "files"\npaths = ["%s"]\n\n[embedder]\nprovider = "onnx"\nmodel = "%s"\nlibrary = "%s"\n' "$2" "$MODEL" "$LIB" > "$1/config.toml"
+  [ -z "$3" ] || printf 'quantize = "%s"\n' "$3" >> "$1/config.toml"
+}
+for h in cli-before cli; do
+  if [ ! -d "$WORK/$h/agents/default" ]; then
+    mkdir -p "$WORK/$h/agents" && cp -r "$HB/data" "$WORK/$h/agents/default" && rm -f "$WORK/$h/agents/default/sync.lock"
+  fi
+  config "$WORK/$h" "$HB/notes" ""
 done
-export CAIRN_HOME=$WORK/cli
-echo "== item 6: warm hybrid at 105k chunks and the synthetic 1M lane, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$WORK/hybridbench" -out /tmp/hb50 -data "$CAIRN_HOME/agents/default" -shared "$SHARED" -synthetic "$SYNTH"
-echo "== item 6: one-shot hybrid without a server, before and after, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ ! -d "$WORK/small/notes" ]; then
+  (cd "$WORK/src-after" && go run -tags sqlite_fts5 ./bench/cmd/gencorpus -notes "$SMALL" -out "$WORK/small/notes")
+fi
+for q in fp32 int8; do
+  mkdir -p "$WORK/small-$q"
+  config "$WORK/small-$q" "$WORK/small/notes" "$([ $q = int8 ] && echo int8)"
+  CAIRN_HOME=$WORK/small-$q "$WORK/cairn-after" sync >/dev/null
+done
+cp "$WORK/cairn-after" "$WORK/cairn-after-int8" # another path: oneshot-ab.sh tells the two sides by it
+echo "== 4. one-shot hybrid without a server, base FP32 (A) and after FP32 (B), 105k chunks, load $(load)"
 HOME_A=$WORK/cli-before HOME_B=$WORK/cli bench/oneshot-ab.sh "$WORK/cairn-before" "$WORK/cairn-after" "$ROUNDS"
-echo "== item 6: one-shot hybrid through a running server (after), load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$WORK/cairn-after" serve --addr 127.0.0.1:0 --watch=false --ui=false 2>"$WORK/serve.err" &
-SERVE=$!
-trap 'kill $SERVE 2>/dev/null; wait $SERVE 2>/dev/null' EXIT
-for _ in $(seq 600); do [ -f "$CAIRN_HOME/agents/default/server.json" ] && break; sleep 0.5; done
-BIN="$WORK/cairn-after" bench/cli-hybrid.sh
+echo "== 4. one-shot hybrid without a server, after FP32 (A) and after INT8 (B), $SMALL notes, load $(load)"
+HOME_A=$WORK/small-fp32 HOME_B=$WORK/small-int8 bench/oneshot-ab.sh "$WORK/cairn-after" "$WORK/cairn-after-int8" "$ROUNDS"
+SERVE=
+trap '[ -z "$SERVE" ] || { kill $SERVE 2>/dev/null; wait $SERVE 2>/dev/null; }' EXIT
+for q in fp32 int8; do
+  echo "== 4. one-shot hybrid through a running server (after, $q, $SMALL notes), load $(load)"
+  export CAIRN_HOME=$WORK/small-$q
+  "$WORK/cairn-after" serve --addr 127.0.0.1:0 --watch=false --ui=false 2>"$WORK/serve-$q.err" &
+  SERVE=$!
+  for _ in $(seq 600); do [ -f "$CAIRN_HOME/agents/default/server.json" ] && break; sleep 0.5; done
+  BIN="$WORK/cairn-after" bench/cli-hybrid.sh
+  kill $SERVE; wait $SERVE 2>/dev/null || true
+  SERVE=
+done

@@ -22,11 +22,13 @@
 //	/tmp/eb -before /tmp/eb -after /tmp/eb -after-quantize int8 -repo . -shared ../shared
 //
 // -explore is the embedder alone (explore.go); -quality and -queries
-// compare FP32 and INT8 weights on real texts (quant.go).
+// compare FP32 and INT8 weights on real texts (quant.go), -hybrid their
+// warm hybrid search latency over a kept index (hybrid.go).
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -65,7 +67,16 @@ func main() {
 	afterQ := flag.String("after-quantize", "", "-quantize for the after binary's children")
 	quality := flag.Bool("quality", false, "with -explore: cosine of INT8 against FP32 vectors of the texts (quant.go)")
 	queries := flag.Int("queries", 0, "with -explore: N single-text query embeddings, FP32 and INT8 alternating: wall and CPU p50/p99 (quant.go)")
+	hybrid := flag.String("hybrid", "", "warm hybrid search over this data directory (a copy of hybridbench's), FP32 and INT8 query embeddings alternating (hybrid.go)")
+	notes := flag.String("notes", "", "-hybrid: the notes folder the index was synced from")
+	indexQ := flag.String("index-quantize", "", "-hybrid: the quantization that embedded the index (\"\" or int8)")
 	flag.Parse()
+	if *hybrid != "" {
+		if err := hybridAB(*hybrid, *notes, *shared, *indexQ, cmp.Or(*queries, 500)); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *exploreKind != "" && (*quality || *queries > 0) {
 		if err := compareQuant(*exploreKind, *docs, *shared, *n, *quality, *queries); err != nil {
 			log.Fatal(err)
