@@ -55,15 +55,16 @@ func (e *Engine) embedPending(ctx context.Context, progress func(cairn.ProgressE
 	if err != nil {
 		return 0, 0, err
 	}
-	done := 0
+	done, after := 0, int64(0)
 	for done < total {
 		if progress != nil {
 			progress(cairn.ProgressEvent{Corpus: "embeddings", Done: done, Total: total})
 		}
-		batch, err := e.store.PendingChunks(ctx, id, embedBatch)
+		batch, err := e.nextPending(ctx, id, after)
 		if err != nil || len(batch) == 0 {
 			return done, total - done, err
 		}
+		after = batch[len(batch)-1].ID
 		texts := make([]string, len(batch))
 		ids := make([]int64, len(batch))
 		for i, c := range batch {
@@ -92,6 +93,25 @@ func (e *Engine) embedPending(ctx context.Context, progress func(cairn.ProgressE
 		progress(cairn.ProgressEvent{Corpus: "embeddings", Done: done, Total: total})
 	}
 	return done, 0, nil
+}
+
+// pendingAfter is a store that lists the chunks waiting for a vector from
+// an id on (sqlite.Store): the embedding loop resumes each batch's scan
+// after the last chunk of the one before. A store without it answers
+// PendingChunks from where it keeps its own place (postgres.Store's floor).
+type pendingAfter interface {
+	PendingChunksAfter(ctx context.Context, identity string, after int64, limit int) ([]cairn.PendingChunk, error)
+}
+
+// nextPending returns the next batch to embed: the chunks without a vector
+// after the last one the loop embedded. A chunk that loses its vector
+// behind that point meanwhile (another writer) waits for the next sync,
+// as one that gains a chunk after the loop counted its total does.
+func (e *Engine) nextPending(ctx context.Context, id string, after int64) ([]cairn.PendingChunk, error) {
+	if s, ok := e.store.(pendingAfter); ok {
+		return s.PendingChunksAfter(ctx, id, after, embedBatch)
+	}
+	return e.store.PendingChunks(ctx, id, embedBatch)
 }
 
 // afterSync records how many chunks still need vectors and, when chunks
