@@ -369,10 +369,7 @@ func (s *Store) finishImport(ctx context.Context, tx pgx.Tx, maxWindow int64) er
 }
 
 // importPostingsSQL is agentPostingsSQL in the key's order.
-const importPostingsSQL = `INSERT INTO postings(agent, lexeme, chunk, tf, pos)
-	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0), x.positions
-	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x WHERE c.agent = $1 AND NOT c.noise AND c.tsv IS NOT NULL
-	ORDER BY x.lexeme COLLATE "C", c.id`
+var importPostingsSQL = postingsOf(`c.agent = $1`, `y.lexeme COLLATE "C", c.id`)
 
 // pgUnfit names what PostgreSQL cannot store of r: text with NUL or
 // invalid UTF-8 ("" when all fits).

@@ -33,8 +33,8 @@ func (s *Store) QuickCheck(ctx context.Context) error {
 }
 
 // CheckFTS checks that every indexed chunk has its tsvector and tf map,
-// no noise chunk has one, and the postings hold one row per lexeme of
-// those tsvectors.
+// no noise chunk has one, and the postings hold one row per lexeme and
+// pair (pairs.go) of those tsvectors.
 func (s *Store) CheckFTS(ctx context.Context) error {
 	var bad int
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM chunks WHERE agent = $1
@@ -45,16 +45,18 @@ func (s *Store) CheckFTS(ctx context.Context) error {
 	if bad > 0 {
 		return fmt.Errorf("check full-text index: %d chunks without their lexemes: %w", bad, cairn.ErrDamaged)
 	}
-	// Every lexeme of every indexed chunk's tsvector has its posting, and
-	// no posting is left without one (counted both ways: a scan of the
-	// agent's chunks and an index-only count of its postings).
-	var postings, lexemes int64
+	// Every lexeme and pair of every indexed chunk's tsvector has its
+	// posting, and no posting is left without one (counted both ways: a
+	// scan of the agent's chunks and an index-only count of its postings).
+	var postings, lexemes, pairs int64
 	if err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM postings WHERE agent = $1),
-		(SELECT coalesce(sum(length(tsv)), 0) FROM chunks WHERE agent = $1 AND NOT noise)`, s.agent).Scan(&postings, &lexemes); err != nil {
+		(SELECT coalesce(sum(length(tsv)), 0) FROM chunks WHERE agent = $1 AND NOT noise),
+		(SELECT count(*) FROM chunks c CROSS JOIN LATERAL (`+chunkPairsSQL+`) y WHERE c.agent = $1 AND NOT c.noise AND c.tsv IS NOT NULL)`,
+		s.agent).Scan(&postings, &lexemes, &pairs); err != nil {
 		return classify("check full-text index", err)
 	}
-	if postings != lexemes {
-		return fmt.Errorf("check full-text index: %d postings for %d lexemes in the chunks' tsvectors: %w", postings, lexemes, cairn.ErrDamaged)
+	if postings != lexemes+pairs {
+		return fmt.Errorf("check full-text index: %d postings for %d lexemes and %d pairs in the chunks' tsvectors: %w", postings, lexemes, pairs, cairn.ErrDamaged)
 	}
 	return nil
 }

@@ -19,7 +19,8 @@ type compiled struct {
 	rel     relation // columns chunk and f<i> for the leaves that can match
 	leaves  int
 	weights []float64
-	args    []any // $1 is the agent, then the lexemes and phrases rel uses: a query numbers its own after them
+	args    []any           // $1 is the agent, then the lexemes and phrases rel uses: a query numbers its own after them
+	common  map[string]bool // the lexemes of cairn.GramWords, which form pairs (pairs.go)
 }
 
 // relation is a SELECT over the postings whose rows are the chunks a
@@ -72,7 +73,7 @@ func (s *Store) compile(ctx context.Context, q querier, m cairn.Match) (*compile
 	if err := validate(m, false); err != nil {
 		return nil, err
 	}
-	var all []string
+	all := slices.Clone(cairn.GramWords)
 	for _, l := range m.Leaves() {
 		all = append(all, words(strings.Join(l.Words, " "))...)
 	}
@@ -80,7 +81,12 @@ func (s *Store) compile(ctx context.Context, q querier, m cairn.Match) (*compile
 	if err != nil {
 		return nil, fmt.Errorf("stem query words: %w", err)
 	}
-	c := &compiled{args: []any{s.agent}}
+	c := &compiled{args: []any{s.agent}, common: map[string]bool{}}
+	for _, w := range cairn.GramWords {
+		for _, l := range lex[w] {
+			c.common[l] = true
+		}
+	}
 	c.tsq, c.rel = c.build(m, lex)
 	return c, nil
 }
@@ -183,10 +189,10 @@ func prefixEnd(p string) string { return p + "\U0010FFFF" }
 // leaf writes one term, phrase or prefix: its tsquery, its lexemes in
 // sequence (<->), the last one a prefix (:*) for MatchPrefix; and its
 // relation: a lexeme's postings (a prefix's summed per chunk over the
-// lexemes it starts), for several lexemes the chunks holding all of
-// them, counted as the least of their counts (a bound on the phrase's
-// own count), whose tsvector then has them in sequence. A leaf with no
-// lexeme matches nothing.
+// lexemes it starts); several lexemes are a phrase (see phrase), or, when
+// the last is a prefix, the chunks holding all of them, counted as the
+// least of their counts, whose tsvector then has them in sequence. A leaf
+// with no lexeme matches nothing.
 func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relation) {
 	var ls []string
 	for _, w := range words(strings.Join(m.Words, " ")) {
@@ -202,33 +208,31 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 	if len(ls) == 0 {
 		return "", relation{}
 	}
+	if m.Op != cairn.MatchPrefix && len(ls) > 1 {
+		return c.phrase(ls, i)
+	}
 	var q, from, counts []string
-	anyPrefix := false
-	// A lexeme the phrase repeats ("the the zizoux") is read once: its
-	// postings hold every position of it (reading them twice doubled the
-	// pass: 73,420 postings of "the" each time at 100k chunks).
-	alias, seen := make([]int, len(ls)), map[string]int{}
+	// A lexeme the phrase repeats is read once (see phrase).
+	seen := map[string]bool{}
 	for k, l := range ls {
 		prefix := m.Op == cairn.MatchPrefix && k == len(ls)-1
 		lit := quoteLiteral(strings.ReplaceAll(l, `\`, `\\`))
-		if a, ok := seen[l]; ok && !prefix {
-			q, alias[k] = append(q, lit), a
+		if seen[l] && !prefix {
+			q = append(q, lit)
 			continue
 		}
-		alias[k] = len(from)
 		var p string
 		if prefix {
-			anyPrefix = true
 			q = append(q, lit+":*")
 			p = fmt.Sprintf("(SELECT chunk, sum(tf) AS tf FROM postings WHERE agent = $1 AND lexeme >= %s AND lexeme < %s GROUP BY chunk)",
 				c.arg(l), c.arg(prefixEnd(l)))
 		} else {
 			q = append(q, lit)
 			p = "(SELECT chunk, tf, pos FROM postings WHERE agent = $1 AND lexeme = " + c.arg(l) + ")"
-			seen[l] = alias[k]
+			seen[l] = true
 		}
-		from = append(from, fmt.Sprintf("%s p%d", p, alias[k]))
-		counts = append(counts, fmt.Sprintf("p%d.tf", alias[k]))
+		from = append(from, fmt.Sprintf("%s p%d", p, len(from)))
+		counts = append(counts, fmt.Sprintf("p%d.tf", len(counts)))
 	}
 	tsq := q[0]
 	if len(q) > 1 {
@@ -237,22 +241,53 @@ func (c *compiled) leaf(m cairn.Match, lex map[string][]string) (string, relatio
 	if len(ls) == 1 {
 		return tsq, relation{sql: fmt.Sprintf("SELECT p0.chunk, p0.tf::float8 AS f%d FROM %s", i, from[0]), leaves: []int{i}}
 	}
+	// A phrase ending in a prefix: its order is checked on the chunk's
+	// tsvector (the prefix's positions are spread over its lexemes).
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT p0.chunk, least(%s)::float8 AS f%d FROM %s", strings.Join(counts, ", "), i, from[0])
 	for k, f := range from[1:] {
 		fmt.Fprintf(&b, " JOIN %s ON p%d.chunk = p0.chunk", f, k+1)
 	}
-	if anyPrefix {
-		// A phrase ending in a prefix: its order is checked on the chunk's
-		// tsvector (the prefix's positions are spread over its lexemes).
-		fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.agent = $1 AND c.id = p0.chunk AND c.tsv @@ %s::tsquery)", c.arg(tsq))
-	} else {
-		// The lexemes in sequence, from the postings' positions (the
-		// tsvector's, so the same test as its <-> operator).
-		var seq []string
-		for k := 1; k < len(ls); k++ {
-			seq = append(seq, fmt.Sprintf("(x + %d)::smallint = ANY(p%d.pos)", k, alias[k]))
+	fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.agent = $1 AND c.id = p0.chunk AND c.tsv @@ %s::tsquery)", c.arg(tsq))
+	return tsq, relation{sql: b.String(), leaves: []int{i}}
+}
+
+// phrase writes leaf i, a phrase of two or more lexemes ls (no prefix):
+// its tsquery, and its relation: the chunks holding every posting list of
+// phraseUnits(ls) (pairs of a common lexeme and its neighbour, lexemes no
+// pair covers), at their offsets, counted as the least of their counts
+// (a bound on the phrase's own count). The offsets are checked on the
+// postings' positions (the tsvector's, so the same test as its <->
+// operator). A list the phrase repeats ("the the zizoux") is read once:
+// its postings hold every position of it (reading them twice doubled the
+// pass: 73,420 postings of "the" each time at 100k chunks).
+func (c *compiled) phrase(ls []string, i int) (string, relation) {
+	var q []string
+	for _, l := range ls {
+		q = append(q, quoteLiteral(strings.ReplaceAll(l, `\`, `\\`)))
+	}
+	tsq := "(" + strings.Join(q, " <-> ") + ")"
+	units := phraseUnits(c.common, ls)
+	var from, counts, seq []string
+	alias := map[string]int{}
+	for _, u := range units {
+		a, ok := alias[u.token]
+		if !ok {
+			a = len(from)
+			alias[u.token] = a
+			from = append(from, fmt.Sprintf("(SELECT chunk, tf, pos FROM postings WHERE agent = $1 AND lexeme = %s) p%d", c.arg(u.token), a))
+			counts = append(counts, fmt.Sprintf("p%d.tf", a))
 		}
+		if a != 0 || u.off != 0 {
+			seq = append(seq, fmt.Sprintf("(x + %d)::smallint = ANY(p%d.pos)", u.off, a))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "SELECT p0.chunk, least(%s)::float8 AS f%d FROM %s", strings.Join(counts, ", "), i, from[0])
+	for k, f := range from[1:] {
+		fmt.Fprintf(&b, " JOIN %s ON p%d.chunk = p0.chunk", f, k+1)
+	}
+	if len(seq) > 0 {
 		fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM unnest(p0.pos) x WHERE %s)", strings.Join(seq, " AND "))
 	}
 	return tsq, relation{sql: b.String(), leaves: []int{i}}

@@ -226,6 +226,15 @@ var migrations = []string{
 	// common enough to matter (ANALYZE samples 300,000 postings: 27 s at
 	// 100k chunks under load 22). Analyzed by migrate.
 	`ALTER TABLE postings ALTER COLUMN lexeme SET STATISTICS 1000`,
+	// 5: pair postings for phrases of common words (pairs.go), written for
+	// the stored chunks by fillPairs (migrationSteps); no DDL.
+	"",
+}
+
+// migrationSteps run after migration i's SQL, distribution and fill, in
+// Go: each writes the schema version itself, in its own transaction.
+var migrationSteps = map[int]func(ctx context.Context, c *pgx.Conn, schema string, to int, logf func(string, ...any)) error{
+	4: fillPairs,
 }
 
 // The lexical index is a table of postings, one row per
@@ -273,7 +282,7 @@ var citusMigrations = map[int]string{
 // postingsRewritten names, per migration index, the migrations that
 // write the postings of stored chunks or change what their statistics
 // keep: migrate vacuums and analyzes the postings after them.
-var postingsRewritten = map[int]bool{1: true, 2: true, 3: true}
+var postingsRewritten = map[int]bool{1: true, 2: true, 3: true, 4: true}
 
 // fillPostingsSQL writes the postings of every indexed chunk of every
 // agent (the migration of a database made before the postings table).
@@ -282,12 +291,9 @@ const fillPostingsSQL = `INSERT INTO postings(agent, lexeme, chunk, tf)
 	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x WHERE NOT c.noise AND c.tsv IS NOT NULL
 	ON CONFLICT DO NOTHING`
 
-// agentPostingsSQL writes the postings of every indexed chunk of agent
-// $1 (an import, a rebuild).
-const agentPostingsSQL = `INSERT INTO postings(agent, lexeme, chunk, tf, pos)
-	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0), x.positions
-	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x WHERE c.agent = $1 AND NOT c.noise AND c.tsv IS NOT NULL
-	ON CONFLICT DO NOTHING`
+// agentPostingsSQL writes the postings (lexemes and pairs) of every
+// indexed chunk of agent $1 (an import, a rebuild).
+var agentPostingsSQL = postingsOf(`c.agent = $1`, "") + ` ON CONFLICT DO NOTHING`
 
 // referenceTables are shared by every agent; distributedTables are
 // distributed by agent and co-located with the first (Citus).
@@ -343,8 +349,10 @@ func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, 
 		if alt, ok := citusMigrations[i]; ok && citus {
 			q = alt
 		}
-		if _, err := c.Exec(ctx, q); err != nil {
-			return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
+		if q != "" {
+			if _, err := c.Exec(ctx, q); err != nil {
+				return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
+			}
 		}
 		if i == 0 && citus {
 			if err := distribute(ctx, c); err != nil {
@@ -362,6 +370,14 @@ func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, 
 		}
 		for _, q := range migrationFill[i] {
 			if _, err := c.Exec(ctx, q); err != nil {
+				return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
+			}
+		}
+		if step := migrationSteps[i]; step != nil {
+			if err := step(ctx, c, schema, i+1, logf); err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("migrate store to version %d: interrupted, nothing was changed; open the store again to upgrade: %w", i+1, ctx.Err())
+				}
 				return classify(fmt.Sprintf("migrate store to version %d", i+1), err)
 			}
 		}

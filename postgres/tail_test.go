@@ -24,7 +24,9 @@ import (
 // uncached, as pgbench's one pass has them), and EXPLAIN (ANALYZE,
 // BUFFERS) of the slowest store statements of the last round. It reads
 // only; the store is opened with the engine's feature version so nothing
-// is emptied.
+// is emptied (a store of an older schema is migrated first).
+// CAIRN_PG_TAIL_AB=1 runs each query with phrases over pairs and without,
+// alternating, and compares their hits.
 //
 //	CAIRN_PG_TAIL=ps_keep go test -tags sqlite_fts5 ./postgres/ -run TestLexicalTail -v -timeout 0
 func TestLexicalTail(t *testing.T) {
@@ -51,25 +53,63 @@ func TestLexicalTail(t *testing.T) {
 	tm := &tailIndex{s: s}
 	sr := &search.Searcher{Index: tm}
 	qs := corpus.LabeledQueries(n, 1)
+	// CAIRN_PG_TAIL_AB=1: each query twice, phrases over their lexemes'
+	// postings alone and over pairs (pairs.go), in turn first, and the
+	// hits of the two compared.
+	variants := []bool{pairPhrases}
+	if os.Getenv("CAIRN_PG_TAIL_AB") != "" {
+		variants = []bool{false, true}
+	}
+	defer func() { pairPhrases = true }()
 	var res []tailResult
 	for r := range rounds {
 		res = res[:0]
-		for _, q := range qs {
-			tm.calls = nil
-			t0 := time.Now()
-			if _, err := sr.Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10}); err != nil && !strings.Contains(err.Error(), "invalid") {
-				t.Fatalf("search %q: %v", q.Text, err)
+		byVariant := map[bool][]tailResult{}
+		differ, calls := 0, 0
+		for i, q := range qs {
+			var hits [2]string
+			for k := range variants {
+				v := variants[(i+k)%len(variants)]
+				pairPhrases = v
+				tm.calls = nil
+				t0 := time.Now()
+				h, err := sr.Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10})
+				if err != nil && !strings.Contains(err.Error(), "invalid") {
+					t.Fatalf("search %q: %v", q.Text, err)
+				}
+				took := time.Since(t0)
+				for i := range tm.calls {
+					tm.calls[i].query = q
+				}
+				calls += len(tm.calls)
+				byVariant[v] = append(byVariant[v], tailResult{q, took, slices.Clone(tm.calls)})
+				if len(variants) == 1 || v { // the slowest statements explained are these
+					res = append(res, byVariant[v][len(byVariant[v])-1])
+				}
+				var b strings.Builder
+				for _, x := range h {
+					fmt.Fprintf(&b, "%s:%d %.9f;", x.Path, x.StartLine, x.Score)
+				}
+				hits[(i+k)%len(variants)] = b.String()
 			}
-			for i := range tm.calls {
-				tm.calls[i].query = q
+			if len(variants) == 2 && hits[0] != hits[1] {
+				differ++
+				t.Errorf("query %q: hits without pairs %s, with pairs %s", q.Text, hits[0], hits[1])
 			}
-			res = append(res, tailResult{q, time.Since(t0), slices.Clone(tm.calls)})
 		}
-		t.Logf("round %d: %s", r+1, tailSummary(res, ""))
-		for _, k := range []string{corpus.KindCommon, corpus.KindMid, corpus.KindRare, corpus.KindMixed, corpus.KindIdent, corpus.KindPhrase} {
-			t.Logf("  %-7s %s", k, tailSummary(res, k))
+		t.Logf("round %d: %.2f store calls a search", r+1, float64(calls)/float64(len(qs)*len(variants)))
+		for _, v := range variants {
+			vr := byVariant[v]
+			t.Logf("round %d, pairs %v: %s", r+1, v, tailSummary(vr, ""))
+			for _, k := range []string{corpus.KindCommon, corpus.KindMid, corpus.KindRare, corpus.KindMixed, corpus.KindIdent, corpus.KindPhrase} {
+				t.Logf("  %-7s %s", k, tailSummary(vr, k))
+			}
+		}
+		if len(variants) == 2 {
+			t.Logf("round %d: %d of %d queries' hits differ with and without pairs", r+1, differ, len(qs))
 		}
 	}
+	pairPhrases = true
 	var calls []tailCall
 	for _, r := range res {
 		calls = append(calls, r.calls...)

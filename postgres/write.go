@@ -188,21 +188,18 @@ const insertChunks = `INSERT INTO chunks(agent, hash, seq, pos, len, start_line,
 // insertPostings writes the postings of the chunks of the given contents
 // (just inserted: a content's chunks are written once, with it), one per
 // lexeme of each indexed chunk's tsvector, with its count from the tf
-// map and its positions. Read back from the chunk rows in the same statement, so the
-// postings name exactly the lexemes the tsvector holds. On Citus the
-// statement runs on the agent's shard (both tables are distributed by
-// agent, co-located).
-const insertPostings = `INSERT INTO postings(agent, lexeme, chunk, tf, pos)
-	SELECT c.agent, x.lexeme, c.id, coalesce((c.tf->>x.lexeme)::real, 0), x.positions
-	FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) x
-	WHERE c.agent = $1 AND c.hash = ANY($2) AND NOT c.noise AND c.tsv IS NOT NULL`
+// map and its positions, and one per pair (pairs.go). Read back from the
+// chunk rows in the same statement, so the postings name exactly the
+// lexemes the tsvector holds. On Citus the statement runs on the agent's
+// shard (both tables are distributed by agent, co-located).
+var insertPostings = postingsOf(`c.agent = $1 AND c.hash = ANY($2)`, "")
 
 // deletePostings deletes the postings of the chunks of the given
-// contents, found by the lexemes of their tsvectors (the postings' key:
-// no second index on the chunk). Run before the chunks go.
-const deletePostings = `DELETE FROM postings p USING chunks c CROSS JOIN LATERAL unnest(c.tsv) x
+// contents, found by the lexemes and pairs of their tsvectors (the
+// postings' key: no second index on the chunk). Run before the chunks go.
+var deletePostings = `DELETE FROM postings p USING chunks c CROSS JOIN LATERAL (` + chunkPostingsSQL + `) y
 	WHERE c.agent = $1 AND c.hash = ANY($2) AND c.tsv IS NOT NULL
-		AND p.agent = $1 AND p.lexeme = x.lexeme AND p.chunk = c.id`
+		AND p.agent = $1 AND p.lexeme = y.lexeme AND p.chunk = c.id`
 
 // cleanText makes s storable as PostgreSQL text: valid UTF-8 without NUL.
 func cleanText(s string) string {

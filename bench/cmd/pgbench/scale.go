@@ -139,7 +139,12 @@ func syncOne(ctx context.Context, st namedBackend, work, docs string, fill int, 
 	corpora := []cairn.Corpus{{Name: scaleIn.corpus, Kind: cairn.KindFiles, Paths: []string{docs}, Glob: glob}}
 	r := &scaleRun{st: st, ms: map[string][]float64{}}
 	open := func() error {
-		eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashembed.Embedder{}, Corpora: corpora})
+		// Logf: a store's migration lines (start, progress, done) are part
+		// of what a run over an older store shows.
+		eng, err := local.Open(ctx, engine.Options{Dir: dir, Backend: st.backend, Embedder: hashembed.Embedder{}, Corpora: corpora,
+			Logf: func(f string, a ...any) {
+				fmt.Fprintf(os.Stderr, "%s %s: %s\n", time.Now().UTC().Format("15:04:05"), st.name, fmt.Sprintf(f, a...))
+			}})
 		if err != nil {
 			return err
 		}
