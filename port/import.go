@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -37,6 +40,13 @@ type ImportOptions struct {
 	Partial bool
 	// Progress, as ExportOptions.Progress, counts rows read.
 	Progress func(done, total int64)
+	// FeatureVersion is the index feature version the target makes
+	// (engine.FeatureVersion), "" for the store's own: ImportTo checks
+	// the export against it before it opens the target.
+	FeatureVersion string
+	// Target names the target in messages ("agent default in /data/x"),
+	// "" for the store's kind.
+	Target string
 }
 
 // Problem is one line an import left out, and why.
@@ -469,21 +479,112 @@ func Import(ctx context.Context, p cairn.Porter, r io.Reader, o *ImportOptions) 
 	if o == nil {
 		o = &ImportOptions{}
 	}
+	rd, err := checkHeader(r, o)
+	if err != nil {
+		return nil, refuse(ctx, p, err)
+	}
+	return importRead(ctx, p, rd, o)
+}
+
+// Target is where ImportTo writes: how to open it, and the folder that
+// opening may create (a SQLite data directory; PostgreSQL's caches).
+type Target struct {
+	Dir  string
+	Open func(ctx context.Context) (cairn.Storage, error)
+}
+
+// ImportTo reads an export into the store t opens, as Import does, and
+// leaves nothing behind when the import is refused or fails: the header,
+// the format and feature versions and the models are checked before the
+// store is opened, a store that opening created is removed again (the
+// folder Dir, when it was not there or empty before; PostgreSQL's agent
+// row, by the store's own Import), and one that held anything is left as
+// it was.
+func ImportTo(ctx context.Context, t Target, r io.Reader, o *ImportOptions) (*ImportResult, error) {
+	if o == nil {
+		o = &ImportOptions{}
+	}
+	rd, err := checkHeader(r, o)
+	if err != nil {
+		return nil, err
+	}
+	fresh := emptyDir(t.Dir)
+	st, err := t.Open(ctx)
+	if err != nil {
+		if fresh {
+			removeMade(t.Dir)
+		}
+		return nil, err
+	}
+	p, ok := st.(cairn.Porter)
+	if !ok {
+		st.Close()
+		return nil, fmt.Errorf("import: this store cannot be imported into")
+	}
+	res, err := importRead(ctx, p, rd, o)
+	if cerr := st.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close store after import: %w", cerr)
+	}
+	if err != nil && fresh {
+		removeMade(t.Dir)
+	}
+	return res, err
+}
+
+// emptyDir reports whether dir is missing or holds nothing.
+func emptyDir(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0
+}
+
+// removeMade removes a folder a failed import's open made, with what the
+// store wrote in it.
+func removeMade(dir string) { os.RemoveAll(dir) }
+
+// checkHeader reads the header and checks what needs no store: format,
+// version, columns, models, and the feature version when o names it.
+func checkHeader(r io.Reader, o *ImportOptions) (*Reader, error) {
 	rd, err := NewReader(r)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFeature(&rd.Header, o.FeatureVersion); err != nil {
+		return nil, err
+	}
+	if err := checkModel(&rd.Header, o); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// checkFeature refuses chunks made by another chunker or tokenizer than
+// the target's (want, "" for unknown).
+func checkFeature(h *Header, want string) error {
+	if want == "" || h.FeatureVersion == want || h.Rows() == 0 {
+		return nil
+	}
+	return cairn.Invalidf("feature_version: the export's chunks were made with %q, this binary makes %q; import with the cairn version that exported it, or sync the corpora again instead",
+		h.FeatureVersion, want)
+}
+
+// importRead checks the export against the opened store (its feature
+// version; a store that holds anything without Replace is refused naming
+// the target) and imports it. A refusal goes through the store's Import
+// (refuse) so the store undoes what opening it did.
+func importRead(ctx context.Context, p cairn.Porter, rd *Reader, o *ImportOptions) (*ImportResult, error) {
 	info, err := p.PortInfo(ctx)
 	if err != nil {
 		return nil, err
 	}
-	h := &rd.Header
-	if h.FeatureVersion != info.FeatureVersion && h.Rows() > 0 {
-		return nil, cairn.Invalidf("feature_version: the export's chunks were made with %q, this binary makes %q; import with the cairn version that exported it, or sync the corpora again instead",
-			h.FeatureVersion, info.FeatureVersion)
+	if err := checkFeature(&rd.Header, info.FeatureVersion); err != nil {
+		return nil, refuse(ctx, p, err)
 	}
-	if err := checkModel(h, o); err != nil {
-		return nil, err
+	if held := heldRows(info.Counts); held != "" && !o.Replace && o.Target != "" {
+		// without a Target the store refuses, naming its agent or file
+		return nil, cairn.Invalidf("import into %s: it is not empty (%s); pass --replace to delete what it holds first, or import into another agent (--agent NAME)", o.Target, held)
 	}
 	rd.prog, rd.partial = o.Progress, o.Partial
 	if err := p.Import(ctx, o.Replace, &ctxSource{ctx, rd}); err != nil {
@@ -494,6 +595,39 @@ func Import(ctx context.Context, p cairn.Porter, r io.Reader, o *ImportOptions) 
 	}
 	return rd.res, nil
 }
+
+// heldRows lists the tables of counts that hold rows ("" for none).
+func heldRows(counts map[string]int64) string {
+	var held []string
+	for _, t := range slices.Sorted(maps.Keys(counts)) {
+		if counts[t] > 0 {
+			held = append(held, fmt.Sprintf("%s %d", t, counts[t]))
+		}
+	}
+	return strings.Join(held, ", ")
+}
+
+// refuse returns err, a refusal decided before anything was written,
+// after passing it through the store's Import as a source that fails at
+// once: the store rolls its transaction back and undoes what opening it
+// did for this import (PostgreSQL deletes an agent row that opening
+// registered), as for any failed import. Without a store (nil) err comes
+// back as it is.
+func refuse(ctx context.Context, p cairn.Porter, err error) error {
+	if p != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		_ = p.Import(ctx, false, refusal{err})
+	}
+	return err
+}
+
+// refusal is a cairn.PortSource whose first row is its error.
+type refusal struct{ err error }
+
+func (r refusal) Next() (cairn.PortRow, error) { return cairn.PortRow{}, r.err }
+func (r refusal) Reject(cairn.PortRow, string) {}
+func (r refusal) Done() ([]string, error)      { return nil, r.err }
 
 // checkModel refuses vectors no configured embedder can use.
 func checkModel(h *Header, o *ImportOptions) error {

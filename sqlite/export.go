@@ -265,7 +265,7 @@ func (s *Store) clearForImport(ctx context.Context, tx *sql.Tx, replace bool) er
 		return nil
 	}
 	if !replace {
-		return cairn.Invalidf("import into %s: the storage is not empty (%s); pass --replace to delete it first", s.Path, strings.Join(held, ", "))
+		return cairn.Invalidf("import into %s: the storage is not empty (%s); pass --replace to delete what it holds first, or import into another agent (--agent NAME) or data directory", s.Path, strings.Join(held, ", "))
 	}
 	stmts := []string{`DELETE FROM chunks_fts`, `DELETE FROM meta WHERE ` + portMetaWhere}
 	for _, t := range cairn.PortTables {
