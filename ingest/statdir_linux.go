@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io/fs"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -57,6 +58,15 @@ const direntName = int(unsafe.Offsetof(unix.Dirent{}.Name))
 // appendDirents parses the linux_dirent64 records in recs, skipping "."
 // and "..". Names are substrings of recs.
 func appendDirents(fd int, recs string, out []dirEntry) []dirEntry {
+	n := 0 // records, so out grows once
+	for r := recs; len(r) >= direntName; n++ {
+		reclen := int(binary.NativeEndian.Uint16([]byte(r[16:18])))
+		if reclen < direntName || reclen > len(r) {
+			break
+		}
+		r = r[reclen:]
+	}
+	out = slices.Grow(out, n)
 	for len(recs) >= direntName {
 		reclen := int(binary.NativeEndian.Uint16([]byte(recs[16:18])))
 		if reclen < direntName || reclen > len(recs) {

@@ -190,9 +190,7 @@ func (s *Store) docStatesPage(ctx context.Context, corpus string, after int64, o
 	if err := rows.Scan(&blob, &n, &last); err != nil {
 		return 0, 0, err
 	}
-	if *out == nil {
-		*out = make([]cairn.DocState, 0, n)
-	}
+	*out = slices.Grow(*out, n) // a second page would otherwise regrow the first (0.14 s at 480,000)
 	before := len(*out)
 	if *out, err = unpackStates(string(blob), *out); err != nil {
 		return 0, 0, err

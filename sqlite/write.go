@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -362,16 +363,12 @@ func (s *Store) GCPending(ctx context.Context) (bool, error) {
 }
 
 // PruneCorpora deletes the documents of corpora not in keep; GC then frees
-// their content.
+// their content. Every full sync asks, and nearly always nothing is to go:
+// the corpora indexed are listed by seeks in the (corpus, path) index, one
+// a corpus (listCorpora), and only those to prune are deleted. A plain
+// DELETE ... WHERE corpus NOT IN (keep) read every document row to find
+// none: 0.47 s of CPU of a no-op sync at 480,000 files.
 func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
-	q := `DELETE FROM documents`
-	args := make([]any, len(keep))
-	for i, k := range keep {
-		args[i] = k
-	}
-	if len(keep) > 0 {
-		q += ` WHERE corpus NOT IN (` + strings.TrimSuffix(strings.Repeat("?,", len(keep)), ",") + `)`
-	}
 	w, err := s.writer()
 	if err != nil {
 		return 0, err
@@ -381,6 +378,20 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 		return 0, s.diagnose("write index", fmt.Errorf("prune unconfigured corpora: %w", err))
 	}
 	defer tx.Rollback()
+	indexed, err := listCorpora(ctx, tx)
+	if err != nil {
+		return 0, s.diagnose("read index", fmt.Errorf("prune unconfigured corpora: %w", err))
+	}
+	var args []any
+	for _, c := range indexed {
+		if !slices.Contains(keep, c) {
+			args = append(args, c)
+		}
+	}
+	if len(args) == 0 {
+		return 0, nil
+	}
+	q := `DELETE FROM documents WHERE corpus IN (` + strings.TrimSuffix(strings.Repeat("?,", len(args)), ",") + `)`
 	res, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
 		return 0, s.diagnose("write index", fmt.Errorf("prune unconfigured corpora: %w", err))
@@ -397,6 +408,32 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 	}
 	s.gen.Add(1)
 	return int(n), nil
+}
+
+// listCorporaQuery lists the distinct corpora of documents in order, each
+// found by one seek past the one before in the (corpus, path) index.
+const listCorporaQuery = `WITH RECURSIVE c(name) AS (
+		SELECT min(corpus) FROM documents
+		UNION ALL
+		SELECT (SELECT min(corpus) FROM documents WHERE corpus > c.name) FROM c WHERE c.name IS NOT NULL)
+	SELECT name FROM c WHERE name IS NOT NULL`
+
+// listCorpora returns the corpora that have documents.
+func listCorpora(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, listCorporaQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // Optimize merges the full-text index into one segment: each query term is

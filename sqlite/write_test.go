@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -73,5 +74,59 @@ func TestApplyFlushesFullTextOncePerBatch(t *testing.T) {
 	}
 	if len(res.Candidates) != 300 {
 		t.Fatalf("walrus found in %d chunks, want 300", len(res.Candidates))
+	}
+}
+
+// PruneCorpora deletes the documents of the corpora not kept, and finds
+// the indexed corpora by seeks in the (corpus, path) index rather than by
+// reading every document: a sync with nothing to prune reads a few index
+// entries (the plan has no scan of documents).
+func TestPruneCorporaBySeeks(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	for _, c := range []string{"a", "b", "c", ""} {
+		var docs []cairn.Document
+		for i := range 3 {
+			docs = append(docs, doc(c, fmt.Sprintf("%d.md", i), fmt.Sprintf("note %s %d\n", c, i)))
+		}
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: c, Upserts: docs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(corpus string) int {
+		var n int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE corpus=?`, corpus).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n, err := s.PruneCorpora(ctx, []string{"a", "b", "c", ""}); err != nil || n != 0 {
+		t.Fatalf("PruneCorpora of every corpus kept = %d, %v; want 0", n, err)
+	}
+	if n, err := s.PruneCorpora(ctx, []string{"b"}); err != nil || n != 9 {
+		t.Fatalf("PruneCorpora(b) = %d, %v; want 9", n, err)
+	}
+	for c, want := range map[string]int{"a": 0, "b": 3, "c": 0, "": 0} {
+		if got := count(c); got != want {
+			t.Errorf("corpus %q: %d documents after pruning, want %d", c, got, want)
+		}
+	}
+	if n, err := s.PruneCorpora(ctx, nil); err != nil || n != 3 || count("b") != 0 {
+		t.Fatalf("PruneCorpora(nil) = %d, %v; want 3, none left", n, err)
+	}
+	rows, err := s.r.QueryContext(ctx, `EXPLAIN QUERY PLAN `+listCorporaQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(detail, "SCAN documents") {
+			t.Errorf("listing corpora scans the documents: %s", detail)
+		}
 	}
 }
