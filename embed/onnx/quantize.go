@@ -92,7 +92,7 @@ type quantInfo struct {
 // would change nothing but the identity.
 func quantizeInt8(model []byte) ([]byte, quantInfo, error) {
 	var info quantInfo
-	var out []byte
+	out := make([]byte, 0, len(model))
 	hasMS := false
 	var graphErr error
 	err := walkRaw(model, func(field int, v []byte, raw []byte) {
@@ -131,10 +131,32 @@ func quantizeInt8(model []byte) ([]byte, quantInfo, error) {
 	return out, info, nil
 }
 
-// weight is a float32 initializer of rank 2.
+// weight is a float32 initializer of rank 2. Its values are decoded only
+// for a MatMul that takes it (data, or values()).
 type weight struct {
-	k, n int
-	data []float32
+	k, n      int
+	data      []float32
+	raw, vals []byte    // raw_data, or packed float_data
+	floatList []float32 // float_data not packed
+	name      string
+}
+
+// values decodes the weight's values once.
+func (w *weight) values() ([]float32, error) {
+	if w.data == nil {
+		switch {
+		case w.raw != nil:
+			w.data = decodeFloats(w.raw)
+		case w.vals != nil:
+			w.data = decodeFloats(w.vals)
+		default:
+			w.data = w.floatList
+		}
+	}
+	if len(w.data) != w.k*w.n {
+		return nil, fmt.Errorf("initializer %q: %d values for dims %dx%d", w.name, len(w.data), w.k, w.n)
+	}
+	return w.data, nil
 }
 
 // quantizeGraph rewrites one GraphProto: the weight MatMuls' nodes in
@@ -182,7 +204,8 @@ func quantizeGraph(g []byte) ([]byte, quantInfo, error) {
 	}
 	// The weights the MatMuls take, quantized once each.
 	quantized := map[string]bool{}
-	var out, added []byte
+	var added []byte
+	out := make([]byte, 0, len(g))
 	err = walkRaw(g, func(field int, v []byte, _ []byte) {
 		if field != graphNode {
 			return
@@ -194,6 +217,10 @@ func quantizeGraph(g []byte) ([]byte, quantInfo, error) {
 		}
 		name := n.inputs[1]
 		if !quantized[name] {
+			if _, err := w.values(); err != nil {
+				ferr = err
+				return
+			}
 			quantized[name] = true
 			q, scale := quantizeColumns(w)
 			added = appendBytes(added, graphInitializer, tensorBytes(name+"_int8", dataInt8, []int64{int64(w.k), int64(w.n)}, int8Bytes(q)))
@@ -202,6 +229,9 @@ func quantizeGraph(g []byte) ([]byte, quantInfo, error) {
 		}
 		info.MatMuls++
 	})
+	if err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return nil, info, err
 	}
@@ -318,32 +348,21 @@ func readWeight(b []byte) (string, *weight, error) {
 	if err != nil || dtype != dataFloat || len(dims) != 2 || external || dims[0] <= 0 || dims[1] <= 0 {
 		return name, nil, err
 	}
-	k, n := int(dims[0]), int(dims[1])
-	var data []float32
-	switch {
-	case raw != nil:
-		data = decodeFloats(raw)
-	case floats != nil:
-		data = decodeFloats(floats)
-	default:
-		data = floatList
-	}
-	if len(data) != k*n {
-		return name, nil, fmt.Errorf("initializer %q: %d values for dims %dx%d", name, len(data), k, n)
-	}
-	return name, &weight{k: k, n: n, data: data}, nil
+	return name, &weight{k: int(dims[0]), n: int(dims[1]), raw: raw, vals: floats, floatList: floatList, name: name}, nil
 }
 
 // quantizeColumns quantizes w (row-major K x N) with one symmetric scale a
 // column: q = round(w / s), s = max |w[:, j]| / 127, q in [-127, 127]. A
 // column of zeros gets scale 1.
 func quantizeColumns(w *weight) ([]int8, []float32) {
-	scale := make([]float32, w.n)
-	for j := range w.n {
-		m := float32(0)
-		for i := range w.k {
-			m = max(m, float32(math.Abs(float64(w.data[i*w.n+j]))))
+	top := make([]float32, w.n) // row by row: the matrix is row-major
+	for i := range w.k {
+		for j, v := range w.data[i*w.n : (i+1)*w.n] {
+			top[j] = max(top[j], v, -v)
 		}
+	}
+	scale := make([]float32, w.n)
+	for j, m := range top {
 		scale[j] = m / 127
 		if m == 0 {
 			scale[j] = 1
@@ -351,9 +370,10 @@ func quantizeColumns(w *weight) ([]int8, []float32) {
 	}
 	q := make([]int8, len(w.data))
 	for i := range w.k {
-		for j := range w.n {
-			v := math.Round(float64(w.data[i*w.n+j] / scale[j]))
-			q[i*w.n+j] = int8(min(127, max(-127, v)))
+		row := w.data[i*w.n : (i+1)*w.n]
+		for j, v := range row {
+			r := math.Round(float64(v / scale[j]))
+			q[i*w.n+j] = int8(min(127, max(-127, r)))
 		}
 	}
 	return q, scale

@@ -268,3 +268,17 @@ func TestQuantizeNothing(t *testing.T) {
 		t.Errorf("Quantize int4: err = %v, want ErrInvalid naming it", err)
 	}
 }
+
+// BenchmarkQuantizeUSELite is the rewrite's cost at a New that finds no
+// cached graph (a cached one skips it).
+func BenchmarkQuantizeUSELite(b *testing.B) {
+	model, err := os.ReadFile(filepath.Join(sharedDir(b), "models", "use-lite", ModelFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, err := quantizeInt8(model); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
