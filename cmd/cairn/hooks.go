@@ -199,7 +199,11 @@ func sha(b []byte) string {
 // installHooks merges the entries into the settings file and records the
 // backup before the first change.
 func installHooks(path string, entries []hookEntry) (bool, error) {
-	orig, mode, existed, err := readSettings(path)
+	file, err := settingsFile(path)
+	if err != nil {
+		return false, err
+	}
+	orig, mode, existed, err := readSettings(file)
 	if err != nil {
 		return false, err
 	}
@@ -230,12 +234,32 @@ func installHooks(path string, entries []hookEntry) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	return true, writeFileAtomic(path, out, mode)
+	return true, writeFileAtomic(file, out, mode)
+}
+
+// settingsFile is the file the settings path names: the path itself, or,
+// when it is a symlink (a dotfiles manager links ~/.claude/settings.json
+// into its repository), the file the link points to, so that writing
+// changes that file and keeps the link. The backup stays beside the path.
+func settingsFile(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil // a missing path is created; other errors are readSettings'
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("read Claude Code settings %s: a symlink whose target cannot be read: %w (fix the link, or pass --settings)", path, err)
+	}
+	return real, nil
 }
 
 // uninstallHooks undoes installHooks and says what it did.
 func uninstallHooks(path string) (string, error) {
-	cur, mode, existed, err := readSettings(path)
+	file, err := settingsFile(path)
+	if err != nil {
+		return "", err
+	}
+	cur, mode, existed, err := readSettings(file)
 	if err != nil {
 		return "", err
 	}
@@ -244,7 +268,7 @@ func uninstallHooks(path string) (string, error) {
 		return "", err
 	}
 	if hadBackup && existed && sha(cur) == b.Written {
-		if err := restoreSettings(path, b); err != nil {
+		if err := restoreSettings(file, b); err != nil {
 			return "", err
 		}
 		if err := os.Remove(backupPath(path)); err != nil {
@@ -274,7 +298,7 @@ func uninstallHooks(path string) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if err := writeFileAtomic(path, out, mode); err != nil {
+			if err := writeFileAtomic(file, out, mode); err != nil {
 				return "", err
 			}
 			msg = fmt.Sprintf("removed %d Cairn hook command(s) from %s (it changed since install, so the rest stays as it is now)", n, path)

@@ -110,6 +110,54 @@ func TestHooksInstallUninstall(t *testing.T) {
 	}
 }
 
+// TestHooksSymlinkedSettings: a settings.json that is a symlink into a
+// dotfiles folder (stow, chezmoi, home-manager) stays a symlink: install
+// writes the hooks into the file it points to, uninstall restores that
+// file byte for byte. Before, both replaced the link with a regular file,
+// so the dotfiles copy never got the hooks and the link was lost for good.
+func TestHooksSymlinkedSettings(t *testing.T) {
+	c := newCLI(t)
+	dir := claudeDir(t)
+	dotfiles := filepath.Join(t.TempDir(), "dotfiles", "claude")
+	os.MkdirAll(dir, 0o700)
+	os.MkdirAll(dotfiles, 0o700)
+	target := filepath.Join(dotfiles, "settings.json")
+	if err := os.WriteFile(target, []byte(userSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "settings.json")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	isLink := func(when string) {
+		t.Helper()
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("after %s, %s is no longer a symlink: %v %v", when, path, fi.Mode(), err)
+		}
+	}
+	c.ok("hooks", "install", "claude-code")
+	isLink("install")
+	if ups := hookCommands(t, readFile(t, target), "UserPromptSubmit"); len(ups) != 2 {
+		t.Fatalf("the link's target holds UserPromptSubmit hooks %q; want the user's and Cairn's", ups)
+	}
+	if _, err := os.Stat(backupPath(path)); err != nil {
+		t.Fatalf("no backup beside the link: %v", err)
+	}
+	if out := c.ok("hooks", "uninstall", "claude-code"); !strings.Contains(out, "restored") {
+		t.Fatalf("uninstall said %q", out)
+	}
+	isLink("uninstall")
+	if back := readFile(t, target); string(back) != userSettings {
+		t.Fatalf("uninstall left the target:\n%s\nwant:\n%s", back, userSettings)
+	}
+	// A dangling link is an error naming it, not a file written over it.
+	os.Remove(target)
+	if _, stderr, code := c.run("hooks", "install", "claude-code"); code == 0 || !strings.Contains(stderr, "symlink") {
+		t.Fatalf("install over a dangling link: exit %d, stderr %q", code, stderr)
+	}
+	isLink("a refused install")
+}
+
 // TestHooksUninstallAfterEdit: settings changed after install lose only
 // Cairn's commands.
 func TestHooksUninstallAfterEdit(t *testing.T) {
