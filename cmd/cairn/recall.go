@@ -96,6 +96,10 @@ func cmdRecall(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s  %s  %s  score %.2f\n", m.ID, m.Kind, strings.Join(when, ", "), h.Score)
 		fmt.Fprintf(e.stdout, "    %s\n", m.Title)
 		for _, s := range m.Sources {
+			if s.Path == "" { // a told memory: no document, the record says who told it when
+				fmt.Fprintf(e.stdout, "    %s\n", s.Record)
+				continue
+			}
 			fmt.Fprintf(e.stdout, "    from %s:%d-%d\n", s.Path, s.StartLine, s.EndLine)
 		}
 		fmt.Fprintln(e.stdout)

@@ -76,3 +76,15 @@ func TestCLIRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIRecallToldMemory: a memory written with cairn remember has no
+// source document; recall's text names who told it and when instead of
+// printing "from :0-0".
+func TestCLIRecallToldMemory(t *testing.T) {
+	c := newCLI(t)
+	c.ok("remember", "the staging database moved to port 6543", "--kind", "fact", "--title", "staging database port")
+	out := c.ok("recall", "staging database port")
+	if strings.Contains(out, ":0-0") || !strings.Contains(out, "    told by cli at ") {
+		t.Errorf("recall of a told memory:\n%s\nwant its source as \"told by cli at ...\", no \"from :0-0\"", out)
+	}
+}
