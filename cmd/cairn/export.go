@@ -37,6 +37,9 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("export takes one argument, the file to write (- for stdout), got %d", len(pos))
 	}
+	if err := exportTarget(pos[0]); err != nil {
+		return err
+	}
 	st, where, err := e.openPortable(ctx, *store, true)
 	if err != nil {
 		return err
@@ -66,6 +69,24 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		out = e.stderr
 	}
 	fmt.Fprintf(out, "exported %s rows of %s to %s (%s)\n", thousands(int(res.Rows)), where, file, portCounts(res.Counts))
+	return nil
+}
+
+// exportTarget refuses, before anything is read, a FILE that cannot be
+// written: a directory (the export was written whole into a temporary file
+// beside it, in its parent, and then failed to rename over it) or a path
+// whose folder does not exist.
+func exportTarget(file string) error {
+	if file == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		return usagef("export FILE: %s is a directory; allowed: a file to write (e.g. %s), or - for stdout", file, filepath.Join(file, "export.jsonl"))
+	}
+	dir := filepath.Dir(file)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("export FILE: the folder %s does not exist; allowed: a file in an existing folder, or - for stdout", dir)
+	}
 	return nil
 }
 

@@ -110,3 +110,19 @@ func TestCLIExportImport(t *testing.T) {
 		t.Fatalf("import of a broken line: %q", out)
 	}
 }
+
+// TestCLIExportBadTarget: export to a directory or into a missing folder
+// is refused before anything is read, naming FILE and what it allows.
+// Before, export /tmp wrote the whole export into a temporary file in /
+// and then failed: "rename /.tmp.tmp-... /tmp: file exists".
+func TestCLIExportBadTarget(t *testing.T) {
+	c := newCLI(t)
+	c.ok("remember", "exports go to a file", "--kind", "fact", "--title", "exports") // something to export
+	dir := t.TempDir()
+	for _, target := range []string{dir, filepath.Join(dir, "missing", "x.jsonl")} {
+		_, stderr, code := c.run("export", target)
+		if code != 2 || !strings.Contains(stderr, "export FILE: ") || !strings.Contains(stderr, "allowed: a file") {
+			t.Errorf("export %s: exit %d, stderr %q; want 2 naming FILE and what is allowed", target, code, stderr)
+		}
+	}
+}
