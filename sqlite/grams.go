@@ -93,11 +93,36 @@ static void gram_delete(Fts5Tokenizer *t) {
 	sqlite3_free(p);
 }
 
+// gram_add_tokens adds the space-separated tokens of w as common words as
+// they are: they are already the wrapped tokenizer's output (an index's own
+// frequent terms), which stemming them again could change.
+static int gram_add_tokens(GramTokenizer *p, const char *w) {
+	while (*w) {
+		while (*w == ' ') w++;
+		const char *e = w;
+		while (*e && *e != ' ') e++;
+		if (e > w) {
+			int rc = gram_add_word(p, 0, w, (int)(e - w), 0, 0);
+			if (rc != 0) return rc;
+		}
+		w = e;
+	}
+	return 0;
+}
+
 // gram_create makes the wrapped tokenizer from args and stems the common
-// words with it.
+// words with it. Arguments "words" LIST before the wrapped tokenizer's
+// name add LIST's space-separated tokens, unstemmed, to the common words
+// (an index's own most frequent terms, pairs.go).
 static int gram_create(void *user, const char **args, int nArg, Fts5Tokenizer **out) {
 	fts5_api *api = (fts5_api*)user;
 	*out = 0;
+	const char *extra = 0;
+	if (nArg >= 2 && strcmp(args[0], "words") == 0) {
+		extra = args[1];
+		args += 2;
+		nArg -= 2;
+	}
 	if (nArg < 1) return 1; // SQLITE_ERROR: the wrapped tokenizer is required
 	GramTokenizer *p = (GramTokenizer*)sqlite3_malloc(sizeof(GramTokenizer));
 	if (p == 0) return 7;
@@ -108,6 +133,7 @@ static int gram_create(void *user, const char **args, int nArg, Fts5Tokenizer **
 	if (rc == 0 && gram_words != 0) {
 		rc = p->inner.xTokenize(p->pInner, p, FTS5_TOKENIZE_DOCUMENT, gram_words, (int)strlen(gram_words), gram_add_word);
 	}
+	if (rc == 0 && extra != 0) rc = gram_add_tokens(p, extra);
 	if (rc != 0) { gram_delete((Fts5Tokenizer*)p); return rc; }
 	*out = (Fts5Tokenizer*)p;
 	return 0;
@@ -262,62 +288,79 @@ func rebuildFTS(ctx context.Context, s *Store, tx *sql.Tx) error {
 	if s.Logf != nil {
 		s.Logf("rebuilding the full-text index for the new tokenizer: %d chunks", total)
 	}
-	// This migration runs before contentIDs on an old index (chunks name
-	// their content by hash) and after it when a test sets the recorded
-	// version back.
+	for last := int64(-1); ; {
+		next, _, err := indexChunks(ctx, s, tx, "chunks_fts", last, 2000)
+		if err != nil || next == last {
+			return err
+		}
+		last = next
+	}
+}
+
+// indexChunks indexes up to limit stored chunks (but noise) with ids above
+// after, in id order, into the full-text table named table, and returns
+// the last id it indexed (after when none was left) and how many.
+func indexChunks(ctx context.Context, s *Store, tx *sql.Tx, table string, after int64, limit int) (last int64, n int, err error) {
+	// This runs before contentIDs on an old index (chunks name their
+	// content by hash; the grams migration) and after it when a test sets
+	// the recorded version back.
 	join := "ct.hash = c.hash"
 	if byID, err := hasColumn(ctx, tx, "chunks", "cid"); err != nil {
-		return fmt.Errorf("rebuild full-text index: %w", err)
+		return after, 0, fmt.Errorf("rebuild full-text index: %w", err)
 	} else if byID {
 		join = "ct.id = c.cid"
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts(rowid, title, body, ident) VALUES(?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("rebuild full-text index: %w", err)
-	}
-	defer ins.Close()
+	return indexChunksWhere(ctx, s, tx, table, `c.id > ? ORDER BY c.id LIMIT ?`, join, after, after, limit)
+}
+
+// indexChunksWhere indexes the stored chunks (but noise) that cond (with
+// args) selects into table; last is the highest id indexed, or floor.
+func indexChunksWhere(ctx context.Context, s *Store, tx *sql.Tx, table, cond, join string, floor int64, args ...any) (last int64, n int, err error) {
 	type row struct {
 		id          int64
 		title, body string
 	}
-	const batch = 2000
-	batchRows := make([]row, 0, batch)
-	for last := int64(-1); ; {
-		batchRows = batchRows[:0]
-		rows, err := tx.QueryContext(ctx, `SELECT c.id, ct.title, substr(ct.doc, c.pos + 1, c.len)
-			FROM chunks c JOIN content ct ON `+join+`
-			WHERE c.noise = 0 AND c.id > ? ORDER BY c.id LIMIT ?`, last, batch)
-		if err != nil {
-			return fmt.Errorf("rebuild full-text index: %w", err)
-		}
-		for rows.Next() {
-			var r row
-			var body []byte
-			if err := rows.Scan(&r.id, &r.title, &body); err != nil {
-				rows.Close()
-				return fmt.Errorf("rebuild full-text index: %w", err)
-			}
-			r.body = string(body)
-			batchRows = append(batchRows, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("rebuild full-text index: %w", err)
-		}
-		if len(batchRows) == 0 {
-			return nil
-		}
-		for _, r := range batchRows {
-			ident := ""
-			if s.Ident != nil {
-				ident = s.Ident(r.body)
-			}
-			if _, err := ins.ExecContext(ctx, r.id, r.title, r.body, ident); err != nil {
-				return fmt.Errorf("rebuild full-text index: chunk %d: %w", r.id, err)
-			}
-		}
-		last = batchRows[len(batchRows)-1].id
+	var batch []row
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, ct.title, substr(ct.doc, c.pos + 1, c.len)
+		FROM chunks c JOIN content ct ON `+join+`
+		WHERE c.noise = 0 AND `+cond, args...)
+	if err != nil {
+		return floor, 0, fmt.Errorf("rebuild full-text index: %w", err)
 	}
+	for rows.Next() {
+		var r row
+		var body []byte
+		if err := rows.Scan(&r.id, &r.title, &body); err != nil {
+			rows.Close()
+			return floor, 0, fmt.Errorf("rebuild full-text index: %w", err)
+		}
+		r.body = string(body)
+		batch = append(batch, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return floor, 0, fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	if len(batch) == 0 {
+		return floor, 0, nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+table+`(rowid, title, body, ident) VALUES(?, ?, ?, ?)`)
+	if err != nil {
+		return floor, 0, fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	defer ins.Close()
+	last = floor
+	for _, r := range batch {
+		ident := ""
+		if s.Ident != nil {
+			ident = s.Ident(r.body)
+		}
+		if _, err := ins.ExecContext(ctx, r.id, r.title, r.body, ident); err != nil {
+			return floor, 0, fmt.Errorf("rebuild full-text index: chunk %d: %w", r.id, err)
+		}
+		last = max(last, r.id)
+	}
+	return last, len(batch), nil
 }
 
 // GramWords are the common words of the cairn tokenizer: each pair of

@@ -156,16 +156,26 @@ const (
 	idleSegments       = 16
 )
 
-// IdleMergeDue reports whether the full-text index is worth merging into
-// one segment in idle time (Store.MergeStep): a merge is in progress,
-// tombstones reach idleTombstoneShare of the rows, or the segments number
-// idleSegments.
+// IdleMergeDue reports whether the full-text index is worth rebuilding or
+// merging into one segment in idle time (Store.MergeStep): a rebuild with
+// a new pair list is in progress, or the index's frequent terms drifted
+// from its list (pairs.go; the rebuild then starts), a merge is in
+// progress, tombstones reach idleTombstoneShare of the rows, or the
+// segments number idleSegments.
 func (s *Store) IdleMergeDue(ctx context.Context) (bool, error) {
-	seg, err := s.FTSSegments(ctx)
+	if building, err := s.PairBuilding(ctx); err != nil || building {
+		return building, err
+	}
+	sp, err := s.Span(ctx)
 	if err != nil {
 		return false, err
 	}
-	sp, err := s.Span(ctx)
+	if want, drifted, err := s.pairsDrifted(ctx, int(sp.Rows)); err != nil {
+		return false, err
+	} else if drifted {
+		return true, s.StartPairs(ctx, want)
+	}
+	seg, err := s.FTSSegments(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -182,9 +192,24 @@ func (s *Store) IdleMergeDue(ctx context.Context) (bool, error) {
 // interrupts the step, which then rolls back and leaves the index as it
 // was. A step that changes nothing (FTS5 found nothing to merge) reports
 // nothing left, so a caller's loop ends.
+//
+// While a rebuild with a new pair list is in progress (IdleMergeDue
+// started it), a step is a rebuild step of pairStepChunks chunks instead
+// (Store.PairStep); once the new table is in, the steps merge its
+// segments.
 func (s *Store) MergeStep(ctx context.Context, pages int) (more bool, err error) {
 	if pages <= 0 {
 		return false, fmt.Errorf("merge index segments: %d pages: want a positive number", pages)
+	}
+	if building, err := s.PairBuilding(ctx); err != nil {
+		return false, err
+	} else if building {
+		done, err := s.PairStep(ctx, pairStepChunks)
+		if err != nil || !done {
+			return err == nil, err
+		}
+		seg, err := s.FTSSegments(ctx)
+		return err == nil && (seg.Count > 1 || seg.Merging > 0), err
 	}
 	w, err := s.writer()
 	if err != nil {

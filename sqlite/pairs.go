@@ -1,0 +1,453 @@
+package sqlite
+
+// Pair tokens for an index's own frequent words.
+//
+// The cairn tokenizer pairs the twenty most frequent English words
+// (GramWords). An index whose own most frequent terms are others (a
+// generated corpus, another language, a code base) walks their doclists,
+// positions and all, for every phrase of them: at 1M chunks of
+// cairnbench's corpus "thoupleand" is in 80% of the chunks, and a phrase
+// of such words took 35 to 80 ms CPU (bench/RESULTS.md). The tokenizer
+// takes more common words as an argument ("words" LIST before the wrapped
+// tokenizer), so each full-text table carries its own list in its schema:
+// documents and queries of that table see the same list, which is what
+// keeps a phrase's matches and scores exact whatever the list holds.
+//
+// A new list is built beside the old table in bounded steps (PairStep,
+// each one write transaction): a table chunks_fts_next with the new list
+// is filled in chunk id order while syncs go on writing chunks_fts;
+// triggers on chunks note in pairs_dirty every chunk id at or below the
+// step's cursor that a sync inserts or deletes, and the next step indexes
+// those again. The last step swaps the new table in (drop, rename) in its
+// own transaction, so readers see the old table or the new one, never a
+// half-built one, and an interrupted step rolls back and is redone.
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// TermDocs is one indexed term and how many chunks hold it.
+type TermDocs struct {
+	Term string
+	Docs int
+}
+
+// termDocs reads every term of the index (words, not pair tokens) with the
+// chunks holding it, through FTS5's fts5vocab on a reader connection: it
+// reads every doclist, about 6 s CPU at 1M chunks. keep says which terms
+// to return.
+func (s *Store) termDocs(ctx context.Context, keep func(TermDocs) bool) ([]TermDocs, error) {
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read term counts: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.cairn_vocab USING fts5vocab(main, chunks_fts, row)`); err != nil {
+		return nil, fmt.Errorf("read term counts: %w", err)
+	}
+	defer conn.ExecContext(context.Background(), `DROP TABLE IF EXISTS temp.cairn_vocab`)
+	// Pair tokens start with the separator, below every word's first byte.
+	rows, err := conn.QueryContext(ctx, `SELECT term, doc FROM temp.cairn_vocab WHERE term >= '0'`)
+	if err != nil {
+		return nil, fmt.Errorf("read term counts: %w", err)
+	}
+	defer rows.Close()
+	var out []TermDocs
+	for rows.Next() {
+		var t TermDocs
+		if err := rows.Scan(&t.Term, &t.Docs); err != nil {
+			return nil, fmt.Errorf("read term counts: %w", err)
+		}
+		if !strings.HasPrefix(t.Term, gramMarker) && keep(t) {
+			out = append(out, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read term counts: %w", err)
+	}
+	slices.SortFunc(out, func(a, b TermDocs) int { return cmp.Or(cmp.Compare(b.Docs, a.Docs), cmp.Compare(a.Term, b.Term)) })
+	return out, nil
+}
+
+// FrequentTerms returns the n terms (words, not pair tokens) held by the
+// most chunks, most first (ties by term).
+func (s *Store) FrequentTerms(ctx context.Context, n int) ([]TermDocs, error) {
+	all, err := s.termDocs(ctx, func(TermDocs) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	return all[:min(n, len(all))], nil
+}
+
+// MaxPairWords is the most words a table's pair list may hold (the
+// tokenizer keeps at most 512 common words, GramWords included).
+const MaxPairWords = 400
+
+// pairsTable is the CREATE statement of a full-text table whose tokenizer
+// pairs words beside GramWords.
+func pairsTable(name string, words []string) (string, error) {
+	if len(words) > MaxPairWords {
+		return "", fmt.Errorf("pair words: %d words: allowed at most %d", len(words), MaxPairWords)
+	}
+	for _, w := range words {
+		if w == "" || strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+			return "", fmt.Errorf("pair words: %q: want a token of letters and digits", w)
+		}
+	}
+	tok := "cairn porter unicode61 remove_diacritics 2"
+	if len(words) > 0 {
+		// A quoted argument of tokenize= is a single-quoted literal,
+		// doubled inside the option's own single quotes.
+		tok = `cairn words ''` + strings.Join(words, " ") + `'' porter unicode61 remove_diacritics 2`
+	}
+	return `CREATE VIRTUAL TABLE ` + name + ` USING fts5(
+		title, body, ident,
+		content='', contentless_delete=1,
+		tokenize='` + tok + `'
+	)`, nil
+}
+
+// Meta keys of the pair list: the current table's list, the list being
+// built into chunks_fts_next and the last chunk id indexed into it, and the
+// row count at the last drift check.
+const (
+	pairWordsKey   = "pair_words"
+	pairNextKey    = "pair_next"
+	pairCursorKey  = "pair_cursor"
+	pairCheckedKey = "pair_checked_rows"
+)
+
+// pairTriggers note in pairs_dirty the chunks at or below the build's
+// cursor that a write inserts or deletes (chunks are never updated).
+var pairTriggers = []string{
+	`CREATE TABLE pairs_dirty(id INTEGER PRIMARY KEY)`,
+	`CREATE TRIGGER pairs_dirty_ins AFTER INSERT ON chunks
+		WHEN new.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'pair_cursor')
+		BEGIN INSERT OR IGNORE INTO pairs_dirty(id) VALUES(new.id); END`,
+	`CREATE TRIGGER pairs_dirty_del AFTER DELETE ON chunks
+		WHEN old.id <= (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'pair_cursor')
+		BEGIN INSERT OR IGNORE INTO pairs_dirty(id) VALUES(old.id); END`,
+}
+
+// dropPairBuild removes a build's table, triggers and state.
+var dropPairBuild = []string{
+	`DROP TRIGGER IF EXISTS pairs_dirty_ins`,
+	`DROP TRIGGER IF EXISTS pairs_dirty_del`,
+	`DROP TABLE IF EXISTS pairs_dirty`,
+	`DROP TABLE IF EXISTS chunks_fts_next`,
+	`DELETE FROM meta WHERE key IN ('pair_next', 'pair_cursor')`,
+}
+
+// PairWords returns the current full-text table's own pair words (none for
+// a table with only GramWords).
+func (s *Store) PairWords(ctx context.Context) ([]string, error) {
+	v, err := s.readMeta(ctx, s.r, pairWordsKey)
+	return strings.Fields(v), err
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) readMeta(ctx context.Context, q queryer, key string) (string, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read meta %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// StartPairs begins building a full-text table whose tokenizer pairs words
+// (index tokens, as FrequentTerms returns them) beside GramWords; PairStep
+// fills it and swaps it in. A build in progress is dropped first.
+func (s *Store) StartPairs(ctx context.Context, words []string) error {
+	create, err := pairsTable("chunks_fts_next", words)
+	if err != nil {
+		return err
+	}
+	w, err := s.writer()
+	if err != nil {
+		return err
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("start pair rebuild: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range append(append(slices.Clone(dropPairBuild), create), pairTriggers...) {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("start pair rebuild: %w", err)
+		}
+	}
+	if err := setMeta(ctx, tx, pairNextKey, strings.Join(words, " ")); err != nil {
+		return err
+	}
+	if err := setMeta(ctx, tx, pairCursorKey, "-1"); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return interrupted(ctx, err)
+	}
+	return nil
+}
+
+// PairBuilding reports whether a pair rebuild is in progress.
+func (s *Store) PairBuilding(ctx context.Context) (bool, error) {
+	v, err := s.readMeta(ctx, s.r, pairCursorKey)
+	return v != "", err
+}
+
+// PairStep indexes up to chunks chunks into the table StartPairs began:
+// first the chunks that writes since the last step inserted or deleted at
+// or below its cursor, then the next ones by id. When nothing is left it
+// swaps the new table in for chunks_fts, in the same transaction, and
+// reports done. Each step is one write transaction: a sync waits for at
+// most one, readers see the old table until the swap commits, and a
+// cancelled step rolls back whole. Without a build in progress it reports
+// done and changes nothing.
+func (s *Store) PairStep(ctx context.Context, chunks int) (done bool, err error) {
+	if chunks <= 0 {
+		return false, fmt.Errorf("pair rebuild step: %d chunks: want a positive number", chunks)
+	}
+	w, err := s.writer()
+	if err != nil {
+		return false, err
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("pair rebuild step: %w", err)
+	}
+	defer tx.Rollback()
+	cur, err := s.readMeta(ctx, tx, pairCursorKey)
+	if err != nil || cur == "" {
+		return true, err
+	}
+	cursor, err := strconv.ParseInt(cur, 10, 64)
+	if err != nil {
+		return false, fmt.Errorf("pair rebuild step: cursor %q: %w", cur, err)
+	}
+	n, err := s.redoDirty(ctx, tx, chunks)
+	if err != nil {
+		return false, err
+	}
+	left := chunks - n
+	if left > 0 {
+		last, m, err := indexChunks(ctx, s, tx, "chunks_fts_next", cursor, left)
+		if err != nil {
+			return false, err
+		}
+		if m > 0 {
+			if err := setMeta(ctx, tx, pairCursorKey, strconv.FormatInt(last, 10)); err != nil {
+				return false, err
+			}
+		} else if n == 0 {
+			if err := s.swapPairs(ctx, tx); err != nil {
+				return false, err
+			}
+			done = true
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return false, interrupted(ctx, err)
+	}
+	if done {
+		s.gen.Add(1) // the same matches; cached counts are cheap to redo
+	}
+	return done, nil
+}
+
+// redoDirty indexes again up to limit chunks that writes noted in
+// pairs_dirty: each leaves chunks_fts_next and, when it is still stored
+// (and not noise), goes back in with its text.
+func (s *Store) redoDirty(ctx context.Context, tx *sql.Tx, limit int) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM pairs_dirty ORDER BY id LIMIT ?`, limit)
+	if err != nil {
+		return 0, fmt.Errorf("pair rebuild step: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("pair rebuild step: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("pair rebuild step: %w", err)
+	}
+	for _, id := range ids {
+		// Only a row the table holds is deleted: FTS5 takes a contentless
+		// row's sizes off the table's totals from its docsize entry.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts_next WHERE rowid = ?1
+			AND EXISTS (SELECT 1 FROM chunks_fts_next_docsize WHERE id = ?1)`, id); err != nil {
+			return 0, fmt.Errorf("pair rebuild step: chunk %d: %w", id, err)
+		}
+		if _, _, err := indexChunksWhere(ctx, s, tx, "chunks_fts_next", `c.id = ?`, joinByID, id, id); err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM pairs_dirty WHERE id = ?`, id); err != nil {
+			return 0, fmt.Errorf("pair rebuild step: %w", err)
+		}
+	}
+	return len(ids), nil
+}
+
+// joinByID joins chunks to their content (schema 12 and later).
+const joinByID = "ct.id = c.cid"
+
+// swapPairs puts chunks_fts_next in place of chunks_fts and drops the
+// build's triggers and state.
+func (s *Store) swapPairs(ctx context.Context, tx *sql.Tx) error {
+	words, err := s.readMeta(ctx, tx, pairNextKey)
+	if err != nil {
+		return err
+	}
+	for _, q := range []string{`DROP TABLE chunks_fts`, `ALTER TABLE chunks_fts_next RENAME TO chunks_fts`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("swap in the paired full-text table: %w", err)
+		}
+	}
+	for _, q := range dropPairBuild {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("swap in the paired full-text table: %w", err)
+		}
+	}
+	return setMeta(ctx, tx, pairWordsKey, words)
+}
+
+// PairRebuild reports what RebuildPairs did.
+type PairRebuild struct {
+	Steps   int
+	Longest time.Duration
+	Took    time.Duration
+}
+
+// RebuildPairs builds a table pairing words and swaps it in, in steps of
+// chunks chunks back to back (StartPairs, then PairStep until done).
+func (s *Store) RebuildPairs(ctx context.Context, words []string, chunks int) (PairRebuild, error) {
+	t0 := time.Now()
+	var r PairRebuild
+	if err := s.StartPairs(ctx, words); err != nil {
+		return r, err
+	}
+	for done := false; !done; r.Steps++ {
+		t1 := time.Now()
+		var err error
+		if done, err = s.PairStep(ctx, chunks); err != nil {
+			return r, err
+		}
+		r.Longest = max(r.Longest, time.Since(t1))
+	}
+	r.Took = time.Since(t0)
+	return r, nil
+}
+
+// LiveBytes is the size of the index file's pages in use (pages freed by
+// a rebuild stay in the file until a vacuum).
+func (s *Store) LiveBytes(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT ((SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()))
+		* (SELECT page_size FROM pragma_page_size())`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("read index size: %w", err)
+	}
+	return n, nil
+}
+
+// pairPolicy decides when an index gets its own pair list and when the
+// list has drifted. A term held by Share of the chunks or more is paired
+// (at most MaxWords of them, the most frequent); the list is rebuilt when
+// it lacks a term held by twice Share or holds one that fell below half of
+// it, so a term near the line does not flap. The check reads every term's
+// count (about 6 s CPU at 1M chunks), so it runs again only once the rows
+// moved by Recheck since the last one; indexes under MinRows keep
+// GramWords alone (a rebuild is not worth it there).
+var pairPolicy = struct {
+	MinRows  int
+	Share    float64
+	MaxWords int
+	Recheck  float64
+}{MinRows: 20000, Share: 0.05, MaxWords: 200, Recheck: 0.25}
+
+// pairStepChunks bounds an idle-time rebuild step: at 1M chunks about
+// 0.1 ms CPU a chunk, so a fraction of a second (bench/RESULTS.md).
+const pairStepChunks = 2000
+
+// pairsDrifted checks, when the rows moved enough since the last check,
+// whether the index's frequent terms drifted from its pair list, and
+// returns the list it should have when they did.
+func (s *Store) pairsDrifted(ctx context.Context, rows int) (want []string, drifted bool, err error) {
+	p := pairPolicy
+	if rows < p.MinRows {
+		return nil, false, nil
+	}
+	v, err := s.readMeta(ctx, s.r, pairCheckedKey)
+	if err != nil {
+		return nil, false, err
+	}
+	if checked, err := strconv.Atoi(v); err == nil && checked > 0 && float64(max(rows-checked, checked-rows)) < p.Recheck*float64(checked) {
+		return nil, false, nil
+	}
+	current, err := s.PairWords(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	low := p.Share / 2 * float64(rows)
+	terms, err := s.termDocs(ctx, func(t TermDocs) bool { return float64(t.Docs) >= low })
+	if err != nil {
+		return nil, false, err
+	}
+	held := make(map[string]int, len(terms))
+	for _, t := range terms {
+		held[t.Term] = t.Docs
+		if float64(t.Docs) >= p.Share*float64(rows) && len(want) < p.MaxWords {
+			want = append(want, t.Term)
+		}
+	}
+	for _, w := range want {
+		if float64(held[w]) >= 2*p.Share*float64(rows) && !slices.Contains(current, w) {
+			drifted = true
+		}
+	}
+	for _, w := range current {
+		if _, ok := held[w]; !ok {
+			drifted = true
+		}
+	}
+	if err := s.setMetaNow(ctx, pairCheckedKey, strconv.Itoa(rows)); err != nil {
+		return nil, false, err
+	}
+	return want, drifted, nil
+}
+
+// setMetaNow writes one meta key in a transaction of its own.
+func (s *Store) setMetaNow(ctx context.Context, key, value string) error {
+	w, err := s.writer()
+	if err != nil {
+		return err
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("write meta %s: %w", key, err)
+	}
+	defer tx.Rollback()
+	if err := setMeta(ctx, tx, key, value); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
