@@ -215,10 +215,19 @@ func mergeIndex(ctx context.Context, index, mode string) error {
 	case "optimize":
 		err = s.Optimize(ctx)
 	case "idle":
-		// engine.MaintainIdle's steps back to back, as a quiet server runs them.
+		// engine.MaintainIdle's check and steps back to back, as a quiet
+		// server runs them: the check may start a rebuild with the index's
+		// own pair words (sqlite pairs.go), which the steps then do.
 		var steps int
 		var longest time.Duration
-		for more := true; more && err == nil; steps++ {
+		var more bool
+		if more, err = s.IdleMergeDue(ctx); err != nil {
+			return err
+		}
+		if !more {
+			fmt.Println("idle merge: not due")
+		}
+		for ; more && err == nil; steps++ {
 			t1 := time.Now()
 			more, err = s.MergeStep(ctx, engine.DefaultIdlePages)
 			longest = max(longest, time.Since(t1))
@@ -236,5 +245,14 @@ func mergeIndex(ctx context.Context, index, mode string) error {
 	}
 	fmt.Printf("after %s (%.2f s, %.2f s CPU): %d segments on %d levels, %d leaf pages, %d tombstones, pages by segment %v\n",
 		mode, wall.Seconds(), cpu.Seconds(), seg.Count, seg.Levels, seg.Pages, seg.Tombstones, seg.Sizes)
+	words, err := s.PairWords(ctx)
+	if err != nil {
+		return err
+	}
+	size, err := s.LiveBytes(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("pair words of the index: %d %v; pages in use %.1f MB\n", len(words), words, float64(size)/1e6)
 	return nil
 }
