@@ -27,11 +27,13 @@ type searchIn struct {
 	corpus                                    cairn.Corpus
 }
 
-// searchStore is one store's engine and its latencies by mode.
+// searchStore is one store's engine and its latencies by mode: wall, and
+// this process's CPU over the search (all its threads; one search runs at
+// a time), which leaves out a PostgreSQL server's own.
 type searchStore struct {
-	name string
-	eng  *engine.Engine
-	ms   map[string][]float64
+	name    string
+	eng     *engine.Engine
+	ms, cpu map[string][]float64
 }
 
 // runSearch times bench/corpus's queries (seed 1, as cairnbench and
@@ -66,7 +68,7 @@ func runSearch(ctx context.Context, in searchIn) error {
 		if err != nil {
 			return fmt.Errorf("open %s: %w", name, err)
 		}
-		stores = append(stores, &searchStore{name: name, eng: eng, ms: map[string][]float64{}})
+		stores = append(stores, &searchStore{name: name, eng: eng, ms: map[string][]float64{}, cpu: map[string][]float64{}})
 		st, err := eng.IndexStats(ctx)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -82,11 +84,12 @@ func runSearch(ctx context.Context, in searchIn) error {
 		fmt.Printf("%s: %d queries a store in %.0f s wall, %.0f CPU s of this process, load %s\n",
 			mode, len(qs), time.Since(start).Seconds(), cpuSeconds()-cpu0, loadAvg())
 	}
-	fmt.Printf("%-9s %-8s %7s %9s %9s %9s %9s\n", "store", "mode", "n", "p50 ms", "p90 ms", "p99 ms", "max ms")
+	fmt.Printf("%-9s %-8s %7s %9s %9s %9s %9s %12s %12s\n", "store", "mode", "n", "p50 ms", "p90 ms", "p99 ms", "max ms", "CPU p50 ms", "CPU p99 ms")
 	for _, mode := range in.modes {
 		for _, s := range stores {
-			ms := s.ms[mode]
-			fmt.Printf("%-9s %-8s %7d %9.2f %9.2f %9.2f %9.2f\n", s.name, mode, len(ms), pct(ms, 50), pct(ms, 90), pct(ms, 99), pct(ms, 100))
+			ms, cpu := s.ms[mode], s.cpu[mode]
+			fmt.Printf("%-9s %-8s %7d %9.2f %9.2f %9.2f %9.2f %12.2f %12.2f\n", s.name, mode, len(ms), pct(ms, 50), pct(ms, 90), pct(ms, 99), pct(ms, 100),
+				pct(cpu, 50), pct(cpu, 99))
 		}
 	}
 	return nil
@@ -108,15 +111,17 @@ func timeModes(ctx context.Context, stores []*searchStore, qs []string, mode str
 	for i, q := range qs {
 		for k := range stores {
 			s := stores[(i+k)%len(stores)]
-			start := time.Now()
+			start, cpu := time.Now(), cpuSeconds()
 			if _, err := s.eng.Search(ctx, q, opts()); err != nil && !ignorable(err) {
 				return fmt.Errorf("%s: search %q: %w", s.name, q, err)
 			}
 			s.ms[mode] = append(s.ms[mode], float64(time.Since(start).Microseconds())/1000)
+			s.cpu[mode] = append(s.cpu[mode], 1000*(cpuSeconds()-cpu))
 		}
 	}
 	for _, s := range stores {
 		slices.Sort(s.ms[mode])
+		slices.Sort(s.cpu[mode])
 	}
 	return nil
 }
