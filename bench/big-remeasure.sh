@@ -89,9 +89,21 @@ if [[ $steps == *search* ]]; then
 		"$a" -search -data /tmp/big/sqlite -notes /tmp/l1big/n480000/notes -corpus bench -glob default \
 			-pg "$pg" -citus "$citus" -schema big_1m -agent bench -work "$work" -queries "$queries" -stores "$1" -modes "$2"
 	}
-	search sqlite,postgres,citus lexical
-	search sqlite,postgres hybrid
-	search sqlite,citus hybrid
+	# A store whose import has not run (or not finished: one transaction)
+	# holds no chunks of the agent: it is left out, and said so.
+	chunks() { psql -qAt "$1" -c "SELECT count(*) FROM big_1m.chunks WHERE agent = 'bench'" 2>/dev/null || echo 0; }
+	stores=sqlite
+	for s in postgres citus; do
+		url=$pg && [[ $s == citus ]] && url=$citus
+		n=$(chunks "$url")
+		echo "$s: $n chunks of agent bench in schema big_1m"
+		[[ $n -gt 0 ]] && stores=$stores,$s
+	done
+	search "$stores" lexical
+	for s in postgres citus; do
+		[[ ,$stores, == *,$s,* ]] && search "sqlite,$s" hybrid
+	done
+	[[ $stores == sqlite ]] && search sqlite hybrid
 	echo "SQLite: $(du -b /tmp/big/sqlite/index.db | cut -f1) bytes index.db, $(du -b /tmp/big/sqlite/vectors.bin | cut -f1) vectors.bin"
 	psql -qAt "$pg" -c "SELECT 'postgres ' || c.relname || ' ' || pg_total_relation_size(c.oid) FROM pg_class c
 		WHERE c.relnamespace = 'big_1m'::regnamespace AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 8"
