@@ -1,53 +1,86 @@
 #!/usr/bin/env bash
-# Issue 20 benchmarks, PostgreSQL lexical speed (PS): the kept 100k stores
-# searched by two builds, each run alternating SQLite, PostgreSQL and Citus
-# query by query (pgbench -reuse), so each run gives its own PostgreSQL /
-# SQLite and Citus / PostgreSQL ratios at the same moment.
+# Issue 20 benchmarks, PostgreSQL lexical speed (PS, then PP: pair postings
+# for phrases of common words): the kept 100k stores searched by two builds
+# in turn (BASE, NEW, BASE, NEW), each run alternating SQLite, PostgreSQL
+# and Citus query by query (pgbench -reuse), so each run gives its own
+# PostgreSQL / SQLite and Citus / PostgreSQL ratios at the same moment.
 #
-#   bench/ps-remeasure.sh [BASE [AFTER]]     # default 4157f76 HEAD; about 8 minutes on a quiet machine
-#   LOCOMO=1 bench/ps-remeasure.sh           # also LoCoMo lexical recall on SQLite and PostgreSQL with AFTER (+6 minutes)
+#   bench/ps-remeasure.sh [BASE [NEW]]     # default 1df441c HEAD
+#   ROUNDS=1 bench/ps-remeasure.sh         # one BASE and one NEW run (default 2 of each)
+#   LOCOMO=1 bench/ps-remeasure.sh         # also LoCoMo lexical recall on SQLite and PostgreSQL with NEW (+6 minutes)
 #
-# It needs the stores pgbench made with -schema ps_keep -work /tmp/ps/w100k
-# (98,324 chunks: SQLite in /tmp/ps/w100k/data-sqlite, schema ps_keep on
-# both servers of scripts/pg-test-servers.sh). BASE builds know schema 3,
-# so before the BASE run the script marks the schema as version 3 and puts
-# the lexeme statistics back to PostgreSQL's default (what schema 4
-# changed); the AFTER build then migrates it to 4 again when it opens it
-# (the statistics target, VACUUM (ANALYZE) of the postings: about a minute).
+# Each revision is built from `git archive` into $OUT/src-REV. It needs the
+# stores pgbench makes with -scale 47000 -work $WORK -schema $SCHEMA
+# (98,324 chunks: SQLite in $WORK/data-sqlite, the schema on both servers
+# of scripts/pg-test-servers.sh; defaults WORK=/tmp/pp/w100k,
+# SCHEMA=pp_keep) and builds them with BASE when any is missing: three
+# syncs, about 35 minutes at load 20 to 30 (SQLite 7 minutes, PostgreSQL
+# and Citus 15 to 20 each, run one after another by pgbench).
+#
+# Schemas: BASE knows schema 4, NEW (from 471e4fa on) schema 5 (pair
+# postings). The first NEW run migrates the stores to 5 (its start and
+# done lines are printed; about a minute a 100,000 chunks at load 20,
+# then the vacuum). Before each BASE run the script marks the schemas as
+# version 4 again: the pair postings stay (BASE never reads a posting whose
+# lexeme starts with \x1f, pairs' mark) and before each NEW run it marks
+# them 5 again, so nothing is written twice. Each search run: 200 queries
+# a mode and store, 2 to 4 minutes at load 20. In all, with the stores
+# kept and the builds cached, about 15 minutes at load 20.
 set -euo pipefail
-base=${1:-4157f76}
-after=${2:-HEAD}
+base=${1:-1df441c}
+new=${2:-HEAD}
 here=$(cd "$(dirname "$0")/.." && pwd)
 eval "$("$here/scripts/pg-test-servers.sh" start)"
-work=${WORK:-/tmp/ps/w100k}
+work=${WORK:-/tmp/pp/w100k}
+schema=${SCHEMA:-pp_keep}
 out=${OUT:-/tmp/ps-remeasure}
+rounds=${ROUNDS:-2}
 mkdir -p "$out"
-for rev in "$base" "$after"; do
-  dir=$out/src-$rev
-  [ -d "$dir" ] || git -C "$here" worktree add -q -f --detach "$dir" "$rev"
-  (cd "$dir" && go build -tags sqlite_fts5 -o "$out/pgbench-$rev" ./bench/cmd/pgbench)
+short() { git -C "$here" rev-parse --short "$1"; }
+for rev in "$base" "$new"; do
+  r=$(short "$rev")
+  [ -x "$out/pgbench-$r" ] && continue
+  rm -rf "$out/src-$r" && mkdir -p "$out/src-$r"
+  git -C "$here" archive "$r" | tar -x -C "$out/src-$r"
+  (cd "$out/src-$r" && GOFLAGS=-p=1 nice -n 10 go build -tags sqlite_fts5 -o "$out/pgbench-$r" ./bench/cmd/pgbench)
 done
-psqlp() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d postgres "$@"; }
-down() { # schema 4 -> 3 on both servers: default statistics, version 3
-  psqlp -p 55432 -c "ALTER TABLE ps_keep.postings ALTER COLUMN lexeme SET STATISTICS -1" -c "ANALYZE ps_keep.postings" \
-    -c "UPDATE ps_keep.cairn_meta SET value = '3' WHERE key = 'schema_version'"
-  psqlp -p 56001 -c "SELECT count(*) FROM run_command_on_shards('ps_keep.postings', \$\$ALTER TABLE %s ALTER COLUMN lexeme SET STATISTICS -1\$\$)" \
-    -c "ANALYZE ps_keep.postings" -c "UPDATE ps_keep.cairn_meta SET value = '3' WHERE key = 'schema_version'"
+psqlp() { psql -X -q -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d postgres "$@"; }
+version() { psqlp -p "$1" -c "SELECT coalesce((SELECT value FROM $schema.cairn_meta WHERE key = 'schema_version'), '0')" 2>/dev/null || echo 0; }
+if [ ! -d "$work/data-sqlite" ] || [ "$(version 55432)" = 0 ] || [ "$(version 56001)" = 0 ]; then
+  echo "== building the stores with $(short "$base") into $work and schema $schema (load $(cut -d' ' -f1 /proc/loadavg))"
+  nice -n 10 "$out/pgbench-$(short "$base")" -scale 47000 -queries 1 -work "$work" -schema "$schema" \
+    -pg "$CAIRN_TEST_POSTGRES_URL" -citus "$CAIRN_TEST_CITUS_URL" 2>&1 | tee "$out/build.txt"
+fi
+setversion() { # mark both schemas as version $1, if they hold pair postings
+  for p in 55432 56001; do
+    if [ "$(version $p)" -ge 4 ] && [ -n "$(psqlp -p $p -c "SELECT 1 FROM $schema.postings WHERE lexeme >= chr(31) AND lexeme < chr(32) LIMIT 1")" ]; then
+      psqlp -p $p -c "UPDATE $schema.cairn_meta SET value = '$1' WHERE key = 'schema_version'"
+    fi
+  done
 }
 run() {
-  local rev=$1 stores=$2
-  echo "== $rev ($(git -C "$here" rev-parse --short "$rev")), load $(cut -d' ' -f1 /proc/loadavg)"
+  local rev=$1 stores=$2 n=$3
+  echo "== $rev run $n, load $(cut -d' ' -f1 /proc/loadavg), schema versions $(version 55432) / $(version 56001)"
   /usr/bin/time -f "wall %e s, this process CPU %U+%S s" nice -n 10 "$out/pgbench-$rev" -scale 47000 -queries 200 -work "$work" -reuse \
-    -schema ps_keep -pg "$CAIRN_TEST_POSTGRES_URL" -citus "$CAIRN_TEST_CITUS_URL" -stores "$stores" 2>&1 | tee "$out/run-$rev.txt"
+    -schema "$schema" -pg "$CAIRN_TEST_POSTGRES_URL" -citus "$CAIRN_TEST_CITUS_URL" -stores "$stores" 2>&1 | tee "$out/run-$rev-$n.txt"
 }
-down
-# The SQLite index was made by a build of a newer SQLite schema than BASE
-# knows (it refuses to open it), so BASE searches the two servers only:
-# its PostgreSQL numbers stand beside AFTER's, its ratio to SQLite is
-# AFTER's SQLite run's, minutes later.
-run "$base" "${BASE_STORES:-postgres,citus}"
-run "$after" sqlite,postgres,citus
+# The SQLite index may be made by a build of a newer SQLite schema than
+# BASE knows (it then refuses to open it), so BASE searches the two servers
+# only by default: its PostgreSQL numbers stand beside NEW's, and the
+# ratio to SQLite is NEW's, in NEW's runs.
+b=$(short "$base") a=$(short "$new")
+for n in $(seq "$rounds"); do
+  setversion 4
+  run "$b" "${BASE_STORES:-postgres,citus}" "$n"
+  setversion 5
+  run "$a" sqlite,postgres,citus "$n"
+done
+echo "== table (lexical and hybrid p50 / p99 ms; each run's load in its header above)"
+for f in "$out"/run-"$b"-*.txt "$out"/run-"$a"-*.txt; do
+  [ -f "$f" ] || continue
+  grep -E '^(sqlite|postgres|citus) ' "$f" | sed "s|^|$(basename "$f" .txt)  |"
+done
 if [ -n "${LOCOMO:-}" ]; then
-  (cd "$out/src-$after" && nice -n 10 go run -tags sqlite_fts5 ./bench/cmd/pgbench -locomo -schema ps_locomo -citus "") | tee "$out/locomo-$after.txt"
-  psqlp -p 55432 -c "DROP SCHEMA IF EXISTS ps_locomo CASCADE"
+  (cd "$out/src-$a" && nice -n 10 go run -tags sqlite_fts5 ./bench/cmd/pgbench -locomo -schema pp_locomo -citus "") | tee "$out/locomo-$a.txt"
+  psqlp -p 55432 -c "DROP SCHEMA IF EXISTS pp_locomo CASCADE"
 fi

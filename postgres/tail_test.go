@@ -25,8 +25,9 @@ import (
 // BUFFERS) of the slowest store statements of the last round. It reads
 // only; the store is opened with the engine's feature version so nothing
 // is emptied (a store of an older schema is migrated first).
-// CAIRN_PG_TAIL_AB=1 runs each query with phrases over pairs and without,
-// alternating, and compares their hits.
+// CAIRN_PG_TAIL_AB=pairs runs each query with phrases over pairs and
+// without, alternating, and compares their hits; =cost the same with the
+// server's random_page_cost and with 1.1.
 //
 //	CAIRN_PG_TAIL=ps_keep go test -tags sqlite_fts5 ./postgres/ -run TestLexicalTail -v -timeout 0
 func TestLexicalTail(t *testing.T) {
@@ -40,76 +41,92 @@ func TestLexicalTail(t *testing.T) {
 	}
 	n, rounds, top := envInt("CAIRN_PG_TAIL_QUERIES", 200), envInt("CAIRN_PG_TAIL_ROUNDS", 2), envInt("CAIRN_PG_TAIL_EXPLAIN", 10)
 	ctx := context.Background()
-	st, err := Backend{URL: url, Schema: schema, Agent: "bench"}.Open(ctx, t.TempDir(),
-		cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
-	if err != nil {
-		t.Fatal(err)
+	open := func() *Store {
+		st, err := Backend{URL: url, Schema: schema, Agent: "bench"}.Open(ctx, t.TempDir(),
+			cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		s := st.(*Store)
+		if s.FeatureChanged() {
+			t.Fatalf("schema %s was built with another feature version (now emptied)", schema)
+		}
+		return s
 	}
-	defer st.Close()
-	s := st.(*Store)
-	if s.FeatureChanged() {
-		t.Fatalf("schema %s was built with another feature version (now emptied)", schema)
+	s := open()
+	// CAIRN_PG_TAIL_AB=pairs: each query twice, phrases over their
+	// lexemes' postings alone and over pairs (pairs.go); =cost: over a
+	// store opened with the server's random_page_cost and over one with
+	// 1.1 (randomPageCost). In turn first, and the hits of the two compared.
+	type variant struct {
+		name  string
+		pairs bool
+		tm    *tailIndex
 	}
-	tm := &tailIndex{s: s}
-	sr := &search.Searcher{Index: tm}
-	qs := corpus.LabeledQueries(n, 1)
-	// CAIRN_PG_TAIL_AB=1: each query twice, phrases over their lexemes'
-	// postings alone and over pairs (pairs.go), in turn first, and the
-	// hits of the two compared.
-	variants := []bool{pairPhrases}
-	if os.Getenv("CAIRN_PG_TAIL_AB") != "" {
-		variants = []bool{false, true}
+	variants := []variant{{"this build", pairPhrases, &tailIndex{s: s}}}
+	switch ab := os.Getenv("CAIRN_PG_TAIL_AB"); ab {
+	case "":
+	case "pairs":
+		variants = []variant{{"without pairs", false, &tailIndex{s: s}}, {"with pairs", true, &tailIndex{s: s}}}
+	case "cost":
+		defer func(c string) { randomPageCost = c }(randomPageCost)
+		randomPageCost = "1.1"
+		low := open()
+		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, variants[0].tm}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low}}}
+	default:
+		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs or cost", ab)
 	}
 	defer func() { pairPhrases = true }()
+	qs := corpus.LabeledQueries(n, 1)
 	var res []tailResult
 	for r := range rounds {
 		res = res[:0]
-		byVariant := map[bool][]tailResult{}
+		byVariant := make([][]tailResult, len(variants))
 		differ, calls := 0, 0
 		for i, q := range qs {
-			var hits [2]string
+			hits := make([]string, len(variants))
 			for k := range variants {
-				v := variants[(i+k)%len(variants)]
-				pairPhrases = v
-				tm.calls = nil
+				vi := (i + k) % len(variants)
+				v := variants[vi]
+				pairPhrases = v.pairs
+				v.tm.calls = nil
 				t0 := time.Now()
-				h, err := sr.Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10})
+				h, err := (&search.Searcher{Index: v.tm}).Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10})
 				if err != nil && !strings.Contains(err.Error(), "invalid") {
 					t.Fatalf("search %q: %v", q.Text, err)
 				}
 				took := time.Since(t0)
-				for i := range tm.calls {
-					tm.calls[i].query = q
+				for i := range v.tm.calls {
+					v.tm.calls[i].query = q
 				}
-				calls += len(tm.calls)
-				byVariant[v] = append(byVariant[v], tailResult{q, took, slices.Clone(tm.calls)})
-				if len(variants) == 1 || v { // the slowest statements explained are these
-					res = append(res, byVariant[v][len(byVariant[v])-1])
-				}
+				calls += len(v.tm.calls)
+				byVariant[vi] = append(byVariant[vi], tailResult{q, took, slices.Clone(v.tm.calls)})
 				var b strings.Builder
 				for _, x := range h {
 					fmt.Fprintf(&b, "%s:%d %.9f;", x.Path, x.StartLine, x.Score)
 				}
-				hits[(i+k)%len(variants)] = b.String()
+				hits[vi] = b.String()
 			}
 			if len(variants) == 2 && hits[0] != hits[1] {
 				differ++
-				t.Errorf("query %q: hits without pairs %s, with pairs %s", q.Text, hits[0], hits[1])
+				t.Errorf("query %q: hits %s: %s; %s: %s", q.Text, variants[0].name, hits[0], variants[1].name, hits[1])
 			}
 		}
+		res = append(res, byVariant[len(variants)-1]...) // the slowest statements explained are the last variant's
 		t.Logf("round %d: %.2f store calls a search", r+1, float64(calls)/float64(len(qs)*len(variants)))
-		for _, v := range variants {
-			vr := byVariant[v]
-			t.Logf("round %d, pairs %v: %s", r+1, v, tailSummary(vr, ""))
+		for vi, v := range variants {
+			t.Logf("round %d, %s: %s", r+1, v.name, tailSummary(byVariant[vi], ""))
 			for _, k := range []string{corpus.KindCommon, corpus.KindMid, corpus.KindRare, corpus.KindMixed, corpus.KindIdent, corpus.KindPhrase} {
-				t.Logf("  %-7s %s", k, tailSummary(vr, k))
+				t.Logf("  %-7s %s", k, tailSummary(byVariant[vi], k))
 			}
 		}
 		if len(variants) == 2 {
-			t.Logf("round %d: %d of %d queries' hits differ with and without pairs", r+1, differ, len(qs))
+			t.Logf("round %d: %d of %d queries' hits differ between the two", r+1, differ, len(qs))
 		}
 	}
-	pairPhrases = true
+	pairPhrases = variants[len(variants)-1].pairs
+	tm := variants[len(variants)-1].tm
 	var calls []tailCall
 	for _, r := range res {
 		calls = append(calls, r.calls...)
@@ -221,4 +238,13 @@ func tailSummary(res []tailResult, kind string) string {
 	}
 	slices.Sort(l)
 	return fmt.Sprintf("%d queries: p50 %.2f ms, p90 %.2f, p99 %.2f, max %.2f", len(l), ms(l[len(l)/2]), ms(l[len(l)*9/10]), ms(l[len(l)*99/100]), ms(l[len(l)-1]))
+}
+
+// pageCost is the random_page_cost the store's connections plan with.
+func (s *Store) pageCost(ctx context.Context, t *testing.T) string {
+	var v string
+	if err := s.pool.QueryRow(ctx, `SHOW random_page_cost`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
