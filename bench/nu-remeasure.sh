@@ -4,8 +4,8 @@
 # a temporary folder, the scenarios alternating BASE, NEW per row. Prints one
 # table: scenario, what BASE does, what NEW does. Needs no data (each scenario
 # makes its own CAIRN_HOME under the temp folder), no network, no GPU; takes
-# about 4 minutes on the loaded 2-vCPU machine (two builds of cmd/cairn, about
-# 1.5 min each at load 30, then a few seconds a scenario; the query-terms row
+# about 10 minutes on the loaded 2-vCPU machine at load 31-35 (two builds of
+# cmd/cairn, 4 to 5 min each, then a few seconds a scenario; the query-terms row
 # runs a serve of each build for about 20 s).
 #
 #   bench/nu-remeasure.sh 1df441c HEAD
