@@ -66,7 +66,11 @@ type idleMerger interface {
 // Store.IdleMergeDue: tombstones of deleted rows at 0.5% of the rows, or
 // 16 segments): at 1M chunks after a 1% edit sync, merging into one
 // segment cut lexical CPU p99 by 28%, which no bounded merge of the small
-// segments does. A store without such an index returns at once. Run it on
+// segments does. The SQLite store also starts there a rebuild of its
+// full-text table when the index's own most frequent words drifted from
+// the table's pair list (sqlite pairs.go), and its steps then build the
+// new table beside the old one and swap it in, bounded like merge steps.
+// A store without such an index returns at once. Run it on
 // a goroutine the caller owns and awaits before Close (cmd/cairn serve).
 func (e *Engine) MaintainIdle(ctx context.Context, o IdleOptions) error {
 	m, ok := e.store.(idleMerger)

@@ -374,15 +374,25 @@ func (s *Store) LiveBytes(ctx context.Context) (int64, error) {
 // (at most MaxWords of them, the most frequent); the list is rebuilt when
 // it lacks a term held by twice Share or holds one that fell below half of
 // it, so a term near the line does not flap. The check reads every term's
-// count (about 6 s CPU at 1M chunks), so it runs again only once the rows
-// moved by Recheck since the last one; indexes under MinRows keep
-// GramWords alone (a rebuild is not worth it there).
+// count (2.4 to 6 s CPU at 1M chunks), so it runs again only once the
+// rows moved by Recheck since the last one; indexes under MinRows keep
+// GramWords alone.
+//
+// Measured (bench/RESULTS.md, issue 19 item 4, LP): at 1M chunks of
+// cairnbench's corpus the terms in 10% of the chunks are 93, and the table
+// rebuilt with the top 100 paired cut lexical CPU p99 13.3 -> 10.1 ms and
+// phrase p99 28.0 -> 5.3 ms (both sides merged into one segment), for 14%
+// more pages and 144 s CPU of rebuild. Pairs make every later insert
+// dearer: the docs corpus (31.6k chunks) indexed 2.2 s CPU into the table
+// with GramWords alone, 2.7 to 3.3 s with its own top 45 and 3.8 to 4.1 s
+// with its top 100; at 100k chunks phrase p99 was 4.6 ms without them. So
+// only an index of MinRows chunks or more gets its own list.
 var pairPolicy = struct {
 	MinRows  int
 	Share    float64
 	MaxWords int
 	Recheck  float64
-}{MinRows: 20000, Share: 0.05, MaxWords: 200, Recheck: 0.25}
+}{MinRows: 200000, Share: 0.1, MaxWords: 200, Recheck: 0.25}
 
 // pairStepChunks bounds an idle-time rebuild step: at 1M chunks about
 // 0.1 ms CPU a chunk, so a fraction of a second (bench/RESULTS.md).
