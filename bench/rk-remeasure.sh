@@ -5,18 +5,25 @@
 #    ce521c9 (lean 0.5 by rare, context 0.3: BASE's defaults), the date lift (dates 0.5, the default
 #    since cf57822), and the speaker lift on top of it (speaker 0.1, 0.2, 0.3, 0.5, always and only
 #    when the lexical lane is unsure: speakerby 4; then 0.75 and 1, and by kinds 1 and 3, the wider
-#    grid of the report); bench/rk-cv.py prints the table of
-#    bench/RESULTS.md "Ranking: a speaker lift" (each family cross-validated, every category and
-#    cutoff) from the JSON;
+#    grid of the report; and the shapes of "Ranking: the speaker lift, its cost and its shape": only
+#    when the query names one participant, capped per session, shrunk by the share it reaches);
+#    bench/rk-cv.py prints the tables of bench/RESULTS.md (each family cross-validated, every
+#    category and cutoff) from the JSON, and the questions the setting SPEAKER ("speaker 0.75 one",
+#    the closest to the default rule; the lift stays off) loses against now;
 # 2. with EVAL=1, the LoCoMo evaluation as cairn eval locomo runs it (bench/cmd/calibrate -eval:
 #    hybrid and lexical at min score 0 and the default 0.3, by category), BASE then NEW.
-# Usage: bench/rk-remeasure.sh [BASE [NEW [OUT]]]   (defaults 4157f76, HEAD, /tmp/rk-remeasure; from
+# 3. TestSpeakerLiftCost (NEW's tree, COST=1): the lift's cost per warm hybrid search over long agent
+#    transcripts (12 sessions of 1,000 to 5,000 messages and 150 LoCoMo-sized ones), lift off, on
+#    without the span cache and on with it alternating query by query (about 4 min to build the
+#    index at load 20, kept in $OUT/cost; COST_DIR=DIR reuses one, /tmp/rk/cost was kept).
+# Usage: bench/rk-remeasure.sh [BASE [NEW [OUT]]]   (defaults 1df441c, HEAD, /tmp/rk-remeasure; from
 # the repository root, ../shared beside it). INDEX=DIR starts the sweep from a copy of a kept sweep
-# index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk3/fdir was kept). With INDEX the
+# index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk/fdir was kept, LoCoMo dev with
+# USE-lite from ../shared/models/use-lite; without INDEX the sweep builds it). With INDEX the
 # whole run took 8.5 min at load 6 (the sweep's 17 settings 475 s with the test's build); embedding
 # the six conversations first adds about 8 min at low load; each evaluation about 8 min more.
 set -eu
-BASE=${1:-4157f76}
+BASE=${1:-1df441c}
 NEW=${2:-HEAD}
 OUT=${3:-/tmp/rk-remeasure}
 SHARED=$(cd ../shared && pwd)
@@ -35,9 +42,15 @@ fi
 B="1:0.5:0:0:0:0.5:4:0:0:0.3"
 D="$B:0:0:0:0.5"
 G="$B,$D,$D:0.1,$D:0.2,$D:0.3,$D:0.5,$D:0.1:4,$D:0.2:4,$D:0.3:4,$D:0.5:4,$D:0.75,$D:1,$D:0.5:1,$D:0.5:3,$D:0.75:4,$D:1:4"
+G="$G,$D:0.5:0:1,$D:0.75:0:1,$D:1:0:1,$D:0.5:4:1,$D:0.5:0:0:3,$D:0.5:0:0:0:0.5,$D:0.5:0:0:0:1,$D:0.75:0:0:0:1"  # one, cap, share
+SPEAKER=${SPEAKER:-speaker 0.75 one}
 (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/sweep.json" \
   CAIRN_FUSION_GRID="$G" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
-python3 "$HERE/bench/rk-cv.py" "$OUT/sweep.json" -all | tee "$OUT/table.md"
+python3 "$HERE/bench/rk-cv.py" "$OUT/sweep.json" -all -diff "$SPEAKER" | tee "$OUT/table.md"
+if [ -n "${COST:-}" ]; then
+  (cd "$OUT/new" && CAIRN_SPEAKER_COST=1 CAIRN_SPEAKER_COST_DIR="${COST_DIR:-$OUT/cost}" \
+    nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestSpeakerLiftCost -v -timeout 1h) | tee "$OUT/cost.log"
+fi
 if [ -n "${EVAL:-}" ]; then
   for rev in base new; do
     (cd "$OUT/$rev" && nice -n 19 go run -tags sqlite_fts5 ./bench/cmd/calibrate -shared "$SHARED" -modes hybrid,lexical -eval) | tee "$OUT/eval-$rev.log"

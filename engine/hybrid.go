@@ -153,7 +153,13 @@ const (
 // 76.5 → 76.4; applied only when the lexical lane is unsure (SpeakerBy
 // leanRare) it loses temporal @25 by 0.1 alone (bench/RESULTS.md,
 // "Ranking: a speaker lift"). The rule for a default is no category lower
-// at any cutoff.
+// at any cutoff. A fifth sweep (roles and agents never lift; SpeakerOne,
+// SpeakerCap, SpeakerShare) left it off too: lifting only when the query
+// names one participant, cross-validated over 0.3 to 1, is at or above
+// lexical in every cell (multi-hop @1 11.3 against 11.1) but below now by
+// two questions at single-hop @10 (77.6 → 77.2) and one at temporal @10;
+// capping per session costs @10 (67.0 → 63.1 at 2), the share shrink @1
+// (bench/RESULTS.md, "Ranking: the speaker lift, its cost and its shape").
 var fusion = fusionWeights{Lex: 1, Vec: 0.5, Convex: true, Lean: 0.5, LeanBy: leanRare, Context: 0.3, Dates: 0.5}
 
 // rrfFusion is reciprocal-rank fusion with equal weights (spec C11), the

@@ -28,7 +28,8 @@ import (
 // cache, on with it), query by query in one process, and the table gives
 // each variant's wall p50/p99 and process CPU per search (getrusage: the
 // lexical lane's goroutine included). CAIRN_SPEAKER_COST_DIR keeps the
-// index; CAIRN_SPEAKER_COST_LONG sets the number of long sessions (12).
+// index; CAIRN_SPEAKER_COST_LONG sets the number of long sessions (12),
+// CAIRN_SPEAKER_COST_QUERIES the number of queries (100).
 // Numbers in bench/RESULTS.md, "Ranking: the speaker lift on by default".
 func TestSpeakerLiftCost(t *testing.T) {
 	if os.Getenv("CAIRN_SPEAKER_COST") == "" {
@@ -62,7 +63,11 @@ func TestSpeakerLiftCost(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, ".speakercost"), nil, 0o644)
 		t.Logf("imported and embedded %d sessions in %s", len(sessions), time.Since(start).Round(time.Millisecond))
 	}
-	queries := costQueries(rng, words, 300)
+	nq := 100
+	if s := os.Getenv("CAIRN_SPEAKER_COST_QUERIES"); s != "" {
+		nq, _ = strconv.Atoi(s)
+	}
+	queries := costQueries(rand.New(rand.NewSource(2)), words, nq)
 	variants := []struct {
 		name    string
 		speaker float64
@@ -73,7 +78,10 @@ func TestSpeakerLiftCost(t *testing.T) {
 	wall := make([][]float64, len(variants))
 	cpu := make([][]float64, len(variants))
 	for pass := 0; pass < 2; pass++ { // the first pass warms every cache
-		for _, q := range queries {
+		for qi, q := range queries {
+			if qi%25 == 0 {
+				t.Logf("pass %d, query %d of %d", pass+1, qi, len(queries))
+			}
 			for vi, v := range variants {
 				fusion.Speaker, speakerCacheOff = v.speaker, !v.cache
 				c0, w0 := processCPU(), time.Now()
