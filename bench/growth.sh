@@ -3,7 +3,7 @@
 # "Indexing growth"): builds indexbench and growbench from BASE and from the
 # working tree, then alternates them.
 #
-#   bench/growth.sh BASE [ROUNDS]          # no-op syncs at 480,000 files
+#   bench/growth.sh BASE [ROUNDS]          # no-op syncs at 480,000 files (BASE 1df441c this round; about 5 minutes)
 #   FIRST=1 bench/growth.sh BASE 1         # also first index at 48k and 480k notes (about an hour on a quiet machine)
 #   NOOP=0 INTO=1 bench/growth.sh BASE 2   # only: 20,000 new notes into an empty index and into the 1M index
 #
@@ -11,8 +11,8 @@
 # run, `indexbench -fresh=false -corpus bench -noop 2`, one JSON line each
 # (firstSeconds includes opening the index; userSeconds + sysSeconds are the
 # process's CPU; the new build's copy is migrated first, see below). FIRST: growbench first indexes of gencorpus seed 1 at
-# 48,000 notes (about 100k chunks) and the 480,000 of /tmp/big1m/notes (1M
-# chunks), base and new one after the other, one at a time. INTO: the same
+# 48,000 notes (about 100k chunks) and the 480,000 of /tmp/l1big/n480000/notes
+# (BIG_NOTES; 1M chunks), base and new one after the other, one at a time. INTO: the same
 # 20,000 new notes (gencorpus seed 7, about 42,000 chunks) synced as a second
 # corpus into an empty index and into a fresh copy of the 1M-chunk index,
 # base and new alternating, under perf stat (page writes and reads). NOOP=0
@@ -75,7 +75,7 @@ fi
 rm -rf "$work/big-new"
 if [ "${FIRST:-}" = 1 ]; then
   [ -d "$work/n48000" ] || (cd "$repo" && go run ./bench/cmd/gencorpus -out "$work/n48000" -notes 48000 -seed 1)
-  for dir in "$work/n48000" /tmp/big1m/notes; do
+  for dir in "$work/n48000" "${BIG_NOTES:-/tmp/l1big/n480000/notes}"; do
     for v in base new; do
       echo "first $v $dir load $(load)"
       nice -n 10 "$work/gb-$v" -dir "$dir" -index "$work/first" -every 120s

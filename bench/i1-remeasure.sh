@@ -12,15 +12,28 @@
 #     must be equal; the query lines also hold scores, which other changes
 #     to ranking move.
 #
-#   bench/i1-remeasure.sh [BASE [NEW]]   # from the repository root; BASE 4157f76, NEW .
+#   bench/i1-remeasure.sh [BASE [NEW]]   # from the repository root; BASE 1df441c, NEW .
 #
 # About 3 minutes on a quiet 2-core machine plus the two builds. DOCS
-# defaults to /tmp/i1docs (565 Markdown files, 17.8 MB: bench/RESULTS.md
-# says how it was made); WORK (default /tmp/i1r) holds builds and indexes.
+# defaults to /tmp/i1docs, built here when missing: every Markdown file
+# under /usr/share/doc, /usr/lib/node_modules and /root/go/pkg/mod (565
+# files, 17.8 MB when bench/RESULTS.md measured it; 561 in a later
+# session: the module cache moves), folders named node_modules renamed nm
+# (the default excludes skip them); WORK (default /tmp/i1r) holds builds
+# and indexes.
 set -eu
-BASE=${1:-${BASE:-4157f76}} NEW=${2:-.}
+BASE=${1:-${BASE:-1df441c}} NEW=${2:-.}
 WORK=${WORK:-/tmp/i1r} DOCS=${DOCS:-/tmp/i1docs} PAIRS=${PAIRS:-3}
 mkdir -p "$WORK"
+if [ ! -d "$DOCS" ]; then
+  for d in usr/share/doc usr/lib/node_modules root/go/pkg/mod; do
+    dst=$DOCS/$(echo $d | tr / _)
+    mkdir -p "$dst"
+    [ -d "/$d" ] && (cd "/$d" && find . -name '*.md' -type f -print0 | tar --null -T - -cf - | tar -xf - -C "$dst")
+  done
+  (cd "$DOCS" && find . -depth -type d -name node_modules -execdir mv node_modules nm \;)
+  echo "built $DOCS: $(find "$DOCS" -type f | wc -l) files"
+fi
 build() { # build REV NAME
   if [ "$1" = . ]; then
     go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench

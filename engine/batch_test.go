@@ -46,6 +46,29 @@ func TestSyncBatchesByBytes(t *testing.T) {
 	}
 }
 
+// The first batch is prepared on every worker (the writer waits for it),
+// the others on one fewer (the writer is busy with the one before), and
+// never on none.
+func TestSyncPrepareWorkers(t *testing.T) {
+	files := map[string]string{}
+	for i := range 8 {
+		files[fmt.Sprintf("n%d.md", i)] = longNote(fmt.Sprint(i), 400<<10)
+	}
+	for _, tc := range []struct {
+		workers int
+		want    string
+	}{{3, "[2:3 5:2 1:2]"}, {1, "[2:1 5:1 1:1]"}} {
+		f := newFixture(t, files, Options{Workers: tc.workers})
+		var got []string
+		batchWorkersHook = func(n, w int) { got = append(got, fmt.Sprintf("%d:%d", n, w)) }
+		f.sync()
+		batchWorkersHook = nil
+		if fmt.Sprint(got) != tc.want {
+			t.Errorf("Workers %d: batches (files:workers) %v, want %s", tc.workers, got, tc.want)
+		}
+	}
+}
+
 // Files with the same content in different batches store it once, and the
 // sync counts its chunks once: the later batch is prepared while the
 // earlier one may not be committed yet.

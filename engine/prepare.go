@@ -89,11 +89,11 @@ func hashText(text string) string {
 // failures are listed in r; a path that is no longer valid is marked not
 // to keep, others keep their indexed snapshot. Files read are marked in
 // read. sent holds the content hashes of batches already handed to the
-// writer (see buildBatch).
+// writer (see buildBatch). It runs on workers goroutines.
 func (e *Engine) prepareBatch(ctx context.Context, c cairn.Corpus, files []ingest.File, states map[string]cairn.DocState,
-	r *cairn.CorpusSyncResult, keep, read, sent map[string]bool) (*cairn.Batch, tally, error) {
+	r *cairn.CorpusSyncResult, keep, read, sent map[string]bool, workers int) (*cairn.Batch, tally, error) {
 	items := make([]loaded, len(files))
-	e.parallel(len(files), func(i int) {
+	parallel(workers, len(files), func(i int) {
 		it := &items[i]
 		it.file = files[i]
 		it.text, it.err = ingest.Read(files[i], e.opts.MaxFileSize)
@@ -117,7 +117,7 @@ func (e *Engine) prepareBatch(ctx context.Context, c cairn.Corpus, files []inges
 		r.Failures = append(r.Failures, re.Failure())
 		keep[it.file.Rel] = !re.Drop
 	}
-	return e.buildBatch(ctx, c.Name, items, states, r, sent)
+	return e.buildBatch(ctx, c.Name, items, states, r, sent, workers)
 }
 
 // buildBatch chunks the new content among items (those read without error)
@@ -125,9 +125,10 @@ func (e *Engine) prepareBatch(ctx context.Context, c cairn.Corpus, files []inges
 // to an earlier batch of this sync that the writer may not have committed
 // yet: it is neither chunked nor counted again, and the document refers to
 // it as stored content (batches commit in order, and none after a failed
-// one). Added to sent are the hashes this batch writes.
+// one). Added to sent are the hashes this batch writes. Chunking runs on
+// workers goroutines.
 func (e *Engine) buildBatch(ctx context.Context, corpus string, items []loaded, states map[string]cairn.DocState,
-	r *cairn.CorpusSyncResult, sent map[string]bool) (*cairn.Batch, tally, error) {
+	r *cairn.CorpusSyncResult, sent map[string]bool, workers int) (*cairn.Batch, tally, error) {
 	b := &cairn.Batch{Corpus: corpus}
 	var t tally
 	var fresh []string
@@ -170,7 +171,7 @@ func (e *Engine) buildBatch(ctx context.Context, corpus string, items []loaded, 
 			}
 		}
 	}
-	e.parallel(len(items), func(i int) {
+	parallel(workers, len(items), func(i int) {
 		if d := items[i].doc; d != nil && first[d.Hash] == i && !has(d.Hash) {
 			d.Title = chunk.Title(d.Text)
 			d.Chunks = e.chunkerFor(corpus).Chunk(d.Text) // memories: their retrieval keys (recall_keys.go)
@@ -235,7 +236,7 @@ func (e *Engine) redactKept(ctx context.Context, corpus string, states map[strin
 				text: clean, hash: hashText(clean), redacted: counts})
 		}
 		paths = paths[n:]
-		b, t, err := e.buildBatch(ctx, corpus, items, states, r, nil)
+		b, t, err := e.buildBatch(ctx, corpus, items, states, r, nil, e.opts.Workers)
 		if err == nil && b != nil {
 			err = e.store.Apply(ctx, b)
 		}
@@ -247,11 +248,11 @@ func (e *Engine) redactKept(ctx context.Context, corpus string, states map[strin
 	return done, nil
 }
 
-// parallel runs fn(0..n-1) on the engine's workers.
-func (e *Engine) parallel(n int, fn func(i int)) {
+// parallel runs fn(0..n-1) on at most workers goroutines (at least one).
+func parallel(workers, n int, fn func(i int)) {
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for w := 0; w < min(e.opts.Workers, n); w++ {
+	for w := 0; w < min(max(workers, 1), n); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
