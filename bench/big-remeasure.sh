@@ -38,8 +38,6 @@ steps=${STEPS:-embed,search}
 stop=${STOP:-20000}
 queries=${QUERIES:-1000}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-pg=${CAIRN_TEST_POSTGRES_URL:?run eval "\$(scripts/pg-test-servers.sh start)" first}
-citus=${CAIRN_TEST_CITUS_URL:?run eval "\$(scripts/pg-test-servers.sh start)" first}
 mkdir -p "$work"
 
 # build REV: portbench of REV's tree with NEW's bench/cmd/portbench.
@@ -85,6 +83,8 @@ if [[ $steps == *embed* ]]; then
 fi
 
 if [[ $steps == *search* ]]; then
+	pg=${CAIRN_TEST_POSTGRES_URL:?run eval "\$(scripts/pg-test-servers.sh start)" first}
+	citus=${CAIRN_TEST_CITUS_URL:?run eval "\$(scripts/pg-test-servers.sh start)" first}
 	search() { # stores modes
 		"$a" -search -data /tmp/big/sqlite -notes /tmp/l1big/n480000/notes -corpus bench -glob default \
 			-pg "$pg" -citus "$citus" -schema big_1m -agent bench -work "$work" -queries "$queries" -stores "$1" -modes "$2"

@@ -37,8 +37,9 @@ out=${OUT:-/tmp/ps-remeasure}
 rounds=${ROUNDS:-2}
 mkdir -p "$out"
 short() { git -C "$here" rev-parse --short "$1"; }
-for rev in "$base" "$new"; do
-  r=$(short "$rev")
+# Resolved once: HEAD may move while this runs (others commit).
+b=$(short "$base") a=$(short "$new")
+for r in "$b" "$a"; do
   [ -x "$out/pgbench-$r" ] && continue
   rm -rf "$out/src-$r" && mkdir -p "$out/src-$r"
   git -C "$here" archive "$r" | tar -x -C "$out/src-$r"
@@ -47,8 +48,8 @@ done
 psqlp() { psql -X -q -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres -d postgres "$@"; }
 version() { psqlp -p "$1" -c "SELECT coalesce((SELECT value FROM $schema.cairn_meta WHERE key = 'schema_version'), '0')" 2>/dev/null || echo 0; }
 if [ ! -d "$work/data-sqlite" ] || [ "$(version 55432)" = 0 ] || [ "$(version 56001)" = 0 ]; then
-  echo "== building the stores with $(short "$base") into $work and schema $schema (load $(cut -d' ' -f1 /proc/loadavg))"
-  nice -n 10 "$out/pgbench-$(short "$base")" -scale 47000 -queries 1 -work "$work" -schema "$schema" \
+  echo "== building the stores with $b into $work and schema $schema (load $(cut -d' ' -f1 /proc/loadavg))"
+  nice -n 10 "$out/pgbench-$b" -scale 47000 -queries 1 -work "$work" -schema "$schema" \
     -pg "$CAIRN_TEST_POSTGRES_URL" -citus "$CAIRN_TEST_CITUS_URL" 2>&1 | tee "$out/build.txt"
 fi
 setversion() { # mark both schemas as version $1, if they hold pair postings
@@ -68,7 +69,6 @@ run() {
 # BASE knows (it then refuses to open it), so BASE searches the two servers
 # only by default: its PostgreSQL numbers stand beside NEW's, and the
 # ratio to SQLite is NEW's, in NEW's runs.
-b=$(short "$base") a=$(short "$new")
 for n in $(seq "$rounds"); do
   setversion 4
   run "$b" "${BASE_STORES:-postgres,citus}" "$n"
