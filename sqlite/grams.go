@@ -263,6 +263,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/cairnmemory/cairn"
 )
 
 // gramsTable moves the full-text index to the cairn tokenizer. The table
@@ -369,8 +371,9 @@ func indexChunksWhere(ctx context.Context, s *Store, tx *sql.Tx, table, cond, jo
 // the longer stop-word list the search package drops from queries costs
 // more to index than it saves (measured, docs/design.md). Changing the list
 // changes the index: it needs a migration that rebuilds the table, as
-// gramsTable does.
-var GramWords = strings.Fields(`the of and to a in is it that for on with as was at by this be are from`)
+// gramsTable does. The list is the root package's, shared with the
+// PostgreSQL store's pair postings, so the two stores pair the same words.
+var GramWords = cairn.GramWords
 
 func init() {
 	// The C string lives for the life of the process.
