@@ -30,7 +30,7 @@ import (
 // lexical lane's goroutine included). CAIRN_SPEAKER_COST_DIR keeps the
 // index; CAIRN_SPEAKER_COST_LONG sets the number of long sessions (12),
 // CAIRN_SPEAKER_COST_QUERIES the number of queries (100).
-// Numbers in bench/RESULTS.md, "Ranking: the speaker lift on by default".
+// Numbers in bench/RESULTS.md, "Ranking: the speaker lift, its cost and its shape".
 func TestSpeakerLiftCost(t *testing.T) {
 	if os.Getenv("CAIRN_SPEAKER_COST") == "" {
 		t.Skip("set CAIRN_SPEAKER_COST=1 to measure the speaker lift's cost per search")
