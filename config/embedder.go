@@ -7,8 +7,11 @@ import (
 )
 
 var (
-	embedderKeys      = []string{"provider", "model", "library", "base_url", "api_key_env", "query_prefix", "document_prefix"}
+	embedderKeys      = []string{"provider", "model", "library", "base_url", "api_key_env", "query_prefix", "document_prefix", "quantize"}
 	embedderProviders = []string{"onnx", "openai", "none"}
+	// embedderQuantize is what quantize allows (onnx.Quantizations; config
+	// does not import the runtime's package).
+	embedderQuantize = []string{"none", "int8"}
 )
 
 type rawEmbedder struct {
@@ -19,6 +22,7 @@ type rawEmbedder struct {
 	APIKeyEnv      string `toml:"api_key_env"`
 	QueryPrefix    string `toml:"query_prefix"`
 	DocumentPrefix string `toml:"document_prefix"`
+	Quantize       string `toml:"quantize"`
 }
 
 // Embedder is the [embedder] table.
@@ -30,6 +34,10 @@ type Embedder struct {
 	APIKeyEnv      string
 	QueryPrefix    string
 	DocumentPrefix string
+	// Quantize is onnx's weight quantization: "" (none: the model's FP32
+	// weights) or "int8" (onnx.Options.Quantize). Part of the embedder's
+	// identity: changing it re-embeds the index.
+	Quantize string
 }
 
 func validateEmbedder(file string, raw *rawEmbedder, r resolver) (*Embedder, error) {
@@ -46,11 +54,18 @@ func validateEmbedder(file string, raw *rawEmbedder, r resolver) (*Embedder, err
 		return nil, nil
 	case strings.TrimSpace(raw.Model) == "":
 		return fail("model is missing; allowed: a model directory (onnx) or the endpoint's model name (openai)")
+	case raw.Quantize != "" && !slices.Contains(embedderQuantize, raw.Quantize):
+		return fail("quantize %q; allowed: %s", raw.Quantize, strings.Join(embedderQuantize, ", "))
+	case raw.Quantize != "" && raw.Quantize != "none" && raw.Provider != "onnx":
+		return fail("quantize %q is for provider \"onnx\" (the model runs in process); provider %q embeds elsewhere", raw.Quantize, raw.Provider)
 	case raw.Provider == "openai" && !strings.HasPrefix(raw.BaseURL, "http://") && !strings.HasPrefix(raw.BaseURL, "https://"):
 		return fail("base_url %q; allowed: an http:// or https:// URL of an OpenAI-compatible endpoint", raw.BaseURL)
 	}
 	e := &Embedder{Provider: raw.Provider, Model: raw.Model, BaseURL: strings.TrimRight(raw.BaseURL, "/"), APIKeyEnv: raw.APIKeyEnv,
 		QueryPrefix: raw.QueryPrefix, DocumentPrefix: raw.DocumentPrefix}
+	if raw.Quantize != "none" {
+		e.Quantize = raw.Quantize
+	}
 	if raw.Provider == "onnx" {
 		var err error
 		if e.Model, err = r.resolve(raw.Model); err != nil {

@@ -1,0 +1,44 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// [embedder] quantize: "none" and left out are FP32 (""), "int8" passes
+// through for onnx; any other value, or int8 for an endpoint, is an
+// error naming the key and what it allows.
+func TestEmbedderQuantize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	const onnx = "[embedder]\nprovider = \"onnx\"\nmodel = \"models/use-lite\"\n"
+	const openai = "[embedder]\nprovider = \"openai\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
+	for _, tt := range []struct{ text, want, err string }{
+		{onnx, "", ""},
+		{onnx + "quantize = \"none\"\n", "", ""},
+		{onnx + "quantize = \"int8\"\n", "int8", ""},
+		{onnx + "quantize = \"int4\"\n", "", `quantize "int4"; allowed: none, int8`},
+		{onnx + "quantize = \"INT8\"\n", "", `quantize "INT8"; allowed: none, int8`},
+		{openai + "quantize = \"int8\"\n", "", `quantize "int8" is for provider "onnx"`},
+		{openai + "quantize = \"none\"\n", "", ""},
+	} {
+		if err := os.WriteFile(path, []byte(tt.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path, nil)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "[embedder]") {
+				t.Errorf("%q: error %v, want %q", tt.text, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tt.text, err)
+			continue
+		}
+		if cfg.Embedder == nil || cfg.Embedder.Quantize != tt.want {
+			t.Errorf("%q: Embedder %+v, want Quantize %q", tt.text, cfg.Embedder, tt.want)
+		}
+	}
+}
