@@ -58,7 +58,7 @@ type cacheHeader struct {
 	Stat        fileStat              `json:"model_stat"`
 	Inputs      []ort.InputOutputInfo `json:"inputs"`
 	Outputs     []ort.InputOutputInfo `json:"outputs"`
-	Quantize    string                `json:"quantize,omitempty"` // Options.Quantize, normalized
+	Quantize    string                `json:"quantize,omitempty"` // quantizeKey: Options.Quantize normalized, "-7bit" added for 7-bit weights
 	BodyLen     int64                 `json:"body_len"`
 	BodyCRC     uint32                `json:"body_crc32c"`
 }
@@ -199,8 +199,8 @@ func writeCache(path string, hdr cacheHeader, body []byte) error {
 // openFromCache creates the sessions from a mapped cache file with graph
 // optimizations off, the weights read in place. On failure the sessions
 // made are destroyed, the file removed and the mapping dropped.
-func (e *Embedder) openFromCache(c *cached, path string, threads int, noSpin bool) error {
-	err := e.openSessions(c.body, threads, noSpin, ort.GraphOptimizationLevelDisableAll, func(o *ort.SessionOptions) error {
+func (e *Embedder) openFromCache(c *cached, path string) error {
+	err := e.openSessions(c.body, ort.GraphOptimizationLevelDisableAll, func(o *ort.SessionOptions) error {
 		for _, kv := range [][2]string{{"session.load_model_format", "ORT"},
 			{"session.use_ort_model_bytes_directly", "1"}, {"session.use_ort_model_bytes_for_initializers", "1"}} {
 			if err := o.AddSessionConfigEntry(kv[0], kv[1]); err != nil {
@@ -221,18 +221,18 @@ func (e *Embedder) openFromCache(c *cached, path string, threads int, noSpin boo
 
 // openAndCache creates the sessions from the model, the first of them
 // saving its optimized graph, which is then stored at path.
-func (e *Embedder) openAndCache(model []byte, hdr cacheHeader, path string, threads int, noSpin bool) error {
+func (e *Embedder) openAndCache(model []byte, hdr cacheHeader, path string) error {
 	tmp, err := "", privateDir(filepath.Dir(path))
 	if err == nil {
 		tmp, err = os.MkdirTemp(filepath.Dir(path), "optimizing-*")
 	}
 	if err != nil { // no cache folder: open without caching
-		return e.openSessions(model, threads, noSpin, ort.GraphOptimizationLevelEnableAll, nil)
+		return e.openSessions(model, ort.GraphOptimizationLevelEnableAll, nil)
 	}
 	defer os.RemoveAll(tmp)
 	out := filepath.Join(tmp, "model.ort")
 	first := true
-	err = e.openSessions(model, threads, noSpin, ort.GraphOptimizationLevelEnableAll, func(o *ort.SessionOptions) error {
+	err = e.openSessions(model, ort.GraphOptimizationLevelEnableAll, func(o *ort.SessionOptions) error {
 		if !first {
 			return nil
 		}

@@ -51,6 +51,13 @@ type Options struct {
 	// threads sleep instead of spinning (only matters with Threads > 1).
 	Threads int
 	NoSpin  bool
+	// NoArena turns ONNX Runtime's CPU memory arena off (each tensor
+	// allocated and freed on its own) and NoMemPattern its memory pattern
+	// (the per-shape allocation plan); both are on by default. They are
+	// here to measure where the sessions' memory goes (bench/RESULTS.md,
+	// "INT8 weights, continued").
+	NoArena      bool
+	NoMemPattern bool
 	// CacheDir is a folder where New keeps the model's optimized graph for
 	// the next process (cache.go); "" optimizes at every New.
 	CacheDir string
@@ -59,6 +66,12 @@ type Options struct {
 	// identity ("use-lite@efd926c91a23+int8"), so an index embedded one
 	// way re-embeds when switched to the other.
 	Quantize string
+	// Int8Bits is how much of int8 the quantized weights use: 0 picks by
+	// the CPU (8 bits, or 7 on x86 without VNNI, whose kernel would
+	// saturate: quantbits.go), 7 or 8 force it (to measure). The identity
+	// is "+int8" either way: the vectors of the two are within the
+	// quantization's own distance of FP32's.
+	Int8Bits int
 }
 
 // SetDefaults fills zero fields with the defaults.
@@ -86,6 +99,9 @@ type Embedder struct {
 	all      []*ort.DynamicAdvancedSession
 	done     chan struct{} // closed by Close
 	unmap    func() error  // the cache file the sessions read in place; nil without
+	// sessionOpts holds the Options each session is made with (Threads,
+	// NoSpin, NoArena, NoMemPattern).
+	sessionOpts Options
 
 	close sync.Once
 }
@@ -102,6 +118,11 @@ func New(o Options) (*Embedder, error) {
 		return nil, cairn.Invalidf("onnx embedder: %v", err)
 	}
 	o.Quantize = q
+	top, err := int8Top(o.Int8Bits)
+	if err != nil {
+		return nil, cairn.Invalidf("onnx embedder: %v", err)
+	}
+	qkey := quantizeKey(q, top)
 	modelPath := filepath.Join(o.ModelDir, ModelFile)
 	st, err := statOf(modelPath)
 	if err != nil {
@@ -133,8 +154,8 @@ func New(o Options) (*Embedder, error) {
 	var cache *cached
 	cachePathName := ""
 	if o.CacheDir != "" {
-		cachePathName = cachePath(o.CacheDir, modelPath, o.Quantize)
-		cache = openCache(cachePathName, st, o.Quantize)
+		cachePathName = cachePath(o.CacheDir, modelPath, qkey)
+		cache = openCache(cachePathName, st, qkey)
 	}
 	getTok := func() (Tokenizer, error) { return tok, waitTok() }
 	e, err := newFromCache(o, m, getTok, cache, cachePathName)
@@ -149,7 +170,7 @@ func New(o Options) (*Embedder, error) {
 	}
 	sum := sha256.Sum256(model) // of the file: the identity names the weights it holds
 	if o.Quantize == QuantizeInt8 {
-		if model, _, err = quantizeInt8(model); err != nil {
+		if model, _, err = quantizeInt8(model, top); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", cairn.ErrInvalid, modelPath, err)
 		}
 	}
@@ -162,10 +183,10 @@ func New(o Options) (*Embedder, error) {
 		return nil, err
 	}
 	if o.CacheDir == "" {
-		err = e.openSessions(model, o.Threads, o.NoSpin, ort.GraphOptimizationLevelEnableAll, nil)
+		err = e.openSessions(model, ort.GraphOptimizationLevelEnableAll, nil)
 	} else {
-		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs, Quantize: o.Quantize}
-		err = e.openAndCache(model, hdr, cachePathName, o.Threads, o.NoSpin)
+		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs, Quantize: qkey}
+		err = e.openAndCache(model, hdr, cachePathName)
 	}
 	return e.finish(o, sum[:], getTok, err)
 }
@@ -186,7 +207,7 @@ func newFromCache(o Options, m Manifest, getTok func() (Tokenizer, error), c *ca
 		c.unmap()
 		return nil, err
 	}
-	if err := e.openFromCache(c, path, o.Threads, o.NoSpin); err != nil {
+	if err := e.openFromCache(c, path); err != nil {
 		return nil, err
 	}
 	return e.finish(o, sum, getTok, nil)
@@ -201,7 +222,7 @@ func newEmbedder(o Options, m Manifest, ins, outs []ort.InputOutputInfo) (*Embed
 	if o.MaxTokens > 0 {
 		sp.maxTokens = min(o.MaxTokens, sp.maxTokens)
 	}
-	return &Embedder{spec: sp, batch: o.Batch, workers: o.Workers,
+	return &Embedder{spec: sp, batch: o.Batch, workers: o.Workers, sessionOpts: o,
 		sessions: make(chan *ort.DynamicAdvancedSession, o.Workers), done: make(chan struct{})}, nil
 }
 
@@ -256,34 +277,21 @@ func tokenizer(o Options) (Tokenizer, error) {
 	return nil, cairn.Invalidf("onnx embedder: no tokenizer: set Options.Tokenizer or Options.LoadTokenizer")
 }
 
-// openSessions creates e.workers sessions, each with threads intra-op
-// threads (1 by default: parallelism comes from running Workers sessions
-// side by side), at the optimization level; set, when not nil, adds to
-// each session's options (cache.go: saving the optimized graph, reading a
-// saved one).
-func (e *Embedder) openSessions(model []byte, threads int, noSpin bool, level ort.GraphOptimizationLevel, set func(*ort.SessionOptions) error) error {
+// openSessions creates e.workers sessions, each with Options.Threads
+// intra-op threads (1 by default: parallelism comes from running Workers
+// sessions side by side), at the optimization level; set, when not nil,
+// adds to each session's options (cache.go: saving the optimized graph,
+// reading a saved one).
+func (e *Embedder) openSessions(model []byte, level ort.GraphOptimizationLevel, set func(*ort.SessionOptions) error) error {
+	o := e.sessionOpts
 	options := func() (*ort.SessionOptions, error) {
 		opts, err := ort.NewSessionOptions()
 		if err != nil {
 			return nil, fmt.Errorf("create session options: %w", err)
 		}
-		if err := opts.SetIntraOpNumThreads(threads); err != nil {
+		if err := configure(opts, o, level); err != nil {
 			opts.Destroy()
-			return nil, fmt.Errorf("set intra-op threads: %w", err)
-		}
-		if err := opts.SetInterOpNumThreads(1); err != nil {
-			opts.Destroy()
-			return nil, fmt.Errorf("set inter-op threads: %w", err)
-		}
-		if noSpin {
-			if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-				opts.Destroy()
-				return nil, fmt.Errorf("turn spinning off: %w", err)
-			}
-		}
-		if err := opts.SetGraphOptimizationLevel(level); err != nil {
-			opts.Destroy()
-			return nil, fmt.Errorf("set graph optimization level: %w", err)
+			return nil, err
 		}
 		if set != nil {
 			if err := set(opts); err != nil {
@@ -305,6 +313,36 @@ func (e *Embedder) openSessions(model []byte, threads int, noSpin bool, level or
 		}
 		e.all = append(e.all, s)
 		e.sessions <- s
+	}
+	return nil
+}
+
+// configure applies o's threads, spinning, arena and memory pattern and
+// the optimization level to a session's options.
+func configure(opts *ort.SessionOptions, o Options, level ort.GraphOptimizationLevel) error {
+	if err := opts.SetIntraOpNumThreads(o.Threads); err != nil {
+		return fmt.Errorf("set intra-op threads: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return fmt.Errorf("set inter-op threads: %w", err)
+	}
+	if o.NoSpin {
+		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return fmt.Errorf("turn spinning off: %w", err)
+		}
+	}
+	if o.NoArena {
+		if err := opts.SetCpuMemArena(false); err != nil {
+			return fmt.Errorf("turn the memory arena off: %w", err)
+		}
+	}
+	if o.NoMemPattern {
+		if err := opts.SetMemPattern(false); err != nil {
+			return fmt.Errorf("turn the memory pattern off: %w", err)
+		}
+	}
+	if err := opts.SetGraphOptimizationLevel(level); err != nil {
+		return fmt.Errorf("set graph optimization level: %w", err)
 	}
 	return nil
 }

@@ -14,7 +14,8 @@ import (
 // int8, one symmetric scale a column (max |w| / 127, no zero point). At run
 // time the runtime quantizes each activation matrix to uint8 with its own
 // range and multiplies u8 x s8 in integer kernels, then scales back to
-// float: on AVX2 about twice the multiply-adds a cycle of FP32 FMA, and a
+// float (on x86 without VNNI the weights use 7 bits, [-63, 63], so that
+// the kernel's 16-bit pair sums cannot saturate: quantbits.go): on AVX2 about twice the multiply-adds a cycle of FP32 FMA, and a
 // quarter of the weight bytes. Attention's MatMuls (both operands
 // activations) and every other op stay float32, as does the embedding
 // table (a Gather). The model file is never written: the rewrite is
@@ -90,7 +91,10 @@ type quantInfo struct {
 // quantizeInt8 returns the model with its weight MatMuls quantized (see
 // QuantizeInt8). A model with no such MatMul is an error: quantizing it
 // would change nothing but the identity.
-func quantizeInt8(model []byte) ([]byte, quantInfo, error) {
+//
+// top is the largest weight magnitude: 127 (8 bits), or 63 (7 bits) for a
+// CPU whose u8 x s8 kernel saturates (int8Top).
+func quantizeInt8(model []byte, top int) ([]byte, quantInfo, error) {
 	var info quantInfo
 	out := make([]byte, 0, len(model))
 	hasMS := false
@@ -98,7 +102,7 @@ func quantizeInt8(model []byte) ([]byte, quantInfo, error) {
 	err := walkRaw(model, func(field int, v []byte, raw []byte) {
 		switch field {
 		case modelGraph:
-			g, gi, err := quantizeGraph(v)
+			g, gi, err := quantizeGraph(v, top)
 			if err != nil {
 				graphErr = err
 				return
@@ -163,7 +167,7 @@ func (w *weight) values() ([]float32, error) {
 // place (the node order, which is topological, is kept), their int8
 // weights and scales appended as initializers, and a float weight that no
 // other node and no graph input uses dropped.
-func quantizeGraph(g []byte) ([]byte, quantInfo, error) {
+func quantizeGraph(g []byte, top int) ([]byte, quantInfo, error) {
 	var info quantInfo
 	weights := map[string]*weight{}
 	uses := map[string]int{}    // node inputs by name
@@ -222,7 +226,7 @@ func quantizeGraph(g []byte) ([]byte, quantInfo, error) {
 				return
 			}
 			quantized[name] = true
-			q, scale := quantizeColumns(w)
+			q, scale := quantizeColumns(w, top)
 			added = appendBytes(added, graphInitializer, tensorBytes(name+"_int8", dataInt8, []int64{int64(w.k), int64(w.n)}, int8Bytes(q)))
 			added = appendBytes(added, graphInitializer, tensorBytes(name+"_scale", dataFloat, []int64{int64(w.n)}, floatBytes(scale)))
 			info.Weights++
@@ -352,9 +356,9 @@ func readWeight(b []byte) (string, *weight, error) {
 }
 
 // quantizeColumns quantizes w (row-major K x N) with one symmetric scale a
-// column: q = round(w / s), s = max |w[:, j]| / 127, q in [-127, 127]. A
-// column of zeros gets scale 1.
-func quantizeColumns(w *weight) ([]int8, []float32) {
+// column: q = round(w / s), s = max |w[:, j]| / levels, q in
+// [-levels, levels]. A column of zeros gets scale 1.
+func quantizeColumns(w *weight, levels int) ([]int8, []float32) {
 	top := make([]float32, w.n) // row by row: the matrix is row-major
 	for i := range w.k {
 		for j, v := range w.data[i*w.n : (i+1)*w.n] {
@@ -363,7 +367,7 @@ func quantizeColumns(w *weight) ([]int8, []float32) {
 	}
 	scale := make([]float32, w.n)
 	for j, m := range top {
-		scale[j] = m / 127
+		scale[j] = m / float32(levels)
 		if m == 0 {
 			scale[j] = 1
 		}
@@ -373,7 +377,7 @@ func quantizeColumns(w *weight) ([]int8, []float32) {
 		row := w.data[i*w.n : (i+1)*w.n]
 		for j, v := range row {
 			r := math.Round(float64(v / scale[j]))
-			q[i*w.n+j] = int8(min(127, max(-127, r)))
+			q[i*w.n+j] = int8(min(float64(levels), max(-float64(levels), r)))
 		}
 	}
 	return q, scale

@@ -84,8 +84,15 @@ func TestUSELiteInt8(t *testing.T) {
 	if id8.Model != id32.Model+"+int8" || id8.Key() == id32.Key() {
 		t.Errorf("identities: fp32 %q, int8 %q", id32.Model, id8.Model)
 	}
-	// Measured: min 0.99818, mean 0.99924 over these 81 texts; real docs
-	// chunks and LoCoMo turns 0.998 to 0.999 (bench/RESULTS.md).
+	// Measured with 8-bit weights on a VNNI Xeon: min 0.99818, mean
+	// 0.99924 over these 81 texts; real docs chunks and LoCoMo turns 0.998
+	// to 0.999. An x86 CPU without VNNI gets 7-bit weights (int8Top): real
+	// docs chunks min 0.99700, mean 0.99816 on an AVX2 EPYC, where 8-bit
+	// ones fell to min 0.89, mean 0.965 (bench/RESULTS.md).
+	wantMin, wantMean := 0.997, 0.999
+	if saturatingInt8() {
+		wantMin, wantMean = 0.995, 0.998
+	}
 	lo, sum, moved := 1.0, 0.0, 0.0
 	for i := range texts {
 		c := cosine(f32[i], i8[i])
@@ -93,8 +100,8 @@ func TestUSELiteInt8(t *testing.T) {
 	}
 	mean := sum / float64(len(texts))
 	t.Logf("%d texts: cosine int8 vs fp32 min %.5f mean %.5f", len(texts), lo, mean)
-	if lo < 0.997 || mean < 0.999 {
-		t.Errorf("cosine int8 vs fp32: min %.5f mean %.5f, want at least 0.997 and 0.999", lo, mean)
+	if lo < wantMin || mean < wantMean {
+		t.Errorf("cosine int8 vs fp32 (saturating CPU %v): min %.5f mean %.5f, want at least %g and %g", saturatingInt8(), lo, mean, wantMin, wantMean)
 	}
 	if moved < 1e-4 {
 		t.Errorf("int8 vectors differ from fp32 by at most %g: not quantized", moved)
@@ -169,7 +176,7 @@ func rewriteModel() []byte {
 }
 
 func TestQuantizeInt8Rewrite(t *testing.T) {
-	out, info, err := quantizeInt8(rewriteModel())
+	out, info, err := quantizeInt8(rewriteModel(), 127)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,38 +236,77 @@ func TestQuantizeInt8Rewrite(t *testing.T) {
 		t.Errorf("W2_scale = %v", got)
 	}
 	// Rewriting twice finds nothing left to quantize.
-	if _, _, err := quantizeInt8(out); err == nil {
+	if _, _, err := quantizeInt8(out, 127); err == nil {
 		t.Error("quantizing a quantized model: no error")
 	}
 }
 
 // Every weight's dequantized values are within half a step of the
-// originals, and each column's largest magnitude maps to ±127.
+// originals, and each column's largest magnitude maps to ±levels (127 for
+// 8 bits, 63 for 7).
 func TestQuantizeColumns(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	w := &weight{k: 64, n: 16, data: make([]float32, 64*16)}
-	for i := range w.data {
-		w.data[i] = float32(r.NormFloat64()) * float32(1+i%16)
-	}
-	q, scale := quantizeColumns(w)
-	for j := range w.n {
-		top := 0
-		for i := range w.k {
-			v := w.data[i*w.n+j]
-			if d := math.Abs(float64(float32(q[i*w.n+j])*scale[j] - v)); d > float64(scale[j])/2*1.0001 {
-				t.Fatalf("w[%d,%d] = %g: dequantized %g, off by %g (step %g)", i, j, v, float32(q[i*w.n+j])*scale[j], d, scale[j])
-			}
-			top = max(top, int(math.Abs(float64(q[i*w.n+j]))))
+	for _, levels := range []int{127, 63} {
+		r := rand.New(rand.NewPCG(1, 2))
+		w := &weight{k: 64, n: 16, data: make([]float32, 64*16)}
+		for i := range w.data {
+			w.data[i] = float32(r.NormFloat64()) * float32(1+i%16)
 		}
-		if top != 127 {
-			t.Errorf("column %d: largest |q| %d, want 127", j, top)
+		q, scale := quantizeColumns(w, levels)
+		for j := range w.n {
+			top := 0
+			for i := range w.k {
+				v := w.data[i*w.n+j]
+				if d := math.Abs(float64(float32(q[i*w.n+j])*scale[j] - v)); d > float64(scale[j])/2*1.0001 {
+					t.Fatalf("levels %d: w[%d,%d] = %g: dequantized %g, off by %g (step %g)", levels, i, j, v, float32(q[i*w.n+j])*scale[j], d, scale[j])
+				}
+				top = max(top, int(math.Abs(float64(q[i*w.n+j]))))
+			}
+			if top != levels {
+				t.Errorf("levels %d: column %d: largest |q| %d, want %d", levels, j, top, levels)
+			}
+		}
+	}
+}
+
+// Int8Bits: 8 and 7 forced, 0 by the CPU (7 bits exactly where the u8 x
+// s8 kernel saturates), anything else refused; the cache key tells 7-bit
+// weights apart and leaves 8-bit and FP32 keys as earlier builds had them.
+func TestInt8Top(t *testing.T) {
+	byCPU := 127
+	if saturatingInt8() {
+		byCPU = 63
+	}
+	for _, c := range []struct {
+		bits, top int
+		key, err  string
+	}{
+		{8, 127, "int8", ""},
+		{7, 63, "int8-7bit", ""},
+		{0, byCPU, map[int]string{127: "int8", 63: "int8-7bit"}[byCPU], ""},
+		{6, 0, "", "int8 bits 6; allowed: 0 (by the CPU), 7, 8"},
+	} {
+		top, err := int8Top(c.bits)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("bits %d: error %v, want %q", c.bits, err, c.err)
+			}
+			continue
+		}
+		if err != nil || top != c.top {
+			t.Errorf("bits %d: top %d, %v; want %d", c.bits, top, err, c.top)
+		}
+		if k := quantizeKey(QuantizeInt8, top); k != c.key {
+			t.Errorf("bits %d: key %q, want %q", c.bits, k, c.key)
+		}
+		if k := quantizeKey(QuantizeNone, top); k != QuantizeNone {
+			t.Errorf("bits %d: FP32 key %q, want %q", c.bits, k, QuantizeNone)
 		}
 	}
 }
 
 // A model with nothing to quantize is refused, with the reason.
 func TestQuantizeNothing(t *testing.T) {
-	_, _, err := quantizeInt8(tinyModel([][]float32{{1, 2}, {3, 4}}, false))
+	_, _, err := quantizeInt8(tinyModel([][]float32{{1, 2}, {3, 4}}, false), 127)
 	if err == nil || !strings.Contains(err.Error(), "no MatMul") {
 		t.Errorf("err = %v, want no MatMul with a float32 weight matrix", err)
 	}
@@ -277,7 +323,7 @@ func BenchmarkQuantizeUSELite(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, _, err := quantizeInt8(model); err != nil {
+		if _, _, err := quantizeInt8(model, 127); err != nil {
 			b.Fatal(err)
 		}
 	}
