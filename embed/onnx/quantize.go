@@ -15,10 +15,10 @@ import (
 // time the runtime quantizes each activation matrix to uint8 with its own
 // range and multiplies u8 x s8 in integer kernels, then scales back to
 // float (on x86 without VNNI the weights use 7 bits, [-63, 63], so that
-// the kernel's 16-bit pair sums cannot saturate: quantbits.go): on AVX2 about twice the multiply-adds a cycle of FP32 FMA, and a
-// quarter of the weight bytes. Attention's MatMuls (both operands
-// activations) and every other op stay float32, as does the embedding
-// table (a Gather). The model file is never written: the rewrite is
+// the kernel's 16-bit pair sums cannot saturate: quantbits.go): on AVX2
+// about twice the multiply-adds a cycle of FP32 FMA, and a quarter of the
+// weight bytes. Attention's MatMuls (both operands activations) and every
+// other op stay float32, as does the embedding table (a Gather). The model file is never written: the rewrite is
 // redone by each New that does not find it in the optimized-graph cache,
 // whose key includes the quantization (cachePath).
 const (
