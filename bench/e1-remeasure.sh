@@ -13,10 +13,20 @@
 #      passes; cosine of INT8 against FP32 vectors (-quality); the query
 #      embedding p50/p99 of LoCoMo questions, the two alternating call by
 #      call (-queries);
+#   2b. memory by stage (embedbench -explore docs -memory, when AFTER has
+#      it): each configuration in its own process, resident set (anon and
+#      file), peak and Go heap after the texts, onnx.New, a GC and the
+#      embedding; FP32 and INT8, with and without the graph cache, arena
+#      and memory pattern off; and the embedding phase again with the
+#      graph cache as cairn opens the model (-cache: peaks after the
+#      model, at the start of embedding, at the end);
 #   3. warm hybrid at ~100k chunks (105k, hybridbench's 50,000 notes):
-#      hybridbench of AFTER (FP32, as before), then embedbench -hybrid:
-#      FP32 and INT8 query embeddings alternating query by query in one
-#      engine over the same index;
+#      hybridbench of AFTER (FP32, with -int8 when AFTER has it: the query
+#      embedding FP32 and INT8 alternating, and the synthetic lane of
+#      SYNTH vectors, default 1,000,000, 0 skips, with both embeddings
+#      alternating), then embedbench -hybrid: FP32 and INT8 query
+#      embeddings alternating query by query in one engine over the same
+#      index;
 #   4. one-shot `cairn search --mode hybrid` without a server
 #      (oneshot-ab.sh, alternating query by query): BASE FP32 against
 #      AFTER FP32 on copies of the 105k index, then AFTER FP32 against
@@ -26,6 +36,7 @@
 #
 #   bench/e1-remeasure.sh [BASE [AFTER]]       # from the repository root
 #   bench/e1-remeasure.sh 1df441c HEAD
+#   bench/e1-remeasure.sh 28a0aac HEAD   # session q8's second round
 #
 # Both builds come from commits (git archive), not the working tree. Data:
 # /tmp/hb50 (hybridbench -notes 50000 -out /tmp/hb50: notes and the FP32
@@ -40,7 +51,7 @@
 set -eu
 BASE=${1:-${BASE:-1df441c}} AFTER=${2:-${AFTER:-HEAD}}
 WORK=${WORK:-/tmp/e1r} SHARED=$(cd ../shared && pwd)
-RUNS=${RUNS:-2} ROUNDS=${ROUNDS:-2} SMALL=${SMALL:-5000} QUERIES=${QUERIES:-500} EXPLORE=${EXPLORE:-1}
+RUNS=${RUNS:-2} ROUNDS=${ROUNDS:-2} SMALL=${SMALL:-5000} QUERIES=${QUERIES:-500} EXPLORE=${EXPLORE:-1} SYNTH=${SYNTH:-1000000}
 MODEL=$SHARED/models/use-lite LIB=$SHARED/lib/onnxruntime/libonnxruntime.so.1
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 mkdir -p "$WORK"
@@ -70,6 +81,15 @@ if [ "$EXPLORE" != 0 ]; then
   echo "== 2. query embedding, LoCoMo questions, load $(load)"
   "$EB" -explore questions -shared "$SHARED" -n 500 -queries 500
 fi
+if "$EB" -h 2>&1 | grep -q -- '-memory'; then
+  if [ -d /tmp/i1docs ]; then
+    echo "== 2b. memory by stage, docs chunks (pass 1 builds the graph caches, pass 2 maps them), load $(load)"
+    "$EB" -explore docs -docs /tmp/i1docs -shared "$SHARED" -n 256 -passes 2 -memory \
+      -configs b4,b4-int8,b4-cache,b4-int8-cache,b4-cache-noarena,b4-int8-cache-noarena,b4-cache-nopattern,b4-int8-cache-nopattern
+  fi
+  echo "== 2b. embedding phase with the graph cache (run 1 builds it), after FP32 (before) against after INT8 (after), load $(load)"
+  "$EB" -before "$EB" -after "$EB" -after-quantize int8 -cache -repo . -shared "$SHARED" -sessions 30 -runs "$RUNS"
+fi
 HB=/tmp/hb50
 if [ ! -d "$HB/data" ]; then
   HB=$WORK/hb50
@@ -77,8 +97,13 @@ if [ ! -d "$HB/data" ]; then
   "$WORK/hybridbench" -notes 50000 -out "$HB" -shared "$SHARED" -modes lexical -queries 10 >/dev/null
 fi
 rm -rf "$WORK/hbcopy" && mkdir -p "$WORK/hbcopy" && cp -r "$HB/data" "$WORK/hbcopy/data" && rm -f "$WORK/hbcopy/data/sync.lock"
-echo "== 3. warm hybrid at 105k chunks, after FP32 (hybridbench), load $(load)"
-"$WORK/hybridbench" -out "$HB" -data "$WORK/hbcopy/data" -shared "$SHARED" -queries "$QUERIES"
+HBFLAGS=()
+if "$WORK/hybridbench" -h 2>&1 | grep -q -- '-int8'; then
+  HBFLAGS=(-int8)
+  [ "$SYNTH" = 0 ] || HBFLAGS+=(-synthetic "$SYNTH")
+fi
+echo "== 3. warm hybrid at 105k chunks, after FP32 (hybridbench ${HBFLAGS[*]:-}), load $(load)"
+"$WORK/hybridbench" -out "$HB" -data "$WORK/hbcopy/data" -shared "$SHARED" -queries "$QUERIES" "${HBFLAGS[@]}"
 echo "== 3. warm hybrid at 105k chunks, FP32 and INT8 query embedding alternating (FP32 index), load $(load)"
 "$EB" -hybrid "$WORK/hbcopy/data" -notes "$HB/notes" -shared "$SHARED" -queries "$QUERIES"
 # Homes: the 105k index for base and after (FP32), and a SMALL-note

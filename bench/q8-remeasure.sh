@@ -4,6 +4,8 @@
 # /tmp/hb50's index when missing) and how long it runs (about 15 minutes on
 # a quiet machine with /tmp/hb50 present).
 #
-#   bench/q8-remeasure.sh 1df441c HEAD
+#   bench/q8-remeasure.sh 1df441c HEAD   # the first round (before INT8 existed)
+#   bench/q8-remeasure.sh 28a0aac HEAD   # the second (default): memory by stage,
+#                                        # the graph-cache sync, hybridbench -int8 and its 1M lane
 set -eu
-exec "$(dirname "$0")/e1-remeasure.sh" "${1:-1df441c}" "${2:-HEAD}"
+exec "$(dirname "$0")/e1-remeasure.sh" "${1:-28a0aac}" "${2:-HEAD}"

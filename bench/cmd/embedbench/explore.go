@@ -19,7 +19,7 @@ package main
 // A configuration is a dash-separated list of settings: bN (texts per
 // batch, default 4), wN (sessions, default 2), tN (intra-op threads per
 // session, default 1), nospin, int8 (weights quantized at load,
-// onnx.QuantizeInt8), capN (tokens kept per text), cache (the
+// onnx.QuantizeInt8; bits7 or bits8 forces onnx.Options.Int8Bits), capN (tokens kept per text), cache (the
 // sessions made from the optimized-graph cache, as cairn makes them; in
 // $TMPDIR/embedbench-graph-cache, built by the first run), and the batch
 // order: "round" (default: what sync does, Embed calls of 64 texts, each
@@ -52,6 +52,7 @@ type exploreConfig struct {
 	name                        string
 	batch, workers, threads, mx int
 	noSpin, cache, int8         bool
+	bits                        int
 	order                       string
 }
 
@@ -67,6 +68,8 @@ func parseConfig(s string) (exploreConfig, error) {
 		}
 		if n, ok := num("cap"); ok {
 			c.mx = n
+		} else if n, ok := num("bits"); ok {
+			c.bits = n
 		} else if n, ok := num("b"); ok {
 			c.batch = n
 		} else if n, ok := num("w"); ok {
@@ -208,7 +211,7 @@ func exploreRun(c exploreConfig, pass int, texts []string, lens []int, shared st
 	emb, err := onnx.New(onnx.Options{CacheDir: cacheDir, Quantize: q, ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) },
-		Workers:       c.workers, Batch: c.batch, Threads: c.threads, NoSpin: c.noSpin, MaxTokens: c.mx})
+		Workers:       c.workers, Batch: c.batch, Threads: c.threads, NoSpin: c.noSpin, MaxTokens: c.mx, Int8Bits: c.bits})
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,13 @@
 //
 //	/tmp/eb -before /tmp/eb -after /tmp/eb -after-quantize int8 -repo . -shared ../shared
 //
+// -cache opens the model in the children as cairn does, from the
+// optimized-graph cache (the first run of each quantization builds it).
+// Each child reports three peaks (VmHWM): after the model loaded, when
+// embedding began (the index phase added) and at the end.
+//
+// -explore KIND -memory is the embedder's memory by stage (memory.go).
+//
 // -explore is the embedder alone (explore.go); -quality and -queries
 // compare FP32 and INT8 weights on real texts (quant.go), -hybrid their
 // warm hybrid search latency over a kept index (hybrid.go).
@@ -70,7 +77,25 @@ func main() {
 	hybrid := flag.String("hybrid", "", "warm hybrid search over this data directory (a copy of hybridbench's), FP32 and INT8 query embeddings alternating (hybrid.go)")
 	notes := flag.String("notes", "", "-hybrid: the notes folder the index was synced from")
 	indexQ := flag.String("index-quantize", "", "-hybrid: the quantization that embedded the index (\"\" or int8)")
+	graphCache := flag.Bool("cache", false, "children open the model as cairn does, with the optimized-graph cache (onnx.Options.CacheDir) in the work folder's graph-cache: the first run of each quantization builds it, later ones map it")
+	childCache := flag.String("child-cache", "", "-child: onnx.Options.CacheDir")
+	flag.IntVar(&int8Bits, "int8-bits", 0, "-quality, -queries, -hybrid: onnx.Options.Int8Bits of the INT8 side (0: by the CPU, 7 or 8)")
+	memory := flag.Bool("memory", false, "with -explore: memory by stage, each configuration in a child process (memory.go)")
+	memChild := flag.String("memory-child", "", "internal: one -memory configuration")
+	memCache := flag.String("memory-cache", "", "internal: -memory's graph cache folder")
 	flag.Parse()
+	if *memChild != "" {
+		if err := memoryChild(*memChild, *memCache, *exploreKind, *docs, *shared, *n); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *exploreKind != "" && *memory {
+		if err := memoryParent(*exploreKind, *docs, *shared, *n, *passes, strings.Split(*configs, ",")); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *hybrid != "" {
 		if err := hybridAB(*hybrid, *notes, *shared, *indexQ, cmp.Or(*queries, 500)); err != nil {
 			log.Fatal(err)
@@ -90,12 +115,12 @@ func main() {
 		return
 	}
 	if *child != "" {
-		if err := runChild(*child, *shared, *quantize); err != nil {
+		if err := runChild(*child, *shared, *quantize, *childCache); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	if err := drive(*before, *after, *repo, *shared, *work, *sessions, *runs, [2]string{*beforeQ, *afterQ}); err != nil {
+	if err := drive(*before, *after, *repo, *shared, *work, *sessions, *runs, [2]string{*beforeQ, *afterQ}, *graphCache); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -107,10 +132,11 @@ type measure struct {
 	CPUSeconds float64 `json:"cpu_seconds"`   // the process's CPU in that phase
 	PeakMB     float64 `json:"peak_mb"`       // VmHWM at the end of the sync
 	PeakIndex  float64 `json:"peak_index_mb"` // VmHWM when embedding began
+	PeakModel  float64 `json:"peak_model_mb"` // VmHWM after onnx.New, before the sync
 	Load       float64 `json:"load"`          // 1-minute load average at the start
 }
 
-func runChild(corpusDir, shared, quantize string) error {
+func runChild(corpusDir, shared, quantize, cacheDir string) error {
 	ctx := context.Background()
 	data, err := os.MkdirTemp("", "embedbench-data")
 	if err != nil {
@@ -120,11 +146,12 @@ func runChild(corpusDir, shared, quantize string) error {
 	m := measure{Load: loadAverage()}
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
-		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: quantize})
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: quantize, CacheDir: cacheDir})
 	if err != nil {
 		return err
 	}
 	defer emb.Close()
+	m.PeakModel = peakMB()
 	eng, err := local.Open(ctx, engine.Options{Dir: data, Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "real", Kind: cairn.KindFiles, Paths: []string{corpusDir}}}})
 	if err != nil {
@@ -150,8 +177,9 @@ func runChild(corpusDir, shared, quantize string) error {
 }
 
 // drive writes the corpus once and runs the two binaries in turn; quant
-// is each side's -quantize ("" passes none: a build without the flag).
-func drive(before, after, repo, shared, work string, sessions, runs int, quant [2]string) error {
+// is each side's -quantize ("" passes none: a build without the flag);
+// with cache the children get -child-cache (a build with the flag).
+func drive(before, after, repo, shared, work string, sessions, runs int, quant [2]string, cache bool) error {
 	if before == "" || after == "" {
 		return fmt.Errorf("set -before and -after (or -child DIR)")
 	}
@@ -169,13 +197,16 @@ func drive(before, after, repo, shared, work string, sessions, runs int, quant [
 		return err
 	}
 	fmt.Printf("corpus: %d files (repository Markdown and %d LoCoMo sessions)\n", files, sessions)
-	fmt.Printf("%-7s %3s %6s %8s %9s %12s %10s %10s %5s\n", "binary", "run", "chunks", "seconds", "chunks/s", "cpu-ms/chunk", "peak MB", "index MB", "load")
+	fmt.Printf("%-7s %3s %6s %8s %9s %12s %10s %10s %10s %5s\n", "binary", "run", "chunks", "seconds", "chunks/s", "cpu-ms/chunk", "peak MB", "model MB", "index MB", "load")
 	for r := 1; r <= runs; r++ {
 		for _, b := range []struct{ name, bin, q string }{{"before", before, quant[0]}, {"after", after, quant[1]}} {
 			var out bytes.Buffer
 			args := []string{"-child", corpusDir, "-shared", shared}
 			if b.q != "" {
 				args = append(args, "-quantize", b.q)
+			}
+			if cache {
+				args = append(args, "-child-cache", filepath.Join(work, "graph-cache"))
 			}
 			cmd := exec.Command(b.bin, args...)
 			cmd.Stdout, cmd.Stderr = &out, os.Stderr
@@ -186,8 +217,8 @@ func drive(before, after, repo, shared, work string, sessions, runs int, quant [
 			if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 				return fmt.Errorf("read %s's measures %q: %w", b.name, out.String(), err)
 			}
-			fmt.Printf("%-7s %3d %6d %8.1f %9.1f %12.2f %10.0f %10.0f %5.1f\n", b.name, r, m.Chunks, m.Seconds,
-				float64(m.Chunks)/m.Seconds, 1000*m.CPUSeconds/float64(m.Chunks), m.PeakMB, m.PeakIndex, m.Load)
+			fmt.Printf("%-7s %3d %6d %8.1f %9.1f %12.2f %10.0f %10.0f %10.0f %5.1f\n", b.name, r, m.Chunks, m.Seconds,
+				float64(m.Chunks)/m.Seconds, 1000*m.CPUSeconds/float64(m.Chunks), m.PeakMB, m.PeakModel, m.PeakIndex, m.Load)
 		}
 	}
 	return nil

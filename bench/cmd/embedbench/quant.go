@@ -53,10 +53,14 @@ func compareQuant(kind, docs, shared string, n int, quality bool, queries int) e
 	return nil
 }
 
+// int8Bits is -int8-bits: onnx.Options.Int8Bits of the INT8 side (0: by
+// the CPU).
+var int8Bits int
+
 func quantEmbedder(shared, q string) (*onnx.Embedder, error) {
 	return onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
-		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: q})
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: q, Int8Bits: int8Bits})
 }
 
 func cosines(a, b *onnx.Embedder, texts []string) error {

@@ -39,6 +39,7 @@ func main() {
 	flag.IntVar(&slowest, "slowest", 0, "also list the N slowest queries of each mode")
 	flag.StringVar(&dataDir, "data", "", "data directory (default OUT/data): a copy of a kept index, so the kept one stays read only")
 	flag.IntVar(&synthetic, "synthetic", 0, "also time the vector half of hybrid (real query embedding + vector search) over a lane of this many vectors: the index's real ones plus synthetic neighbours of them")
+	flag.BoolVar(&withInt8, "int8", false, "also an INT8 query embedder (onnx.QuantizeInt8): the query embedding line and the synthetic lane again with FP32 and INT8 alternating query by query (the index stays FP32's)")
 	flag.Parse()
 	modes = strings.Split(*modeList, ",")
 	if *prof != "" {
@@ -74,6 +75,12 @@ var dataDir string
 // synthetic, when set, is the size of the synthetic vector lane.
 var synthetic int
 
+// withInt8 adds the INT8 query embedder's lines; int8Emb is it.
+var (
+	withInt8 bool
+	int8Emb  cairn.Embedder
+)
+
 // cpuProfile, when set, receives a CPU profile of the query runs.
 var cpuProfile *os.File
 
@@ -95,11 +102,17 @@ func run(notes, nq int, shared, work string) error {
 			return err
 		}
 	}
-	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
-		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
-		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }})
+	emb, err := newEmbedder(shared, onnx.QuantizeNone)
 	if err != nil {
 		return err
+	}
+	if withInt8 {
+		e8, err := newEmbedder(shared, onnx.QuantizeInt8)
+		if err != nil {
+			return err
+		}
+		defer e8.Close()
+		int8Emb = e8
 	}
 	if dataDir == "" {
 		dataDir = filepath.Join(work, "data")
@@ -153,6 +166,11 @@ func run(notes, nq int, shared, work string) error {
 		lat = append(lat, time.Since(t))
 	}
 	printLatency("embed", lat, 0)
+	if int8Emb != nil {
+		if err := embedAB(ctx, emb, int8Emb, qs); err != nil {
+			return err
+		}
+	}
 	for _, mode := range modes {
 		var lat []time.Duration
 		type timed struct {
@@ -217,6 +235,32 @@ func run(notes, nq int, shared, work string) error {
 		}
 		fmt.Printf("resident %d MB, of it on huge pages %d MB\n", rss>>10, huge>>10)
 	}
+	return nil
+}
+
+func newEmbedder(shared, quantize string) (*onnx.Embedder, error) {
+	return onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
+		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
+		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: quantize})
+}
+
+// embedAB times the query embedding alone with the FP32 and the INT8
+// embedder alternating query by query, the order flipped every query.
+func embedAB(ctx context.Context, fp32, int8 cairn.Embedder, qs []string) error {
+	lat := [2][]time.Duration{}
+	embs := [2]cairn.Embedder{fp32, int8}
+	for i, q := range qs {
+		for j := range 2 {
+			side := j ^ (i % 2)
+			t := time.Now()
+			if _, err := embs[side].Embed(ctx, cairn.EmbedQuery, []string{q}); err != nil {
+				return err
+			}
+			lat[side] = append(lat[side], time.Since(t))
+		}
+	}
+	printLatency("embed-fp32", lat[0], 0)
+	printLatency("embed-int8", lat[1], 0)
 	return nil
 }
 

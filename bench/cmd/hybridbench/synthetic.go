@@ -78,41 +78,75 @@ func measureSynthetic(ctx context.Context, emb cairn.Embedder, path string, qs [
 		ix.Search(qv[0], k, nil)
 		ix.Search(qv[0], k, full)
 	}
-	var embed, search, both, scan []time.Duration
 	var rusage0 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &rusage0)
-	for i, q := range qs {
-		t0 := time.Now()
-		qv, err := emb.Embed(ctx, cairn.EmbedQuery, []string{q})
-		if err != nil {
-			return err
-		}
-		if i%2 == 1 { // the full scan first on every other query
-			t := time.Now()
-			ix.Search(qv[0], k, full)
-			scan = append(scan, time.Since(t))
-		}
-		t1 := time.Now()
-		ix.Search(qv[0], k, nil)
-		t2 := time.Now()
-		embed, search, both = append(embed, t1.Sub(t0)), append(search, t2.Sub(t1)), append(both, t2.Sub(t0))
-		if i%2 == 0 {
-			t := time.Now()
-			ix.Search(qv[0], k, full)
-			scan = append(scan, time.Since(t))
-		}
+	embed, search, both, scan, err := timeSynthetic(ctx, []cairn.Embedder{emb}, ix, qs, k, full)
+	if err != nil {
+		return err
 	}
 	var rusage1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &rusage1)
 	cpu := func(r syscall.Rusage) float64 {
 		return float64(r.Utime.Nano()+r.Stime.Nano()) / 1e9
 	}
-	printLatency("s-embed", embed, 0)
-	printLatency("s-search", search, 0)
+	printLatency("s-embed", embed[0], 0)
+	printLatency("s-search", search[0], 0)
 	printLatency("s-full", scan, 0)
-	printLatency("s-vector", both, 0)
+	printLatency("s-vector", both[0], 0)
 	fmt.Printf("s-       process CPU %.1f s for %d queries (embedding, lists search and full scan each)\n", cpu(rusage1)-cpu(rusage0), len(qs))
+	if int8Emb != nil {
+		// FP32 and INT8 query embeddings alternating query by query, the
+		// order flipped every query (the full scan left out).
+		embed, search, both, _, err := timeSynthetic(ctx, []cairn.Embedder{emb, int8Emb}, ix, qs, k, nil)
+		if err != nil {
+			return err
+		}
+		for side, name := range []string{"fp32", "int8"} {
+			printLatency("s-embed-"+name, embed[side], 0)
+			printLatency("s-search-"+name, search[side], 0)
+			printLatency("s-vector-"+name, both[side], 0)
+		}
+	}
 	return syntheticRecall(ctx, emb, ix, qs[:min(len(qs), 100)], k)
+}
+
+// timeSynthetic embeds each query with every embedder in turn (the order
+// flipped every query) and searches the lane with the vector; with full,
+// the first embedder's vector is also searched by a full scan, before the
+// lists search on every other query (outside the times: before 5d..., the
+// scan that came first was counted in the embedding's and both's time). It returns, per embedder, the
+// embedding, the lists search and both; nil after a failed embedding.
+func timeSynthetic(ctx context.Context, embs []cairn.Embedder, ix *vector.Index, qs []string, k int, full *vector.SearchOptions) (embed, search, both [][]time.Duration, scan []time.Duration, err error) {
+	embed, search, both = make([][]time.Duration, len(embs)), make([][]time.Duration, len(embs)), make([][]time.Duration, len(embs))
+	for i, q := range qs {
+		for j := range embs {
+			side := j
+			if i%2 == 1 {
+				side = len(embs) - 1 - j
+			}
+			t0 := time.Now()
+			qv, err := embs[side].Embed(ctx, cairn.EmbedQuery, []string{q})
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			te := time.Since(t0)
+			if full != nil && side == 0 && i%2 == 1 { // the full scan first on every other query
+				t := time.Now()
+				ix.Search(qv[0], k, full)
+				scan = append(scan, time.Since(t))
+			}
+			t1 := time.Now()
+			ix.Search(qv[0], k, nil)
+			ts := time.Since(t1)
+			embed[side], search[side], both[side] = append(embed[side], te), append(search[side], ts), append(both[side], te+ts)
+			if full != nil && side == 0 && i%2 == 0 {
+				t := time.Now()
+				ix.Search(qv[0], k, full)
+				scan = append(scan, time.Since(t))
+			}
+		}
+	}
+	return embed, search, both, scan, nil
 }
 
 // syntheticRecall reports recall@10 against Exact of the lane's default
