@@ -278,8 +278,17 @@ const gramsTable = `DROP TABLE chunks_fts;
 	);`
 
 // rebuildFTS indexes every stored chunk (but noise) into an empty
-// chunks_fts, as Apply does, reading in batches of ids.
+// chunks_fts, as Apply does, reading in batches of ids. The table is
+// gramsTable's, without pair words: the schema version follows it
+// (fence.go), and the next idle-time check reads the index's terms again
+// (pairs.go) instead of waiting for the rows to move.
 func rebuildFTS(ctx context.Context, s *Store, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, pairCheckedKey); err != nil {
+		return fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	if err := fencePairs(ctx, tx); err != nil {
+		return err
+	}
 	var total int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE noise = 0`).Scan(&total); err != nil {
 		return fmt.Errorf("rebuild full-text index: %w", err)

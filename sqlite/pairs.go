@@ -116,12 +116,10 @@ func pairsTable(name string, words []string) (string, error) {
 	)`, nil
 }
 
-// Meta keys of the pair list: the current table's list, the list being
-// built into chunks_fts_next and the last chunk id indexed into it, and the
-// row count at the last drift check.
+// Meta keys of the pair list: the last chunk id a rebuild indexed into
+// chunks_fts_next, and the row count at the last drift check. The lists
+// are read from the tables' schema (PairWords).
 const (
-	pairWordsKey   = "pair_words"
-	pairNextKey    = "pair_next"
 	pairCursorKey  = "pair_cursor"
 	pairCheckedKey = "pair_checked_rows"
 )
@@ -144,14 +142,31 @@ var dropPairBuild = []string{
 	`DROP TRIGGER IF EXISTS pairs_dirty_del`,
 	`DROP TABLE IF EXISTS pairs_dirty`,
 	`DROP TABLE IF EXISTS chunks_fts_next`,
-	`DELETE FROM meta WHERE key IN ('pair_next', 'pair_cursor')`,
+	// pair_next, pair_words: the lists as builds before the fence
+	// (fence.go) kept them.
+	`DELETE FROM meta WHERE key IN ('pair_next', 'pair_cursor', 'pair_words')`,
 }
 
 // PairWords returns the current full-text table's own pair words (none for
-// a table with only GramWords).
+// a table with only GramWords), as its schema names them: what its
+// tokenizer pairs, whatever rebuilt the table (RebuildFTS makes it plain).
 func (s *Store) PairWords(ctx context.Context) ([]string, error) {
-	v, err := s.readMeta(ctx, s.r, pairWordsKey)
-	return strings.Fields(v), err
+	var create string
+	if err := s.r.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks_fts'`).Scan(&create); err != nil {
+		return nil, fmt.Errorf("read the full-text table: %w", err)
+	}
+	return tableWords(create), nil
+}
+
+// tableWords returns the pair words a full-text table's CREATE statement
+// (pairsTable) names.
+func tableWords(create string) []string {
+	_, rest, ok := strings.Cut(create, "cairn words ''")
+	if !ok {
+		return nil
+	}
+	list, _, _ := strings.Cut(rest, "''")
+	return strings.Fields(list)
 }
 
 type queryer interface {
@@ -192,10 +207,10 @@ func (s *Store) StartPairs(ctx context.Context, words []string) error {
 			return fmt.Errorf("start pair rebuild: %w", err)
 		}
 	}
-	if err := setMeta(ctx, tx, pairNextKey, strings.Join(words, " ")); err != nil {
+	if err := setMeta(ctx, tx, pairCursorKey, "-1"); err != nil {
 		return err
 	}
-	if err := setMeta(ctx, tx, pairCursorKey, "-1"); err != nil {
+	if err := fencePairs(ctx, tx); err != nil { // fence.go: the new table may pair words
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -313,10 +328,6 @@ const joinByID = "ct.id = c.cid"
 // swapPairs puts chunks_fts_next in place of chunks_fts and drops the
 // build's triggers and state.
 func (s *Store) swapPairs(ctx context.Context, tx *sql.Tx) error {
-	words, err := s.readMeta(ctx, tx, pairNextKey)
-	if err != nil {
-		return err
-	}
 	for _, q := range []string{`DROP TABLE chunks_fts`, `ALTER TABLE chunks_fts_next RENAME TO chunks_fts`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("swap in the paired full-text table: %w", err)
@@ -327,7 +338,7 @@ func (s *Store) swapPairs(ctx context.Context, tx *sql.Tx) error {
 			return fmt.Errorf("swap in the paired full-text table: %w", err)
 		}
 	}
-	return setMeta(ctx, tx, pairWordsKey, words)
+	return fencePairs(ctx, tx) // fence.go: a list dropped again lowers the version
 }
 
 // PairRebuild reports what RebuildPairs did.

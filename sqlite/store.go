@@ -20,7 +20,8 @@ import (
 // DefaultBusyTimeoutMs is how long a connection waits on a locked database.
 const DefaultBusyTimeoutMs = 5000
 
-// SchemaVersion is the newest schema this package migrates to.
+// SchemaVersion is the newest schema this package migrates to. An index
+// records it, or pairsVersion-1 while it holds no pair list (fence.go).
 var SchemaVersion = len(migrations)
 
 // DefaultMmapBytes is the memory map size when Store.Mmap is set.
@@ -163,9 +164,10 @@ func (s *Store) upToDate(ctx context.Context) bool {
 	}
 	db.SetMaxOpenConns(1)
 	var schema, feature sql.NullString
+	var paired bool
 	err = db.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key='schema_version'),
-		(SELECT value FROM meta WHERE key='feature_version')`).Scan(&schema, &feature)
-	if err != nil || schema.String != fmt.Sprint(SchemaVersion) || feature.String != s.FeatureVersion {
+		(SELECT value FROM meta WHERE key='feature_version'), `+pairTablesSQL).Scan(&schema, &feature, &paired)
+	if err != nil || schema.String != fmt.Sprint(recordedVersion(paired)) || feature.String != s.FeatureVersion {
 		db.Close()
 		return false
 	}
@@ -277,7 +279,7 @@ func (s *Store) migrate(ctx context.Context, w *sql.DB) error {
 			}
 		}
 	}
-	if err := setMeta(ctx, tx, "schema_version", fmt.Sprint(SchemaVersion)); err != nil {
+	if err := fencePairs(ctx, tx); err != nil {
 		return err
 	}
 	if err := s.checkFeature(ctx, tx); err != nil {
@@ -420,4 +422,5 @@ var migrations = []string{
 	neighboursSchema, // recall_links.go: explore's nearest-neighbour lists
 	analysisSchema,   // curation_schema.go: clustering runs
 	`SELECT 1`,       // contentIDs (contentid.go) does the work, in Go: it checks what is there first
+	`SELECT 1`,       // pairsVersion: a full-text table may pair the index's own words (fence.go)
 }
