@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/cairnmemory/cairn/bench/corpus"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/search"
+	"github.com/cairnmemory/cairn/sqlite"
 )
 
 // TestLexicalTail is a measurement, not a check: over a store pgbench
@@ -27,9 +29,17 @@ import (
 // is emptied (a store of an older schema is migrated first).
 // CAIRN_PG_TAIL_AB=pairs runs each query with phrases over pairs and
 // without, alternating, and compares their hits; =cost the same with the
-// server's random_page_cost and with 1.1.
+// server's random_page_cost and with 1.1; =stores the same index in the
+// stores CAIRN_PG_TAIL_STORES names (default sqlite,postgres,citus): the
+// SQLite data directory CAIRN_PG_TAIL_SQLITE (a copy: it is opened with
+// the engine's feature version, which empties an index of another), the
+// schema on CAIRN_PG_TAIL_URL and on CAIRN_PG_TAIL_CITUS (default
+// CAIRN_TEST_CITUS_URL), their hits compared with SQLite's (the first
+// store's; compareHits; logged, not failed: PostgreSQL's lexical scores
+// are its own). CAIRN_PG_TAIL_AGENT names the agent (default "bench").
 //
 //	CAIRN_PG_TAIL=ps_keep go test -tags sqlite_fts5 ./postgres/ -run TestLexicalTail -v -timeout 0
+//	CAIRN_PG_TAIL=pg1m CAIRN_PG_TAIL_AGENT=pg1m CAIRN_PG_TAIL_AB=stores CAIRN_PG_TAIL_SQLITE=/tmp/pg1m/sqlite go test ... (bench/pg1m-remeasure.sh)
 func TestLexicalTail(t *testing.T) {
 	schema := os.Getenv("CAIRN_PG_TAIL")
 	if schema == "" {
@@ -39,10 +49,14 @@ func TestLexicalTail(t *testing.T) {
 	if url == "" {
 		url = serverURL(t, "CAIRN_TEST_POSTGRES_URL")
 	}
+	agent := os.Getenv("CAIRN_PG_TAIL_AGENT")
+	if agent == "" {
+		agent = "bench"
+	}
 	n, rounds, top := envInt("CAIRN_PG_TAIL_QUERIES", 200), envInt("CAIRN_PG_TAIL_ROUNDS", 2), envInt("CAIRN_PG_TAIL_EXPLAIN", 10)
 	ctx := context.Background()
-	open := func() *Store {
-		st, err := Backend{URL: url, Schema: schema, Agent: "bench"}.Open(ctx, t.TempDir(),
+	openAt := func(url string) *Store {
+		st, err := Backend{URL: url, Schema: schema, Agent: agent}.Open(ctx, t.TempDir(),
 			cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText, Logf: t.Logf})
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +68,7 @@ func TestLexicalTail(t *testing.T) {
 		}
 		return s
 	}
-	s := open()
+	open := func() *Store { return openAt(url) }
 	// CAIRN_PG_TAIL_AB=pairs: each query twice, phrases over their
 	// lexemes' postings alone and over pairs (pairs.go); =cost: over a
 	// store opened with the server's random_page_cost and over one with
@@ -64,28 +78,78 @@ func TestLexicalTail(t *testing.T) {
 		pairs bool
 		tm    *tailIndex
 	}
-	variants := []variant{{"this build", pairPhrases, &tailIndex{s: s}}}
-	switch ab := os.Getenv("CAIRN_PG_TAIL_AB"); ab {
+	var variants []variant
+	ab := os.Getenv("CAIRN_PG_TAIL_AB")
+	switch ab {
 	case "":
+		s := open()
+		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}}}
 	case "pairs":
-		variants = []variant{{"without pairs", false, &tailIndex{s: s}}, {"with pairs", true, &tailIndex{s: s}}}
+		s := open()
+		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}}, {"with pairs", true, &tailIndex{s: s, pg: s}}}
 	case "cost":
+		s := open()
 		defer func(c string) { randomPageCost = c }(randomPageCost)
 		randomPageCost = "1.1"
 		low := open()
-		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, variants[0].tm}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low}}}
+		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}}}
+	case "stores":
+		names := os.Getenv("CAIRN_PG_TAIL_STORES")
+		if names == "" {
+			names = "sqlite,postgres,citus"
+		}
+		for _, name := range strings.Split(names, ",") {
+			switch name {
+			case "sqlite":
+				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}})
+			case "postgres":
+				s := open()
+				variants = append(variants, variant{"postgres", pairPhrases, &tailIndex{s: s, pg: s}})
+			case "citus":
+				curl := os.Getenv("CAIRN_PG_TAIL_CITUS")
+				if curl == "" {
+					curl = serverURL(t, "CAIRN_TEST_CITUS_URL")
+				}
+				s := openAt(curl)
+				variants = append(variants, variant{"citus", pairPhrases, &tailIndex{s: s, pg: s}})
+			default:
+				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite, postgres, citus)", name)
+			}
+		}
 	default:
-		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs or cost", ab)
+		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs, cost or stores", ab)
+	}
+	for _, v := range variants {
+		st, err := v.tm.s.Span(ctx)
+		if err != nil {
+			t.Fatalf("%s: span: %v", v.name, err)
+		}
+		t.Logf("%s: %d chunks (ids %d to %d)", v.name, st.Rows, st.MinID, st.MaxID)
 	}
 	defer func() { pairPhrases = true }()
 	qs := corpus.LabeledQueries(n, 1)
+	// The statements explained are the last PostgreSQL variant's.
+	last := len(variants) - 1
+	for last > 0 && variants[last].tm.pg == nil {
+		last--
+	}
 	var res []tailResult
 	for r := range rounds {
 		res = res[:0]
 		byVariant := make([][]tailResult, len(variants))
-		differ, calls := 0, 0
+		kinds, calls, shown := make([][4]int, len(variants)), 0, 0
+		// With SQLite first, the PostgreSQL stores are also compared with
+		// the first of them (one scoring: they must answer alike).
+		pgFirst, pgKinds := -1, make([][4]int, len(variants))
+		if ab == "stores" && variants[0].tm.pg == nil {
+			for k := 1; k < len(variants) && pgFirst < 0; k++ {
+				if variants[k].tm.pg != nil {
+					pgFirst = k
+				}
+			}
+		}
 		for i, q := range qs {
-			hits := make([]string, len(variants))
+			hits := make([][]cairn.Hit, len(variants))
 			for k := range variants {
 				vi := (i + k) % len(variants)
 				v := variants[vi]
@@ -102,18 +166,31 @@ func TestLexicalTail(t *testing.T) {
 				}
 				calls += len(v.tm.calls)
 				byVariant[vi] = append(byVariant[vi], tailResult{q, took, slices.Clone(v.tm.calls)})
-				var b strings.Builder
-				for _, x := range h {
-					fmt.Fprintf(&b, "%s:%d %.9f;", x.Path, x.StartLine, x.Score)
-				}
-				hits[vi] = b.String()
+				hits[vi] = h
 			}
-			if len(variants) == 2 && hits[0] != hits[1] {
-				differ++
-				t.Errorf("query %q: hits %s: %s; %s: %s", q.Text, variants[0].name, hits[0], variants[1].name, hits[1])
+			for k := 1; k < len(variants); k++ {
+				c := compareHits(hits[0], hits[k])
+				kinds[k][c]++
+				if c != hitsDiffer {
+					continue
+				}
+				report := t.Errorf // the same store twice must answer alike
+				if ab == "stores" {
+					report = t.Logf // PostgreSQL's lexical scores are its own (port's round trip)
+				}
+				if shown++; shown <= 20 {
+					report("query %q: hits %s: %s; %s: %s", q.Text, variants[0].name, hitsLine(hits[0]), variants[k].name, hitsLine(hits[k]))
+				}
+			}
+			for k := pgFirst + 1; pgFirst > 0 && k < len(variants); k++ {
+				c := compareHits(hits[pgFirst], hits[k])
+				pgKinds[k][c]++
+				if c == hitsDiffer {
+					t.Errorf("query %q: hits %s: %s; %s: %s", q.Text, variants[pgFirst].name, hitsLine(hits[pgFirst]), variants[k].name, hitsLine(hits[k]))
+				}
 			}
 		}
-		res = append(res, byVariant[len(variants)-1]...) // the slowest statements explained are the last variant's
+		res = append(res, byVariant[last]...)
 		t.Logf("round %d: %.2f store calls a search", r+1, float64(calls)/float64(len(qs)*len(variants)))
 		for vi, v := range variants {
 			t.Logf("round %d, %s: %s", r+1, v.name, tailSummary(byVariant[vi], ""))
@@ -121,12 +198,23 @@ func TestLexicalTail(t *testing.T) {
 				t.Logf("  %-7s %s", k, tailSummary(byVariant[vi], k))
 			}
 		}
-		if len(variants) == 2 {
-			t.Logf("round %d: %d of %d queries' hits differ between the two", r+1, differ, len(qs))
+		for k := 1; k < len(variants); k++ {
+			var b strings.Builder
+			for c, n := range kinds[k] {
+				fmt.Fprintf(&b, ", %s %d", hitsKinds[c], n)
+			}
+			t.Logf("round %d: hits of %d queries, %s against %s%s (alike: same chunks, order, scores within 1e-9; tied: alike but equal scores in another order; cut: a tie at the limit)", r+1, len(qs), variants[k].name, variants[0].name, b.String())
+		}
+		for k := pgFirst + 1; pgFirst > 0 && k < len(variants); k++ {
+			t.Logf("round %d: hits of %d queries, %s against %s: alike %d, tied %d, cut %d, differ %d", r+1, len(qs), variants[k].name, variants[pgFirst].name,
+				pgKinds[k][hitsAlike], pgKinds[k][hitsTied], pgKinds[k][hitsCut], pgKinds[k][hitsDiffer])
 		}
 	}
-	pairPhrases = variants[len(variants)-1].pairs
-	tm := variants[len(variants)-1].tm
+	pairPhrases = variants[last].pairs
+	tm := variants[last].tm
+	if tm.pg == nil {
+		return
+	}
 	var calls []tailCall
 	for _, r := range res {
 		calls = append(calls, r.calls...)
@@ -166,10 +254,114 @@ type tailResult struct {
 	calls []tailCall
 }
 
-// tailIndex times the store calls search.Searcher makes.
+// tailIndex times the store calls search.Searcher makes: s's, where pg
+// is s when s is a PostgreSQL store (whose statements can be explained)
+// and nil for SQLite.
 type tailIndex struct {
-	s     *Store
+	s     tailStore
+	pg    *Store
 	calls []tailCall
+}
+
+// tailStore is what search.Searcher asks of a store.
+type tailStore interface {
+	Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error)
+	MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error)
+	Span(ctx context.Context) (cairn.IndexSpan, error)
+	Generation() int64
+}
+
+// openSQLiteTail opens CAIRN_PG_TAIL_SQLITE, a SQLite data directory, as
+// the engine would (its feature version, the memory map).
+func openSQLiteTail(ctx context.Context, t *testing.T) tailStore {
+	dir := os.Getenv("CAIRN_PG_TAIL_SQLITE")
+	if dir == "" {
+		t.Fatal("CAIRN_PG_TAIL_STORES names sqlite: set CAIRN_PG_TAIL_SQLITE to a data directory (a copy)")
+	}
+	st, err := sqlite.Backend{}.Open(ctx, dir, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if st.FeatureChanged() {
+		t.Fatalf("%s was built with another feature version (now emptied)", dir)
+	}
+	ts, ok := st.(tailStore)
+	if !ok {
+		t.Fatalf("the SQLite store (%T) does not answer lexical searches", st)
+	}
+	return ts
+}
+
+// Hit lists compared: alike (same chunks in the same order, scores
+// within 1e-9), tied (alike once the chunks of one score are put in path
+// and line order: stores break ties by their own chunk ids), cut (alike
+// above the lowest score, which both share, and as many hits: the limit
+// cut through a tie) or different.
+const (
+	hitsAlike = iota
+	hitsTied
+	hitsCut
+	hitsDiffer
+)
+
+var hitsKinds = []string{"alike", "tied", "cut", "differ"}
+
+func compareHits(a, b []cairn.Hit) int {
+	eq := func(x, y []cairn.Hit) bool {
+		return slices.EqualFunc(x, y, func(p, q cairn.Hit) bool {
+			return p.Path == q.Path && p.StartLine == q.StartLine && math.Abs(p.Score-q.Score) <= 1e-9
+		})
+	}
+	if eq(a, b) {
+		return hitsAlike
+	}
+	if len(a) != len(b) || len(a) == 0 {
+		return hitsDiffer
+	}
+	order := func(h []cairn.Hit) []cairn.Hit {
+		h = slices.Clone(h)
+		slices.SortStableFunc(h, func(p, q cairn.Hit) int {
+			if math.Abs(p.Score-q.Score) > 1e-9 {
+				if p.Score > q.Score {
+					return -1
+				}
+				return 1
+			}
+			if c := strings.Compare(p.Path, q.Path); c != 0 {
+				return c
+			}
+			return p.StartLine - q.StartLine
+		})
+		return h
+	}
+	a, b = order(a), order(b)
+	if eq(a, b) {
+		return hitsTied
+	}
+	low := a[len(a)-1].Score
+	if math.Abs(low-b[len(b)-1].Score) > 1e-9 {
+		return hitsDiffer
+	}
+	above := func(h []cairn.Hit) []cairn.Hit {
+		i := 0
+		for i < len(h) && h[i].Score > low+1e-9 {
+			i++
+		}
+		return h[:i]
+	}
+	if eq(above(a), above(b)) {
+		return hitsCut
+	}
+	return hitsDiffer
+}
+
+func hitsLine(h []cairn.Hit) string {
+	var b strings.Builder
+	for _, x := range h {
+		fmt.Fprintf(&b, "%s:%d %.9f;", x.Path, x.StartLine, x.Score)
+	}
+	return b.String()
 }
 
 func (t *tailIndex) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
@@ -198,19 +390,19 @@ func (t *tailIndex) explain(ctx context.Context, c tailCall) (string, error) {
 	var query string
 	var args []any
 	if c.lex != nil {
-		cm, err := t.s.compile(ctx, t.s.pool, c.lex.Match)
+		cm, err := t.pg.compile(ctx, t.pg.pool, c.lex.Match)
 		if err != nil {
 			return "", err
 		}
 		query, args = scanQuery(*c.lex, cm, false)
 	} else {
-		cm, err := t.s.compile(ctx, t.s.pool, *c.count)
+		cm, err := t.pg.compile(ctx, t.pg.pool, *c.count)
 		if err != nil {
 			return "", err
 		}
 		query, args = countQuery(cm, c.max)
 	}
-	rows, err := t.s.pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+query, args...)
+	rows, err := t.pg.pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+query, args...)
 	if err != nil {
 		return "", err
 	}

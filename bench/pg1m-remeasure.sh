@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# bench/pg1m-remeasure.sh [BASE] [NEW]: issue 20's 1M benchmark from the kept
+# 1M SQLite index (/tmp/l1big, cairnbench -sizes 480000: about 1,007,000
+# chunks, lexical only, no vectors), SQLite beside single PostgreSQL and the
+# three-node Citus cluster (defaults: BASE 28a0aac, NEW HEAD). /tmp/l1big is
+# only read: everything works on a copy under WORK (default /tmp/pg1m-re).
+#
+#  export  copy the index, `cairn export` of it by NEW (wall, CPU, peak RSS
+#          from /usr/bin/time -v)
+#  import  `cairn import --agent pg1m` of that export by NEW into schema
+#          pg1m of the single server and of the Citus coordinator, both at
+#          once (each is one transaction and one server backend; on 2 vCPUs
+#          and at load 30 about 35 to 60 minutes each), then where the
+#          agent's shard lives (Citus distributes by agent: one agent's rows
+#          are on one worker, the other worker holds other agents' shards).
+#          The agent name is the lock's key on a server (postgres.lockKey:
+#          not the schema), so no other import or sync of an agent pg1m may
+#          run on the same server meanwhile: it would wait for this one.
+#  search  the three stores searched by BASE and NEW, builds alternating
+#          ROUNDS times (default 2), each run alternating the stores query
+#          by query: portbench -search (engine searches, QUERIES a store,
+#          default 1000, lexical: the store has no vectors, so no hybrid)
+#          and TestLexicalTail CAIRN_PG_TAIL_AB=stores (search.Searcher over
+#          each store, p50/p99 by query kind, every query's hits compared
+#          with SQLite's: paths, lines, order, scores within 1e-9)
+#  size    SQLite's files, PostgreSQL per table, Citus per worker
+#
+#   eval "$(scripts/pg-test-servers.sh start)"
+#   bench/pg1m-remeasure.sh 28a0aac HEAD                  # all steps, ~1.5 h at load 30, 30 GB of disk
+#   STEPS=search,size bench/pg1m-remeasure.sh 28a0aac HEAD # the kept stores again, ~15 minutes
+#
+# The stores are kept (schema pg1m on both servers, WORK/sqlite); drop
+# them with DROP SCHEMA pg1m CASCADE on each server and rm -rf WORK.
+set -euo pipefail
+base=${1:-28a0aac}
+new=${2:-HEAD}
+work=${WORK:-/tmp/pg1m-re}
+steps=${STEPS:-export,import,search,size}
+queries=${QUERIES:-1000}
+rounds=${ROUNDS:-2}
+src1m=${SRC1M:-/tmp/l1big/n480000/home/agents/default}
+notes=${NOTES:-/tmp/l1big/n480000/notes}
+agent=pg1m schema=pg1m
+repo=$(cd "$(dirname "$0")/.." && pwd)
+pg=${CAIRN_TEST_POSTGRES_URL:?run eval "\$(scripts/pg-test-servers.sh start)" first}
+citus=${CAIRN_TEST_CITUS_URL:?run eval "\$(scripts/pg-test-servers.sh start)" first}
+mkdir -p "$work"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# build REV: cairn, portbench and the postgres test binary of REV's tree
+# (TestLexicalTail's stores mode is NEW's postgres/tail_test.go).
+build() {
+	local rev src
+	rev=$(git -C "$repo" rev-parse --short "$1")
+	if [[ ! -x $work/postgres.test-$rev ]]; then
+		src=$work/src-$rev
+		rm -rf "$src" && mkdir -p "$src"
+		git -C "$repo" archive "$rev" | tar -x -C "$src"
+		git -C "$repo" archive "$new" postgres/tail_test.go | tar -x -C "$src"
+		(cd "$src" && nice -n 10 go build -tags sqlite_fts5 -o "$work/cairn-$rev" ./cmd/cairn &&
+			nice -n 10 go build -tags sqlite_fts5 -o "$work/portbench-$rev" ./bench/cmd/portbench &&
+			nice -n 10 go test -c -tags sqlite_fts5 -o "$work/postgres.test-$rev" ./postgres/) >&2
+	fi
+	echo "$rev"
+}
+b=$(build "$base")
+a=$(build "$new")
+echo "load $(load); base $b, new $a"
+
+if [[ $steps == *export* ]]; then
+	rm -rf "$work/sqlite" && cp -a "$src1m" "$work/sqlite"
+	sqlite3 -readonly "$work/sqlite/index.db" "SELECT 'chunks ' || count(*) FROM chunks; SELECT 'vectors ' || count(*) FROM vectors"
+	mkdir -p "$work/home0"
+	CAIRN_HOME=$work/home0 /usr/bin/time -v nice -n 10 "$work/cairn-$a" export --store "$work/sqlite" "$work/x1m.jsonl" 2>"$work/export.time"
+	grep -E 'Elapsed|Maximum resident|User time|System time' "$work/export.time"
+	echo "export: $(du -b "$work/x1m.jsonl" | cut -f1) bytes, load $(load)"
+fi
+
+if [[ $steps == *import* ]]; then
+	pids=()
+	for s in pg citus; do
+		url=$pg && [[ $s == citus ]] && url=$citus
+		psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null || true
+		mkdir -p "$work/home-$s"
+		printf '[store]\nurl = "%s"\nschema = "%s"\n' "$url" "$schema" >"$work/home-$s/config.toml"
+		CAIRN_HOME=$work/home-$s /usr/bin/time -v nice -n 10 "$work/cairn-$a" import --agent "$agent" --any-model "$work/x1m.jsonl" >"$work/import-$s.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	for s in pg citus; do
+		echo "import $s: $(grep -a '^imported' "$work/import-$s.log" | tail -1)"
+		grep -aE 'Elapsed|Maximum resident|User time|System time' "$work/import-$s.log"
+	done
+	echo "load $(load)"
+fi
+
+if [[ $steps == *search* ]]; then
+	n=$(psql -qAt "$citus" -c "SELECT count(*) FROM $schema.chunks WHERE agent = '$agent'")
+	echo "citus: $n chunks of $agent; its shard: $(psql -qAt "$citus" -c "SELECT nodename || ':' || nodeport FROM citus_shards
+		WHERE shardid = get_shard_id_for_distribution_column('$schema.chunks', '$agent')")"
+	for round in $(seq "$rounds"); do
+		for rev in "$b" "$a"; do
+			echo "== round $round, build $rev, load $(load)"
+			nice -n 10 "$work/portbench-$rev" -search -data "$work/sqlite" -notes "$notes" -corpus bench -glob default \
+				-pg "$pg" -citus "$citus" -schema "$schema" -agent "$agent" -work "$work/pb-$rev" -queries "$queries" \
+				-stores sqlite,postgres,citus -modes lexical
+			CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=stores CAIRN_PG_TAIL_SQLITE=$work/sqlite \
+				CAIRN_PG_TAIL_URL=$pg CAIRN_PG_TAIL_CITUS=$citus CAIRN_PG_TAIL_QUERIES=$queries CAIRN_PG_TAIL_ROUNDS=1 CAIRN_PG_TAIL_EXPLAIN=3 \
+				nice -n 10 "$work/postgres.test-$rev" -test.run 'TestLexicalTail$' -test.v -test.timeout 0 |
+				grep -E 'chunks \(ids|round 1|^\s+(common|mid|rare|mixed|ident|phrase) |differ|hits |FAIL|ok|PASS' || true
+		done
+	done
+fi
+
+if [[ $steps == *size* ]]; then
+	echo "SQLite: $(du -b "$work/sqlite/index.db" | cut -f1) bytes index.db"
+	psql -qAt "$pg" -c "SELECT 'postgres ' || c.relname || ' ' || pg_total_relation_size(c.oid) || ' (table ' || pg_table_size(c.oid) || ')' FROM pg_class c
+		WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 8"
+	psql -qAt "$pg" -c "SELECT 'postgres all ' || sum(pg_total_relation_size(c.oid)) FROM pg_class c WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind = 'r'"
+	psql -qAt "$citus" -c "SELECT 'citus ' || nodename || ':' || nodeport || ' ' || sum(shard_size) FROM citus_shards
+		WHERE table_name::text LIKE '$schema.%' GROUP BY nodename, nodeport ORDER BY 1"
+fi
