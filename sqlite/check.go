@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -17,7 +19,9 @@ const HintDamaged = "run cairn doctor --repair: it moves the damaged index aside
 
 // Diagnose names the database file and what to do when err is one of the
 // SQLite failures a user can act on (a damaged file, a read-only file or
-// folder, a full disk, a file that cannot be opened). Other errors, and
+// folder, a full disk, a file that cannot be opened). A refusal to open or
+// write in a folder this user cannot write says so, whatever errno SQLite
+// met last. Other errors, and
 // errors already diagnosed, come back as they are.
 func Diagnose(op, path string, err error) error {
 	var ce *cairn.Error
@@ -29,6 +33,13 @@ func Diagnose(op, path string, err error) error {
 		return err
 	}
 	hint := ""
+	switch se.Code {
+	case sqlite3.ErrReadonly, sqlite3.ErrPerm, sqlite3.ErrCantOpen:
+		if dir := filepath.Dir(path); path != "" && isDir(dir) && !writableDir(dir) {
+			return &cairn.Error{Op: op, Path: path, Err: &notWritable{dir, se},
+				Hint: "make the folder writable by this user (chmod u+w " + dir + "), or run cairn as the user who owns it: SQLite keeps the -wal and -shm files beside the database, even to read it"}
+		}
+	}
 	switch se.Code {
 	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
 		hint = HintDamaged
@@ -44,6 +55,28 @@ func Diagnose(op, path string, err error) error {
 		return err
 	}
 	return &cairn.Error{Op: op, Path: path, Err: err, Hint: hint}
+}
+
+// notWritable is a SQLite open or write refused because the database's
+// folder is not writable. SQLite's own message names the errno of its
+// last attempt, which for a database in WAL mode is often its read-only
+// try at a -shm file that is not there: "unable to open database file: no
+// such file or directory" for a file that is there. This names the
+// folder instead; the SQLite error stays in the chain.
+type notWritable struct {
+	dir string
+	err sqlite3.Error
+}
+
+func (e *notWritable) Error() string {
+	return "its folder " + e.dir + " is not writable by this user (SQLite: " + e.err.Code.Error() + ")"
+}
+
+func (e *notWritable) Unwrap() error { return e.err }
+
+func isDir(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // diagnose is Diagnose for this store's file.

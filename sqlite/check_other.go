@@ -1,0 +1,7 @@
+//go:build !unix
+
+package sqlite
+
+// writableDir reports whether this process may create files in dir; off
+// Unix the folder is not checked (SQLite's own error stands).
+func writableDir(string) bool { return true }

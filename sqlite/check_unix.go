@@ -1,0 +1,11 @@
+//go:build unix
+
+package sqlite
+
+import "golang.org/x/sys/unix"
+
+// writableDir reports whether this process may create files in dir (its
+// effective user; root may anywhere but on a read-only mount).
+func writableDir(dir string) bool {
+	return unix.Faccessat(unix.AT_FDCWD, dir, unix.W_OK, unix.AT_EACCESS) == nil
+}
