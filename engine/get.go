@@ -21,7 +21,8 @@ const Scheme = "cairn://"
 // indexed file (see resolveGet); Path in the result is then the
 // cairn:// path. Anything not indexed, including traversal attempts, files
 // on disk that were never indexed and unconfigured corpora, is Status
-// "not_found". Lines [From, From+Lines) are returned, dropping
+// "not_found"; a line range that is not one (line 0, a range that ends
+// before it starts) is an ErrInvalid error naming it. Lines [From, From+Lines) are returned, dropping
 // trailing lines until the text fits cairn.MaxGetChars characters (then
 // Truncated is set); a single longer line is cut hard. NextFrom names the
 // next line whenever the document continues past the returned text, except
@@ -88,7 +89,14 @@ func (e *Engine) resolveGet(ctx context.Context, path string, o *cairn.GetOption
 			return doc, err
 		}
 	}
-	return e.indexedDoc(ctx, path)
+	doc, err := e.indexedDoc(ctx, path)
+	if err != nil || doc.path != "" {
+		return doc, err
+	}
+	if r, bad := badRange(path); bad {
+		return getDoc{}, cairn.Invalidf("get %s: line range %q: allowed :<line> or :<from>-<to> with 1 <= from <= to (as search prints hits, e.g. :10-25)", path, r)
+	}
+	return getDoc{}, nil
 }
 
 // indexedDoc reads the document at a cairn:// path; a zero getDoc when it
@@ -135,6 +143,30 @@ func splitRange(path string) (base string, from, to int, ok bool) {
 		to = 0 // one line: Lines keeps its default
 	}
 	return path[:i], from, to, true
+}
+
+// badRange reports whether path ends in what can only be meant as a line
+// range, ":<digits>" or ":<digits>-<digits>", that splitRange refuses (a
+// line 0, a range that ends before it starts, a number too large), and
+// returns that suffix: Get answers it with an error naming the range, not
+// "not found", unless a document is named so.
+func badRange(path string) (string, bool) {
+	i := strings.LastIndexByte(path, ':')
+	if i < len(Scheme) {
+		return "", false
+	}
+	r := path[i+1:]
+	a, b, isRange := strings.Cut(r, "-")
+	if !digits(a) || isRange && !digits(b) {
+		return "", false
+	}
+	_, _, _, ok := splitRange(path)
+	return r, !ok
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // absoluteDoc maps an absolute file path to the document indexed from it.

@@ -138,7 +138,6 @@ func TestGetSearchForms(t *testing.T) {
 		{"cairn://notes/odd:2-3.md", 0, 0, cairn.GetResult{Path: "cairn://notes/odd:2-3.md", Text: "odd name\n", From: 1, Lines: 1}},
 		{filepath.Join(f.notes, "a.md"), 2, 1, cairn.GetResult{Path: "cairn://notes/a.md", Text: "two\n", From: 2, Lines: 1, NextFrom: 3}},
 		{filepath.Join(f.notes, "sub", "..", "sub", "b.md"), 0, 0, cairn.GetResult{Path: "cairn://notes/sub/b.md", Text: "beta\n", From: 1, Lines: 1}},
-		{"cairn://notes/a.md:3-2", 0, 0, cairn.GetResult{}},
 		{"cairn://notes/a.md:x", 0, 0, cairn.GetResult{}},
 		{"cairn://notes/missing.md:1-2", 0, 0, cairn.GetResult{}},
 		{filepath.Join(outside, "c.md"), 0, 0, cairn.GetResult{}},
@@ -158,6 +157,41 @@ func TestGetSearchForms(t *testing.T) {
 		}
 		if *got != want {
 			t.Errorf("Get(%q, %d, %d) = %+v, want %+v", tt.path, tt.from, tt.lines, *got, want)
+		}
+	}
+}
+
+// TestGetBadRange: a line range that is no range (line 0, one that ends
+// before it starts, a number too large) is an ErrInvalid error naming the
+// range and what is allowed, whether the document is indexed or not;
+// before, Get answered "not found" for a document that is there. A name
+// with a colon and digits in it is still read, and a suffix that is no
+// range (":x", ":2-") is part of the name (not found).
+func TestGetBadRange(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.md": "one\ntwo\nthree\n", "odd:0.md": "odd name\n"}, Options{})
+	f.sync()
+	ctx := context.Background()
+	for _, tt := range []struct{ path, want string }{
+		{"cairn://notes/a.md:10-5", `line range "10-5"`},
+		{"cairn://notes/a.md:0", `line range "0"`},
+		{"cairn://notes/a.md:0-3", `line range "0-3"`},
+		{"cairn://notes/a.md:99999999999999999999", `line range "99999999999999999999"`},
+		{"cairn://notes/missing.md:3-2", `line range "3-2"`},
+	} {
+		got, err := f.eng.Get(ctx, tt.path, nil)
+		if !errors.Is(err, cairn.ErrInvalid) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "1 <= from <= to") {
+			t.Errorf("Get(%q) = %+v, %v; want ErrInvalid naming %s and what is allowed", tt.path, got, err, tt.want)
+		}
+	}
+	for path, want := range map[string]string{
+		"cairn://notes/odd:0.md": cairn.StatusOK,
+		"cairn://notes/a.md:x":   cairn.StatusNotFound,
+		"cairn://notes/a.md:2-":  cairn.StatusNotFound,
+		"cairn://notes/a.md:2":   cairn.StatusOK,
+	} {
+		got, err := f.eng.Get(ctx, path, nil)
+		if err != nil || got.Status != want {
+			t.Errorf("Get(%q) = %+v, %v; want status %s", path, got, err, want)
 		}
 	}
 }
