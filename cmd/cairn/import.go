@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/port"
 )
 
@@ -22,7 +26,9 @@ import (
 // with its line numbers, and leaves out whole each document that lost
 // chunks, for the next sync to index again. Corpora of the export that
 // the config does not define are named in a warning: the next sync would
-// remove their documents.
+// remove their documents. An import refused (not an export, another
+// format or feature version, vectors of another model) or failed leaves
+// no folder that it made, the agent's data directory included.
 func cmdImport(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("import")
 	replace := fs.Bool("replace", false, "delete what the agent's storage holds first (in the same transaction)")
@@ -46,20 +52,67 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		defer f.Close()
 		in = f
 	}
-	st, where, err := e.openPortable(ctx, *store, false)
+	var where string
+	target, err := e.importTarget(*store, &where)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	opts := &port.ImportOptions{Replace: *replace, AnyModel: *anyModel, Partial: *partial, Progress: e.portProgress("importing into " + where)}
+	var progress func(done, total int64)
+	opts := &port.ImportOptions{Replace: *replace, AnyModel: *anyModel, Partial: *partial, FeatureVersion: engine.FeatureVersion,
+		Progress: func(done, total int64) {
+			if progress == nil { // where is known once the store is open
+				progress = e.portProgress("importing into " + where)
+			}
+			progress(done, total)
+		}}
 	if opts.Embedder, err = e.embedderKey(); err != nil {
 		e.logf("cairn: warning: import: the configured [embedder] cannot be built (%v): the export's models are not checked against it", err)
 	}
-	res, err := port.Import(ctx, st.(cairn.Porter), in, opts)
+	// The header, versions and models are checked before the store is
+	// opened, and a refused or failed import removes the folders opening
+	// made: before, a refused import left an empty data folder behind.
+	res, err := port.ImportTo(ctx, target, in, opts)
 	if err != nil {
 		return err
 	}
 	return e.reportImport(res, where)
+}
+
+// importTarget is the store cmdImport writes (openPortable's, which sets
+// *where when it opens) and the folder that opening may create: the
+// agent's data directory (SQLite's files, PostgreSQL's caches) or the
+// --store directory, as its outermost folder not there yet, so that a
+// refused import leaves none of them (port.ImportTo removes it).
+func (e *env) importTarget(store string, where *string) (port.Target, error) {
+	dir := store
+	if dir == "" || strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://") {
+		_, dataDir := e.paths()
+		var err error
+		if dir, err = config.AgentDir(dataDir, e.agent); err != nil {
+			return port.Target{}, err
+		}
+	}
+	return port.Target{Dir: outermostMissing(dir), Open: func(ctx context.Context) (cairn.Storage, error) {
+		st, w, err := e.openPortable(ctx, store, false)
+		*where = w
+		return st, err
+	}}, nil
+}
+
+// outermostMissing returns the outermost folder of dir's path that does
+// not exist (dir itself when it exists or only it is missing).
+func outermostMissing(dir string) string {
+	dir = filepath.Clean(dir)
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		if _, err := os.Stat(parent); !errors.Is(err, fs.ErrNotExist) {
+			return dir
+		}
+		dir = parent
+	}
 }
 
 // embedderKey is the identity of the configured embedder ("" for none):

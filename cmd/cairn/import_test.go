@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,5 +157,54 @@ func TestCLIExportUnknownAgentPostgres(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.home, "agents", "nobody-f1-test")); err == nil {
 		t.Fatal("export from PostgreSQL made a directory for the agent")
+	}
+}
+
+// TestCLIImportRefusedLeavesNothing: an import refused before any row
+// (not an export, another format or feature version) or failed in the
+// store (a broken line) exits 2 naming why and leaves the data directory
+// as it found it: only the config, no agents folder (before, the store
+// was opened first and a refusal left agents/default with an empty
+// index). Into --store DIR, the directory it would have made is not made.
+func TestCLIImportRefusedLeavesNothing(t *testing.T) {
+	c, _, lines := portAgent(t)
+	header := lines[0]
+	feature := regexp.MustCompile(`"feature_version":"[^"]*"`)
+	if !feature.MatchString(header) || !strings.Contains(header, `"version":1`) {
+		t.Fatalf("header without feature_version or version 1: %s", header)
+	}
+	broken := append([]string{}, lines...)
+	broken[2] = "{\"broken\": tru\n"
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, data, want string }{
+		{"not an export", "hello\n", "format"},
+		{"format version", strings.Replace(strings.Join(lines, ""), `"version":1`, `"version":9`, 1), "version"},
+		{"feature version", feature.ReplaceAllString(header, `"feature_version":"chunk=0"`) + strings.Join(lines[1:], ""), "feature_version"},
+		{"broken line", strings.Join(broken, ""), "line 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c2 := secondHome(t, c)
+			file := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".jsonl")
+			os.WriteFile(file, []byte(tt.data), 0o600)
+			_, errs, code := c2.run("import", file)
+			if code != 2 || !strings.Contains(errs, tt.want) {
+				t.Fatalf("import: exit %d, %q; want 2 naming %q", code, errs, tt.want)
+			}
+			entries, _ := os.ReadDir(c2.home)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if strings.Join(names, ",") != "config.toml" {
+				t.Errorf("the refused import left %v in the data directory, want only config.toml", names)
+			}
+			into := filepath.Join(t.TempDir(), "new", "store")
+			if _, errs, code := c2.run("import", "--store", into, file); code != 2 || !strings.Contains(errs, tt.want) {
+				t.Fatalf("import --store: exit %d, %q; want 2 naming %q", code, errs, tt.want)
+			}
+			if _, err := os.Stat(filepath.Dir(into)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("import --store %s refused, yet made %s (%v)", into, filepath.Dir(into), err)
+			}
+		})
 	}
 }
