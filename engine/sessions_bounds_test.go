@@ -76,15 +76,35 @@ func (c *claudeRoot) claudeSession(id, cwd string, texts ...string) string {
 	return p
 }
 
-// sync runs one sync under a timeout, so a read that blocks (a FIFO) fails
-// the test instead of hanging it.
+// syncHang ends a sync of these fixtures that hangs (a transcript read
+// that blocks: a FIFO, a device), so a regression fails instead of
+// hanging. It bounds a hang and measures no speed: the longest sync here
+// (TestLongSessionInParts, 12 MB of transcript) takes seconds, and the
+// 30 s this was failed it on a loaded machine. It stays under go test's
+// default 10-minute timeout, so that its message, with the work the sync
+// had done, is the one a hang prints.
+const syncHang = 5 * time.Minute
+
+// sync runs one sync; one still running after syncHang ends the test
+// binary, naming the projections the sync had written by then.
 func (c *claudeRoot) sync() cairn.SourceSyncStats {
 	c.t.Helper()
-	res := syncWithin(c.t, c.eng, 30*time.Second, func() {
+	res := syncWithin(c.t, c.eng, syncHang, func() {
 		// The cleanup's Close would wait for the blocked sync (even after a
 		// panic): end the test binary now, so a regression fails instead of
 		// hanging.
-		fmt.Fprintln(os.Stderr, "FAIL: Sync did not return in 30 s: a transcript read blocked")
+		files, size := 0, int64(0)
+		filepath.WalkDir(c.eng.sessionsRoot(), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if fi, err := d.Info(); err == nil {
+				files, size = files+1, size+fi.Size()
+			}
+			return nil
+		})
+		fmt.Fprintf(os.Stderr, "FAIL: %s: Sync did not return in %v (a transcript read blocked?); it had written %d projection files, %d bytes\n",
+			c.t.Name(), syncHang, files, size)
 		os.Exit(1)
 	})
 	return res.Corpora[0].Sessions.Sources[0]
