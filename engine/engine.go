@@ -192,11 +192,6 @@ func openStorage(ctx context.Context, opts Options) (cairn.Storage, error) {
 
 var errNoBackend = cairn.Invalidf("storage backend is nil: set Options.Backend (sqlite.Backend{} for the embedded index)")
 
-// IndexStats counts what the index holds and its size on disk.
-func (e *Engine) IndexStats(ctx context.Context) (cairn.IndexStats, error) {
-	return e.store.Stats(ctx)
-}
-
 // Corpora returns the configured corpora (not the memories corpus, which
 // Open adds).
 func (e *Engine) Corpora() []cairn.Corpus {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,49 @@ type SyncStatus struct {
 	Error                string                  `json:"error,omitempty"`
 	Sources              []cairn.SourceSyncStats `json:"sources,omitempty"`
 	Diagnostics          *cairn.EnvelopeCounts   `json:"diagnostics,omitempty"` // envelope cleaning, summed over Sources
+}
+
+// IndexStats counts what the index holds and its size on disk. Under a
+// scope that reads some corpora (a team server's token with a corpus
+// grant, scope.go) it counts only those corpora's documents, their
+// contents and chunks, and Bytes is 0 (the size on disk is every
+// corpus's): before, such a token's diagnostics told the counts of the
+// whole agent. A store that cannot count by corpus (corpusStatser) is
+// counted through its documents: Documents and Contents exact, Chunks 0.
+func (e *Engine) IndexStats(ctx context.Context) (cairn.IndexStats, error) {
+	s, ok := ScopeOf(ctx)
+	if !ok || s.Read == nil {
+		return e.store.Stats(ctx)
+	}
+	var names []string
+	for _, c := range readable(ctx, e.opts.Corpora) {
+		if c.Kind != cairn.KindSkills { // skills live in memory, not in the index
+			names = append(names, c.Name)
+		}
+	}
+	if cs, ok := e.store.(corpusStatser); ok {
+		return cs.CorpusStats(ctx, names)
+	}
+	var st cairn.IndexStats
+	contents := map[string]bool{}
+	for _, c := range names {
+		states, err := e.store.DocStates(ctx, c)
+		if err != nil {
+			return cairn.IndexStats{}, err
+		}
+		st.Documents += len(states)
+		for _, d := range states {
+			contents[d.Hash] = true
+		}
+	}
+	st.Contents = len(contents)
+	return st, nil
+}
+
+// corpusStatser is what a store may offer IndexStats under a scope: the
+// counts of some corpora in one query (sqlite/read.go).
+type corpusStatser interface {
+	CorpusStats(ctx context.Context, corpora []string) (cairn.IndexStats, error)
 }
 
 // SyncStatus reads the session sync status. A stored "running" whose

@@ -634,6 +634,27 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
+// CorpusStats is Stats of some corpora, for a caller that may read only
+// those (engine.IndexStats under a scope): their documents, the contents
+// those documents hold and the chunks of those contents, each content
+// once. Bytes is 0: the file holds every corpus, and its size is not one
+// corpus's to tell.
+func (s *Store) CorpusStats(ctx context.Context, corpora []string) (Stats, error) {
+	var st Stats
+	if len(corpora) == 0 {
+		return st, nil
+	}
+	list, _ := json.Marshal(corpora)
+	err := s.r.QueryRowContext(ctx, `WITH d AS MATERIALIZED (SELECT cid FROM documents WHERE corpus IN (SELECT value FROM json_each(?))),
+		c AS MATERIALIZED (SELECT DISTINCT cid FROM d)
+		SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM c),
+			(SELECT count(*) FROM chunks WHERE cid IN (SELECT cid FROM c))`, string(list)).Scan(&st.Documents, &st.Contents, &st.Chunks)
+	if err != nil {
+		return st, s.diagnose("read index stats", fmt.Errorf("count corpora %s: %w", strings.Join(corpora, ", "), err))
+	}
+	return st, nil
+}
+
 // pathLimited reports whether LexicalQuery.Paths restricts a corpus: every
 // corpus when PathCorpora is nil, else only those it names.
 func pathLimited(pathCorpora []string) func(string) bool {
