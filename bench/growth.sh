@@ -3,14 +3,15 @@
 # "Indexing growth"): builds indexbench and growbench from BASE and from the
 # working tree, then alternates them.
 #
-#   bench/growth.sh BASE [ROUNDS]          # no-op syncs at 480,000 files (BASE 1df441c this round; about 5 minutes)
+#   bench/growth.sh BASE [ROUNDS]          # no-op syncs at 480,000 files (BASE 28a0aac this round; about 5 minutes)
 #   FIRST=1 bench/growth.sh BASE 1         # also first index at 48k and 480k notes (about an hour on a quiet machine)
 #   NOOP=0 INTO=1 bench/growth.sh BASE 2   # only: 20,000 new notes into an empty index and into the 1M index
 #
 # No-op: a fresh copy of L1's 1M-chunk index (/tmp/l1big, never written) per
 # run, `indexbench -fresh=false -corpus bench -noop 2`, one JSON line each
 # (firstSeconds includes opening the index; userSeconds + sysSeconds are the
-# process's CPU; the new build's copy is migrated first, see below). FIRST: growbench first indexes of gencorpus seed 1 at
+# process's CPU during the first no-op, noopCPUSeconds that of each later one; runs at
+# nice NICE, 10 unless set; the new build's copy is migrated first, see below). FIRST: growbench first indexes of gencorpus seed 1 at
 # 48,000 notes (about 100k chunks) and the 480,000 of /tmp/l1big/n480000/notes
 # (BIG_NOTES; 1M chunks), base and new one after the other, one at a time. INTO: the same
 # 20,000 new notes (gencorpus seed 7, about 42,000 chunks) synced as a second
@@ -27,6 +28,7 @@ rm -rf "$work/base-src" && mkdir -p "$work/base-src"
 git -C "$repo" archive "$base" | tar -x -C "$work/base-src"
 mkdir -p "$work/base-src/bench/cmd/growbench"
 cp "$repo/bench/cmd/growbench/main.go" "$work/base-src/bench/cmd/growbench/" # the same meter for both
+cp "$repo/bench/cmd/indexbench/main.go" "$work/base-src/bench/cmd/indexbench/" # (noopCPUSeconds)
 for v in base new; do
   src=$repo
   [ $v = base ] && src=$work/base-src
@@ -47,7 +49,7 @@ for r in $(seq "$rounds"); do
   for v in base new; do
     rm -rf "$work/ix" && cp -a "$(copyof $v)" "$work/ix"
     echo "noop $v round $r load $(load)"
-    "$work/ib-$v" -dir /tmp/l1big/n480000/notes -index "$work/ix" -fresh=false -corpus bench -noop 2
+    nice -n "${NICE:-10}" "$work/ib-$v" -dir /tmp/l1big/n480000/notes -index "$work/ix" -fresh=false -corpus bench -noop 2
   done
 done
 rm -rf "$work/ix"

@@ -119,7 +119,7 @@ func TestMergeStates(t *testing.T) {
 	files := []ingest.File{file("b", 1), file("c", 2), file("d", 3), file("f", 4)}
 	states := []cairn.DocState{{Path: "a", Size: 1, ModTime: 7}, {Path: "b", Size: 1, ModTime: 7},
 		{Path: "c", Size: 9, ModTime: 7}, {Path: "e", Size: 5, ModTime: 7}, {Path: "f", Size: 4, ModTime: 8}, {Path: "g"}}
-	todo, known, unseen := mergeStates(files, states, false)
+	todo, known, unseen := mergeStates(files, states, nil, false)
 	rel := func(fs []ingest.File) (out []string) {
 		for _, f := range fs {
 			out = append(out, f.Rel)
@@ -141,11 +141,134 @@ func TestMergeStates(t *testing.T) {
 	if got := paths(unseen); !slices.Equal(got, []string{"a", "e", "g"}) {
 		t.Errorf("unseen %v, want [a e g]", got)
 	}
-	todo, known, unseen = mergeStates(files, states, true)
+	todo, known, unseen = mergeStates(files, states, nil, true)
 	if got := rel(todo); !slices.Equal(got, []string{"b", "c", "d", "f"}) || len(known) != 3 || len(unseen) != 3 {
 		t.Errorf("readAll: todo %v, %d known, %d unseen; want every file, 3 and 3", got, len(known), len(unseen))
 	}
-	if todo, _, unseen := mergeStates(nil, states, false); len(todo) != 0 || len(unseen) != len(states) {
+	if todo, _, unseen := mergeStates(nil, states, nil, false); len(todo) != 0 || len(unseen) != len(states) {
 		t.Errorf("no files: todo %d, unseen %d; want 0 and %d", len(todo), len(unseen), len(states))
+	}
+	// States whose files the scan skipped as unchanged (a, e: as if their
+	// files were found) are neither read nor unseen.
+	skipped := []bool{true, false, false, true, false, false}
+	todo, _, unseen = mergeStates(files, states, skipped, false)
+	if got := rel(todo); !slices.Equal(got, []string{"c", "d", "f"}) || !slices.Equal(paths(unseen), []string{"g"}) {
+		t.Errorf("with skipped states: todo %v, unseen %v; want [c d f] and [g]", got, paths(unseen))
+	}
+}
+
+// unchangedSkip skips a file only when its path is indexed with the same
+// size and mtime, marks the states it skipped, finds paths that come out
+// of order (the next root of a corpus with several), and skips nothing
+// when the states failed to load or every file is to be read again.
+func TestUnchangedSkip(t *testing.T) {
+	states := []cairn.DocState{{Path: "a/1.md", Size: 1, ModTime: 5}, {Path: "a/2.md", Size: 2, ModTime: 5},
+		{Path: "b/1.md", Size: 3, ModTime: 5}, {Path: "b/2.md", Size: 4, ModTime: 5}}
+	loaded := func(states []cairn.DocState, recorded string, err error) *stateLoad {
+		l := &stateLoad{done: make(chan struct{}), states: states, recorded: recorded, err: err}
+		close(l.done)
+		return l
+	}
+	type ask struct {
+		rel         string
+		size, mtime int64
+		want        bool
+	}
+	// Root "b" is walked before root "a"; a/0.md is new, b/2.md grew,
+	// a/2.md was touched, c/1.md is new after every state.
+	walk := []ask{{"b/1.md", 3, 5, true}, {"b/2.md", 5, 5, false}, {"a/0.md", 1, 5, false},
+		{"a/1.md", 1, 5, true}, {"a/2.md", 2, 6, false}, {"c/1.md", 1, 5, false}}
+	none := func() []ask {
+		out := slices.Clone(walk)
+		for i := range out {
+			out[i].want = false
+		}
+		return out
+	}
+	cases := []struct {
+		name    string
+		load    *stateLoad
+		asks    []ask
+		skipped []bool
+	}{
+		{"two roots", loaded(states, "v"+redactVersion, nil), walk, []bool{true, false, true, false}},
+		{"same states asked twice in a row", loaded(states, "v"+redactVersion, nil),
+			[]ask{{"a/1.md", 1, 5, true}, {"a/1.md", 1, 5, false}, {"a/2.md", 2, 5, true}}, []bool{true, true, false, false}},
+		{"load failed", loaded(nil, "", context.Canceled), none(), nil},
+		{"other redaction state", loaded(states, "off", nil), none(), nil},
+		{"empty index", loaded(nil, "", nil), none(), []bool{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &unchangedSkip{load: tc.load, want: "v" + redactVersion}
+			n := 0
+			for _, a := range tc.asks {
+				if got := s.skip(a.rel, a.size, a.mtime); got != a.want {
+					t.Errorf("skip(%s, %d, %d) = %v, want %v", a.rel, a.size, a.mtime, got, a.want)
+				}
+				if a.want {
+					n++
+				}
+			}
+			if !slices.Equal(s.skipped, tc.skipped) || s.n != n {
+				t.Errorf("skipped %v (%d), want %v (%d)", s.skipped, s.n, tc.skipped, n)
+			}
+		})
+	}
+}
+
+// A corpus of two roots, listed in Paths in the reverse of their path
+// order, syncs as a no-op when nothing changed and sees each change in
+// either root: a grown file, a same-size edit with a new mtime, a deletion,
+// a new file, a file moved from one root to the other.
+func TestSyncSkipsUnchangedAcrossRoots(t *testing.T) {
+	files := map[string]string{}
+	for _, root := range []string{"b", "a"} {
+		for i := range 20 {
+			files[fmt.Sprintf("%s/d%d/n%02d.md", root, i%3, i)] = fmt.Sprintf("# %s %d\n\nqq%s%02dword here.\n", root, i, root, i)
+		}
+	}
+	f := &fixture{t: t, notes: t.TempDir()}
+	for p, text := range files {
+		f.write(p, text)
+	}
+	notes := f.notes
+	eng, err := Open(context.Background(), Options{Dir: t.TempDir(), Corpora: []cairn.Corpus{{Name: "notes", Kind: cairn.KindFiles,
+		Paths: []string{filepath.Join(notes, "b"), filepath.Join(notes, "a")}, Glob: cairn.DefaultGlob}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	f.eng = eng
+	n := len(files)
+	if got := f.sync(); counts(got) != [6]int{n, n, 0, 0, 0, 0} {
+		t.Fatalf("first sync: %v, want %d added", counts(got), n)
+	}
+	if got := f.sync(); counts(got) != [6]int{n, 0, 0, n, 0, 0} {
+		t.Fatalf("no-op sync: %v, want all %d unchanged", counts(got), n)
+	}
+	grown, same, gone, moved := "a/d1/n04.md", "b/d2/n05.md", "b/d0/n00.md", "b/d1/n07.md"
+	f.write(grown, files[grown]+"\nqqgrownword too.\n")
+	f.write(same, strings.Replace(files[same], "here", "hare", 1))
+	if err := os.Remove(filepath.Join(notes, gone)); err != nil {
+		t.Fatal(err)
+	}
+	f.write("a/new.md", "# New\n\nqqnewword here.\n")
+	if err := os.Rename(filepath.Join(notes, moved), filepath.Join(notes, "a/moved.md")); err != nil {
+		t.Fatal(err)
+	}
+	// scanned, added (new, moved), updated (grown, same), unchanged,
+	// removed (gone, moved away), failed
+	if got, want := counts(f.sync()), [6]int{n, 2, 2, n - 4, 2, 0}; got != want {
+		t.Fatalf("sync after changes: %v, want %v", got, want)
+	}
+	for q, want := range map[string][]string{"qqgrownword": {grown}, "hare": {same}, "qqb00word": nil,
+		"qqnewword": {"a/new.md"}, "qqb07word": {"a/moved.md"}} {
+		if got := f.paths(q); !slices.Equal(got, want) {
+			t.Errorf("search %q = %v, want %v", q, got, want)
+		}
+	}
+	if got := f.sync(); counts(got) != [6]int{n, 0, 0, n, 0, 0} {
+		t.Fatalf("no-op sync after changes: %v, want all %d unchanged", counts(got), n)
 	}
 }

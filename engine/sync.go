@@ -178,22 +178,21 @@ var afterScanHook func(corpus string)
 // re-embedded.
 func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, progress func(cairn.ProgressEvent)) (cairn.CorpusSyncResult, error) {
 	r := cairn.CorpusSyncResult{Name: c.Name}
-	// The scan is syscall-bound and the state query CPU-bound: overlap them.
-	var states []cairn.DocState // in path order, as the scan's files
-	var recorded string
-	var statesErr error
-	loaded := make(chan struct{})
-	go func() {
-		defer close(loaded)
-		if states, statesErr = e.sortedDocStates(ctx, c.Name); statesErr == nil {
-			recorded, statesErr = e.store.RedactState(ctx, c.Name)
-		}
-	}()
-	files, failures, err := ingest.Scan(ctx, c)
-	<-loaded
-	if err = errors.Join(err, statesErr); err != nil {
+	state := redactState(c)
+	load := e.loadStates(ctx, c.Name) // unchanged.go: beside the scan
+	opts := &ingest.ScanOptions{}
+	var skip *unchangedSkip
+	if !force {
+		// Unchanged files are left out of the scan's list (unchanged.go).
+		skip = &unchangedSkip{load: load, want: state}
+		opts.Skip = skip.skip
+	}
+	files, failures, err := ingest.ScanWith(ctx, c, opts)
+	<-load.done
+	if err = errors.Join(err, load.err); err != nil {
 		return r, err
 	}
+	states, recorded := load.states, load.recorded
 	if afterScanHook != nil {
 		afterScanHook(c.Name)
 	}
@@ -202,17 +201,23 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 	// flipped) are read again even when size and mtime match; the content
 	// hash still skips every file whose redacted text is what is stored, so
 	// only files holding secrets are re-chunked and re-embedded.
-	state := redactState(c)
-	reread := recorded != state && len(states) > 0
-	r.Scanned = len(files)
-	todo, known, unseen := mergeStates(files, states, reread || force)
-	r.Unchanged = len(files) - len(todo)
+	reread := load.reread(state)
+	var skipped []bool
+	if skip != nil {
+		r.Scanned, skipped = skip.n, skip.skipped
+	}
+	r.Scanned += len(files)
+	todo, known, unseen := mergeStates(files, states, skipped, reread || force)
+	r.Unchanged = r.Scanned - len(todo)
 	if reread {
 		// redactKept reads the state of every document kept unread.
 		known = make(map[string]cairn.DocState, len(states))
 		for _, st := range states {
 			known[st.Path] = st
 		}
+	}
+	if err := e.fillHashes(ctx, load, c.Name, known); err != nil {
+		return r, err
 	}
 	// keep holds what overrides the default of the paths: a scanned file
 	// stays, an indexed path the scan did not find goes.
@@ -286,16 +291,23 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 // mergeStates walks the scanned files and the indexed states, both in path
 // order, side by side: it returns the files to read (changed size or
 // mtime, new, or all with readAll), the states of those that are indexed,
-// and the indexed states no scanned file has. At 480,000 files a merge of
-// two sorted lists costs a string comparison a file; the maps it replaces
-// (every state and every scanned path hashed, then looked up) were about
-// a fifth of a no-op sync's CPU.
-func mergeStates(files []ingest.File, states []cairn.DocState, readAll bool) (todo []ingest.File, known map[string]cairn.DocState, unseen []cairn.DocState) {
+// and the indexed states no scanned file has. States marked in skipped
+// (nil: none) belong to files the scan found unchanged and left out of
+// files (unchangedSkip): they are neither read nor unseen. At 480,000
+// files a merge of two sorted lists costs a string comparison a file; the
+// maps it replaces (every state and every scanned path hashed, then looked
+// up) were about a fifth of a no-op sync's CPU.
+func mergeStates(files []ingest.File, states []cairn.DocState, skipped []bool, readAll bool) (todo []ingest.File, known map[string]cairn.DocState, unseen []cairn.DocState) {
 	known = map[string]cairn.DocState{}
+	gone := func(i int) {
+		if skipped == nil || !skipped[i] {
+			unseen = append(unseen, states[i])
+		}
+	}
 	i := 0
 	for _, f := range files {
 		for i < len(states) && states[i].Path < f.Rel {
-			unseen = append(unseen, states[i])
+			gone(i)
 			i++
 		}
 		if i < len(states) && states[i].Path == f.Rel {
@@ -308,7 +320,10 @@ func mergeStates(files []ingest.File, states []cairn.DocState, readAll bool) (to
 		}
 		todo = append(todo, f)
 	}
-	return todo, known, append(unseen, states[i:]...)
+	for ; i < len(states); i++ {
+		gone(i)
+	}
+	return todo, known, unseen
 }
 
 // sortedStater is a store that lists a corpus's documents in path order

@@ -52,7 +52,8 @@ type Result struct {
 	Chunks       int       `json:"chunks"`
 	ChunksPerSec float64   `json:"chunksPerSec"`
 	NoopSeconds  []float64 `json:"noopSeconds,omitempty"`
-	Load1        float64   `json:"load1"` // the 1-minute load average before the first sync
+	NoopCPU      []float64 `json:"noopCPUSeconds,omitempty"` // user + sys of each no-op sync
+	Load1        float64   `json:"load1"`                    // the 1-minute load average before the first sync
 }
 
 func main() {
@@ -168,12 +169,15 @@ func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error
 	}
 	r.ChunksPerSec = float64(r.Chunks) / r.FirstSeconds
 	for range c.noop {
+		u0, s0 := cpuTimes()
 		start := time.Now()
 		res, err := eng.Sync(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
 		r.NoopSeconds = append(r.NoopSeconds, time.Since(start).Seconds())
+		u1, s1 := cpuTimes()
+		r.NoopCPU = append(r.NoopCPU, u1-u0+s1-s0)
 		for _, cr := range res.Corpora {
 			if cr.Added+cr.Updated+cr.Removed > 0 {
 				return nil, fmt.Errorf("no-op sync changed %d documents", cr.Added+cr.Updated+cr.Removed)
