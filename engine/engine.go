@@ -210,6 +210,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if opts != nil {
 		o = *opts
 	}
+	// A query over search.MaxQueryBytes or MaxQueryTerms is refused in
+	// every mode: hybrid's lexical lane would leave it out quietly.
+	if err := search.CheckQuery(query); err != nil {
+		return nil, err
+	}
 	live, err := e.liveCorpora(ctx) // memories.go
 	if err != nil {
 		return nil, err

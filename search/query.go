@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,8 +58,10 @@ func phrase(words []string) cairn.Match {
 // Query is a parsed user query.
 type Query struct {
 	Raw     string
-	Terms   []Term
-	Dropped []string // stop words left out
+	Terms   []Term   // distinct: a term written twice is kept once
+	Dropped []string // stop words left out, each once
+
+	seen map[string]bool // Terms by key (termKey)
 }
 
 // hasPhrase reports whether any term matches several words in sequence.
@@ -71,14 +74,60 @@ func (q Query) hasPhrase() bool {
 	return false
 }
 
-// Parse splits a user query into terms. A query with nothing searchable
-// (empty, only stop words, only punctuation) is an ErrInvalid error.
+// Limits of one query, so that any query answers in bounded time: a
+// distinct term costs a count in the index the first time it is seen and
+// a phrase in every scan, and the store scores at most 256 phrases per
+// query (sqlite's rank.go; an identifier is two, its joined form and its
+// parts). A query over either limit is an ErrInvalid error naming the
+// limit, in every mode and through every surface (CLI, MCP, HTTP), not a
+// query cut short: which of its words matter is the caller's to say.
+const (
+	// MaxQueryBytes is the longest query, in bytes (the judged search's
+	// 24,000-byte budget of a bm25Query fits).
+	MaxQueryBytes = 32 << 10
+	// MaxQueryTerms is the most distinct terms a query may have: words,
+	// identifiers, quoted phrases and prefixes, each counted once however
+	// often it is written; stop words are not counted.
+	MaxQueryTerms = 128
+)
+
+// Parse splits a user query into terms, each distinct term once (in the
+// order first written). A query with nothing searchable (empty, only stop
+// words, only punctuation) is an ErrInvalid error, as is one over
+// MaxQueryBytes or MaxQueryTerms.
 func Parse(raw string) (Query, error) {
-	q := Query{Raw: raw}
-	s := strings.TrimSpace(raw)
-	if s == "" {
-		return q, cairn.Invalidf("query is blank: give at least one word")
+	if strings.TrimSpace(raw) == "" {
+		return Query{Raw: raw}, cairn.Invalidf("query is blank: give at least one word")
 	}
+	q, err := scan(raw)
+	if err != nil {
+		return q, err
+	}
+	if len(q.Terms) == 0 {
+		if len(q.Dropped) > 0 {
+			return q, cairn.Invalidf("query %q has only common words (%s): add a distinctive word or quote a phrase", raw, strings.Join(q.Dropped, ", "))
+		}
+		return q, cairn.Invalidf("query %q has no words to search for: use letters or digits", raw)
+	}
+	return q, nil
+}
+
+// CheckQuery returns Parse's error for a query over MaxQueryBytes or
+// MaxQueryTerms, nil for any other: what a search checks in every mode
+// before its lanes run (a vector search may be given a query of no
+// words, but not an unbounded one).
+func CheckQuery(raw string) error {
+	_, err := scan(raw)
+	return err
+}
+
+// scan parses raw into terms; its only errors are the limits.
+func scan(raw string) (Query, error) {
+	q := Query{Raw: raw}
+	if len(raw) > MaxQueryBytes {
+		return q, cairn.Invalidf("query is %d bytes: allowed up to %d (MaxQueryBytes); search for its distinctive words", len(raw), MaxQueryBytes)
+	}
+	s := strings.TrimSpace(raw)
 	for s != "" {
 		s = strings.TrimLeftFunc(s, unicode.IsSpace)
 		if s == "" {
@@ -97,7 +146,7 @@ func Parse(raw string) (Query, error) {
 				s = s[1:]
 			}
 			if w := words(body); len(w) > 0 {
-				q.Terms = append(q.Terms, Term{Text: body, Words: w, Phrase: true, Prefix: prefix})
+				q.add(Term{Text: body, Words: w, Phrase: true, Prefix: prefix})
 			}
 			continue
 		}
@@ -109,11 +158,10 @@ func Parse(raw string) (Query, error) {
 		s = s[end:]
 		q.addWord(tok)
 	}
-	if len(q.Terms) == 0 {
-		if len(q.Dropped) > 0 {
-			return q, cairn.Invalidf("query %q has only common words (%s): add a distinctive word or quote a phrase", raw, strings.Join(q.Dropped, ", "))
-		}
-		return q, cairn.Invalidf("query %q has no words to search for: use letters or digits", raw)
+	q.seen = nil
+	if len(q.Terms) > MaxQueryTerms {
+		return q, cairn.Invalidf("query has %d distinct terms: allowed up to %d (MaxQueryTerms; words, identifiers, quoted phrases and prefixes count once each, stop words not at all); search for the distinctive ones",
+			len(q.Terms), MaxQueryTerms)
 	}
 	return q, nil
 }
@@ -126,10 +174,37 @@ func (q *Query) addWord(tok string) {
 		return
 	}
 	if len(w) == 1 && !prefix && !isCamel(tok) && stopWords[w[0]] {
-		q.Dropped = append(q.Dropped, w[0])
+		if !slices.Contains(q.Dropped, w[0]) { // at most the stop word list
+			q.Dropped = append(q.Dropped, w[0])
+		}
 		return
 	}
-	q.Terms = append(q.Terms, Term{Text: tok, Words: w, Prefix: prefix})
+	q.add(Term{Text: tok, Words: w, Prefix: prefix})
+}
+
+// add appends t unless a term that matches the same is there already
+// ("Walrus walrus" is one term; "parseConfig" and "parseconfig" are two,
+// as the first also matches its parts).
+func (q *Query) add(t Term) {
+	k := termKey(t)
+	if q.seen[k] {
+		return
+	}
+	if q.seen == nil {
+		q.seen = map[string]bool{}
+	}
+	q.seen[k] = true
+	q.Terms = append(q.Terms, t)
+}
+
+// termKey identifies what a term matches: its phrases.
+func termKey(t Term) string {
+	var b strings.Builder
+	for _, p := range t.Phrases() {
+		b.WriteString(p.String())
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // words splits s into lowercased runs of letters, digits and marks, as the

@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,9 +31,14 @@ func TestParse(t *testing.T) {
 		{in: "Café", exprs: []cairn.Match{term("café")}},
 		{in: `say "hi" AND OR NOT`, exprs: []cairn.Match{term("say"), term("hi")}, dropped: []string{"and", "or", "not"}},
 		{in: `a"b`, exprs: []cairn.Match{term("b")}, dropped: []string{"a"}},
+		{in: "walrus Walrus WALRUS tusk walrus", exprs: []cairn.Match{term("walrus"), term("tusk")}},
+		{in: `parseConfig parseconfig parse_config "parse config"`, exprs: []cairn.Match{
+			anyOf(term("parseconfig"), ph("parse", "config")), term("parseconfig"), ph("parse", "config")}},
+		{in: `migr* migr "migr"*`, exprs: []cairn.Match{cairn.Prefix("migr"), term("migr")}},
+		{in: "the walrus and the tusk and the ice", exprs: []cairn.Match{term("walrus"), term("tusk"), term("ice")}, dropped: []string{"the", "and"}},
 		{in: "", err: "blank"},
 		{in: "  \t ", err: "blank"},
-		{in: "to be or not to be", err: "only common words"},
+		{in: "to be or not to be", err: "only common words (to, be, or, not)"},
 		{in: "?? -- ** //", err: "no words"},
 		{in: `""`, err: "no words"},
 	}
@@ -117,5 +123,62 @@ func BenchmarkIdentText(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		IdentText(text)
+	}
+}
+
+// TestParseLimits: a query over MaxQueryBytes or MaxQueryTerms distinct
+// terms is an ErrInvalid error naming the limit, however it is made (a
+// generated query of 50,000 terms, 129 distinct identifiers); a query at
+// the limits parses whole, and repeats count once. CheckQuery gives the
+// same errors and nothing for a query that is merely unsearchable.
+func TestParseLimits(t *testing.T) {
+	many := func(n int, f func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(f(i) + " ")
+		}
+		return b.String()
+	}
+	word := func(i int) string { return fmt.Sprintf("w%d", i) }
+	ident := func(i int) string { return fmt.Sprintf("parseConfig%d", i) }
+	tests := []struct {
+		name  string
+		in    string
+		terms int    // on success
+		err   string // else
+	}{
+		{"50,000 terms", many(50000, word), 0, "allowed up to 32768"},
+		{"bytes at the limit", strings.Repeat("walrus ", MaxQueryBytes/7) + strings.Repeat("x", MaxQueryBytes%7), 2, ""}, // walrus, x,
+		{"one byte over", strings.Repeat("a", MaxQueryBytes+1), 0, fmt.Sprintf("query is %d bytes: allowed up to %d", MaxQueryBytes+1, MaxQueryBytes)},
+		{"distinct terms at the limit", many(MaxQueryTerms, ident), MaxQueryTerms, ""},
+		{"one distinct term over", many(MaxQueryTerms+1, ident), 0, "query has 129 distinct terms: allowed up to 128"},
+		{"16,000 terms of nine words", many(16000, func(i int) string { return string("bcdefghjk"[i%9]) }), 9, ""},
+		{"repeats count once", many(MaxQueryTerms, word) + many(MaxQueryTerms, word), MaxQueryTerms, ""},
+		{"stop words do not count", many(MaxQueryTerms, word) + strings.Repeat("the of and ", 500), MaxQueryTerms, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := Parse(tt.in)
+			cerr := CheckQuery(tt.in)
+			if tt.err != "" {
+				for _, e := range []error{err, cerr} {
+					if !errors.Is(e, cairn.ErrInvalid) || !strings.Contains(e.Error(), tt.err) {
+						t.Fatalf("Parse, CheckQuery: %v, %v; want ErrInvalid naming %q", err, cerr, tt.err)
+					}
+				}
+				return
+			}
+			if err != nil || cerr != nil || len(q.Terms) != tt.terms {
+				t.Fatalf("Parse: %d terms, %v (CheckQuery %v); want %d terms", len(q.Terms), err, cerr, tt.terms)
+			}
+		})
+	}
+	for _, in := range []string{"?? --", "to be or not to be"} {
+		if _, err := Parse(in); err == nil {
+			t.Errorf("Parse(%q) found terms", in)
+		}
+		if err := CheckQuery(in); err != nil {
+			t.Errorf("CheckQuery(%q) = %v, want nil: only the limits are its errors", in, err)
+		}
 	}
 }

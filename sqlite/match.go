@@ -17,6 +17,12 @@ import (
 // (compile writes none of those).
 const gramMarker = "\x1f"
 
+// maxPhrases is the most phrases one query may hold: cairn_tf and
+// cairn_score (rank.go) score that many, CAIRN_MAX_PHRASES, and a query
+// with more would leave the rest unscored. search.MaxQueryTerms keeps a
+// parsed query within it (an identifier is two phrases).
+const maxPhrases = 256
+
 // compiled is a cairn.Match as FTS5 takes it: the MATCH expression and the
 // weight of each of its phrases, in the order they appear in it (the order
 // cairn_tf returns their factors).
@@ -40,11 +46,14 @@ type compiled struct {
 // them; the tokenizer separates words at all of them) become spaces, so no
 // word can ask for grams or forge a pair token. A match that cannot be
 // compiled (a leaf without words or with an empty one, a group without
-// members, a weight that is not a finite number or sits on a group) is an
-// ErrInvalid error. A word of punctuation alone is no error: FTS5 finds
+// members, a weight that is not a finite number or sits on a group, more
+// than maxPhrases phrases) is an ErrInvalid error. A word of punctuation alone is no error: FTS5 finds
 // no token in it, and its phrase matches nothing (it still takes its
 // place in the phrase order, so the weights stay aligned).
 func compile(m cairn.Match) (compiled, error) {
+	if n := phrases(m); n > maxPhrases {
+		return compiled{}, cairn.Invalidf("lexical query has %d phrases (terms, phrases and prefixes): allowed up to %d", n, maxPhrases)
+	}
 	var c compiled
 	var b strings.Builder
 	if err := c.write(&b, m, false, 0); err != nil {
