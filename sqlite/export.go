@@ -43,8 +43,7 @@ func (s *Store) PortInfo(ctx context.Context) (cairn.PortInfo, error) {
 		}
 		info.Counts[t.Name] = n
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT identity, max(length(vec)) / 4, count(*) FROM vectors
-		WHERE chunk_id IN (SELECT id FROM chunks) GROUP BY identity ORDER BY identity`)
+	rows, err := s.r.QueryContext(ctx, portModelsSQL)
 	if err != nil {
 		return info, fmt.Errorf("count vectors: %w", err)
 	}
@@ -58,6 +57,15 @@ func (s *Store) PortInfo(ctx context.Context) (cairn.PortInfo, error) {
 	}
 	return info, rows.Err()
 }
+
+// portModelsSQL counts the vectors of each identity and their dimension,
+// reading them in identity order from vectors_identity. Grouped from a
+// scan of the table, SQLite sorted the rows in a temporary b-tree that
+// held every vector's blob for length() (temp_store is MEMORY): 1.5 KB a
+// vector of 384 floats in memory, the 1.65 GB peak of an export of 1M
+// vectors.
+const portModelsSQL = `SELECT identity, max(length(vec)) / 4, count(*) FROM vectors INDEXED BY vectors_identity
+	WHERE chunk_id IN (SELECT id FROM chunks) GROUP BY identity ORDER BY identity`
 
 // Export reads every portable table in one read transaction.
 func (s *Store) Export(ctx context.Context, fn func(cairn.PortRow) error) error {
