@@ -39,6 +39,7 @@ type sweepSetting struct {
 	speakerOne  bool    // lift only when the query names one participant (fusionWeights.SpeakerOne)
 	speakerCap  int     // at most that many lifted units a document (fusionWeights.SpeakerCap; 0: all)
 	speakerShr  float64 // the lift shrunk by the share of units it reaches (fusionWeights.SpeakerShare)
+	prfBy       int     // the lexical confidence the feedback share shrinks by (fusionWeights.PRFBy; 0: none)
 }
 
 func (s sweepSetting) String() string {
@@ -57,6 +58,9 @@ func (s sweepSetting) String() string {
 	}
 	if s.prf > 0 {
 		out += fmt.Sprintf(" prf %.2f docs %d terms %d", s.prf, s.prfDocs, s.prfTerms)
+		if s.prfBy != 0 {
+			out += fmt.Sprintf(" by %d", s.prfBy)
+		}
 	}
 	if s.dates > 0 {
 		out += fmt.Sprintf(" dates %.2f", s.dates)
@@ -136,7 +140,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -148,7 +152,8 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // confidence it shrinks by, 0 for none; speakerone 1: only when the query
 // names one participant; speakercap: at most that many lifted units a
 // document; speakershare: the lift shrunk by that times the share of units
-// it reaches). CAIRN_FUSION_DIR
+// it reaches; prfby: the kind of lexical confidence the feedback share
+// shrinks by, 0 for none). CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -179,14 +184,14 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+":0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0", ":")
-		var x [19]float64
+		f := strings.Split(p+strings.Repeat(":0", 20), ":")
+		var x [20]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18]})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19])})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
@@ -204,6 +209,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusion(s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
 			engine.SetFusionShape(s.lean, s.leanBy, s.diverse, s.after, s.context)
 			engine.SetFusionFeedback(s.prf, s.prfDocs, s.prfTerms)
+			engine.SetFusionFeedbackBy(s.prfBy)
 			engine.SetFusionDates(s.dates)
 			engine.SetFusionSpeaker(s.speaker, s.speakerBy)
 			engine.SetFusionSpeakerShape(s.speakerOne, s.speakerCap, s.speakerShr)
