@@ -9,7 +9,10 @@
 #    when the query names one participant, capped per session, shrunk by the share it reaches);
 #    bench/rk-cv.py prints the tables of bench/RESULTS.md (each family cross-validated, every
 #    category and cutoff) from the JSON, and the questions the setting SPEAKER ("speaker 0.75 one",
-#    the closest to the default rule; the lift stays off) loses against now;
+#    the default since 2c50894) loses against now; then the feedback pass on top of it, ungated and
+#    gated by the first pass's confidence (prfby 4 rare, 1 match; "Ranking: the one-participant
+#    speaker lift re-tested, and gated feedback"), and bench/rk-fam.py's families and cells below
+#    lexical and now;
 # 2. with EVAL=1, the LoCoMo evaluation as cairn eval locomo runs it (bench/cmd/calibrate -eval:
 #    hybrid and lexical at min score 0 and the default 0.3, by category), BASE then NEW.
 # 3. TestSpeakerLiftCost (NEW's tree, COST=1): the lift's cost per warm hybrid search over long agent
@@ -43,10 +46,15 @@ B="1:0.5:0:0:0:0.5:4:0:0:0.3"
 D="$B:0:0:0:0.5"
 G="$B,$D,$D:0.1,$D:0.2,$D:0.3,$D:0.5,$D:0.1:4,$D:0.2:4,$D:0.3:4,$D:0.5:4,$D:0.75,$D:1,$D:0.5:1,$D:0.5:3,$D:0.75:4,$D:1:4"
 G="$G,$D:0.5:0:1,$D:0.75:0:1,$D:1:0:1,$D:0.5:4:1,$D:0.5:0:0:3,$D:0.5:0:0:0:0.5,$D:0.5:0:0:0:1,$D:0.75:0:0:0:1"  # one, cap, share
+G="$G,$D:0.3:0:1"
+for p in 0.3:5:10 0.5:5:10 0.5:10:20; do for by in 0 4 1; do G="$G,$B:$p:0.5:0.75:0:1:0:0:$by"; done; done  # feedback on the default, gated
 SPEAKER=${SPEAKER:-speaker 0.75 one}
 (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/sweep.json" \
   CAIRN_FUSION_GRID="$G" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
 python3 "$HERE/bench/rk-cv.py" "$OUT/sweep.json" -all -diff "$SPEAKER" | tee "$OUT/table.md"
+python3 "$HERE/bench/rk-fam.py" "$OUT/sweep.json" -fam 'one=speaker [\d.]+ one$' \
+  -fam 'feedback on one=(dates 0.50 speaker 0.75 one$|prf .* speaker 0.75 one$)' \
+  -fam 'gated feedback on one=(dates 0.50 speaker 0.75 one$|prf .* by \d dates 0.50 speaker 0.75 one$)' | tee "$OUT/families.md"
 if [ -n "${COST:-}" ]; then
   (cd "$OUT/new" && CAIRN_SPEAKER_COST=1 CAIRN_SPEAKER_COST_DIR="${COST_DIR:-$OUT/cost}" \
     nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestSpeakerLiftCost -v -timeout 1h) | tee "$OUT/cost.log"
