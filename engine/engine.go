@@ -210,9 +210,15 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if opts != nil {
 		o = *opts
 	}
-	// A query over search.MaxQueryBytes or MaxQueryTerms is refused in
-	// every mode: hybrid's lexical lane would leave it out quietly.
-	if err := search.CheckQuery(query); err != nil {
+	// A query over search.MaxQueryBytes is refused in every mode, one over
+	// MaxQueryTerms in lexical and hybrid mode (hybrid's lexical lane
+	// would leave it out quietly); vector mode takes a long paragraph of
+	// many words, its cost bounded by the embedder's input, not the words.
+	check := search.CheckQuery
+	if o.Mode == cairn.ModeVector {
+		check = search.CheckQueryBytes
+	}
+	if err := check(query); err != nil {
 		return nil, err
 	}
 	live, err := e.liveCorpora(ctx) // memories.go

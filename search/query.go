@@ -113,19 +113,29 @@ func Parse(raw string) (Query, error) {
 }
 
 // CheckQuery returns Parse's error for a query over MaxQueryBytes or
-// MaxQueryTerms, nil for any other: what a search checks in every mode
-// before its lanes run (a vector search may be given a query of no
-// words, but not an unbounded one).
+// MaxQueryTerms, nil for any other: what a lexical or hybrid search
+// checks before its lanes run.
 func CheckQuery(raw string) error {
 	_, err := scan(raw)
 	return err
 }
 
+// CheckQueryBytes returns Parse's error for a query over MaxQueryBytes:
+// what a vector search checks. Its cost does not grow with the number of
+// words (the embedder reads a bounded prefix), so a long paragraph of
+// many distinct words is a fair vector query; an unbounded one is not.
+func CheckQueryBytes(raw string) error {
+	if len(raw) > MaxQueryBytes {
+		return cairn.Invalidf("query is %d bytes: allowed up to %d (MaxQueryBytes); search for its distinctive words", len(raw), MaxQueryBytes)
+	}
+	return nil
+}
+
 // scan parses raw into terms; its only errors are the limits.
 func scan(raw string) (Query, error) {
 	q := Query{Raw: raw}
-	if len(raw) > MaxQueryBytes {
-		return q, cairn.Invalidf("query is %d bytes: allowed up to %d (MaxQueryBytes); search for its distinctive words", len(raw), MaxQueryBytes)
+	if err := CheckQueryBytes(raw); err != nil {
+		return q, err
 	}
 	s := strings.TrimSpace(raw)
 	for s != "" {
