@@ -110,6 +110,19 @@ func (b Backend) open(ctx context.Context, dir string, o cairn.StorageOptions) (
 		pool.Close()
 		return nil, err
 	}
+	if s.citus && nearReads {
+		near, err := openNear(ctx, s, b.URL, b.schema(), b.MaxConns)
+		switch {
+		case err == nil:
+			s.near.Store(near)
+			s.nearPool = near
+		case ctx.Err() != nil:
+			pool.Close()
+			return nil, classify("connect to the agent's worker", ctx.Err())
+		case o.Logf != nil:
+			o.Logf("postgres: agent %q is read through the coordinator: %v", s.agent, err)
+		}
+	}
 	return s, nil
 }
 

@@ -362,7 +362,7 @@ func (s *Store) KnownNames(ctx context.Context, excludeThread string, limit int)
 // HasMemories reports whether any memory is stored.
 func (s *Store) HasMemories(ctx context.Context) (bool, error) {
 	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE agent = $1)`, s.agent).Scan(&ok)
+	err := s.readPool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE agent = $1)`, s.agent).Scan(&ok)
 	return ok, classify("look up memories", err)
 }
 

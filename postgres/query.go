@@ -70,16 +70,31 @@ func (r relation) newest(n string) string {
 // cases), stems its words (one round trip for words not seen before) and
 // builds the tsquery and the relation.
 func (s *Store) compile(ctx context.Context, q querier, m cairn.Match) (*compiled, error) {
-	if err := validate(m, false); err != nil {
+	c, lex, err := s.compiler(ctx, q, m)
+	if err != nil {
 		return nil, err
 	}
+	c.tsq, c.rel = c.build(m, lex)
+	return c, nil
+}
+
+// compiler validates ms, stems their words (one round trip for the words
+// not seen before, all of ms's at once) and returns a compiled without a
+// match yet, for build to number every relation's parameters after the
+// agent, and the lexemes.
+func (s *Store) compiler(ctx context.Context, q querier, ms ...cairn.Match) (*compiled, map[string][]string, error) {
 	all := slices.Clone(cairn.GramWords)
-	for _, l := range m.Leaves() {
-		all = append(all, words(strings.Join(l.Words, " "))...)
+	for _, m := range ms {
+		if err := validate(m, false); err != nil {
+			return nil, nil, err
+		}
+		for _, l := range m.Leaves() {
+			all = append(all, words(strings.Join(l.Words, " "))...)
+		}
 	}
 	lex, err := s.lex.lexemes(ctx, q, all)
 	if err != nil {
-		return nil, fmt.Errorf("stem query words: %w", err)
+		return nil, nil, fmt.Errorf("stem query words: %w", err)
 	}
 	c := &compiled{args: []any{s.agent}, common: map[string]bool{}}
 	for _, w := range cairn.GramWords {
@@ -87,8 +102,7 @@ func (s *Store) compile(ctx context.Context, q querier, m cairn.Match) (*compile
 			c.common[l] = true
 		}
 	}
-	c.tsq, c.rel = c.build(m, lex)
-	return c, nil
+	return c, lex, nil
 }
 
 // arg adds a parameter and returns its placeholder.

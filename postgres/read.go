@@ -20,19 +20,20 @@ import (
 // the join to documents and text), so it sees one snapshot and costs one
 // round trip.
 func (s *Store) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
-	c, err := s.compile(ctx, s.pool, q.Match)
+	r := s.readPool()
+	c, err := s.compile(ctx, r, q.Match)
 	if err != nil {
 		return nil, classify("search index", err)
 	}
 	if q.Limit <= 0 || c.tsq == "" {
 		return &cairn.LexicalResult{}, nil
 	}
-	res, err := s.lexical(ctx, s.pool, q, c, false)
+	res, err := s.lexical(ctx, r, q, c, false)
 	if err != nil {
 		return nil, classify("search index", err)
 	}
 	if (len(q.Corpora) > 0 || q.Paths != nil) && len(res.Candidates) < q.Limit && res.Scanned >= q.Limit {
-		if res, err = s.lexical(ctx, s.pool, q, c, true); err != nil {
+		if res, err = s.lexical(ctx, r, q, c, true); err != nil {
 			return nil, classify("search index", err)
 		}
 	}
@@ -164,7 +165,8 @@ func scanQuery(q cairn.LexicalQuery, c *compiled, filterInside bool) (string, []
 // the postings alone for terms and prefixes.
 func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error) {
 	var mc cairn.MatchCount
-	c, err := s.compile(ctx, s.pool, m)
+	r := s.readPool()
+	c, err := s.compile(ctx, r, m)
 	if err != nil {
 		return mc, classify("count matches", err)
 	}
@@ -172,7 +174,7 @@ func (s *Store) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.M
 		return mc, nil
 	}
 	query, args := countQuery(c, max)
-	err = s.pool.QueryRow(ctx, query, args...).Scan(&mc.N, &mc.Low)
+	err = r.QueryRow(ctx, query, args...).Scan(&mc.N, &mc.Low)
 	return mc, classify("count matches", err)
 }
 
@@ -185,11 +187,68 @@ func countQuery(c *compiled, max int) (string, []any) {
 		ORDER BY r.chunk DESC LIMIT %s) x`, c.rel.newest(n), n), args
 }
 
+// MatchCounts is MatchCount of each of ms in one round trip and one
+// statement (plus one that stems the words not seen before, all of them
+// at once): search.Searcher counts every term of a query before its
+// pass, and one statement a term was a round trip a term, on Citus each
+// also a hop from the coordinator to the worker (bench/RESULTS.md, issue
+// 20, pgq). The counts are MatchCount's, read in one snapshot.
+func (s *Store) MatchCounts(ctx context.Context, ms []cairn.Match, max int) ([]cairn.MatchCount, error) {
+	out := make([]cairn.MatchCount, len(ms))
+	r := s.readPool()
+	query, args, err := s.countsQuery(ctx, r, ms, max)
+	if err != nil {
+		return nil, classify("count matches", err)
+	}
+	if query == "" {
+		return out, nil
+	}
+	rows, err := r.Query(ctx, query, args...)
+	if err != nil {
+		return nil, classify("count matches", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k int
+		var mc cairn.MatchCount
+		if err := rows.Scan(&k, &mc.N, &mc.Low); err != nil {
+			return nil, classify("count matches", err)
+		}
+		out[k] = mc
+	}
+	return out, classify("count matches", rows.Err())
+}
+
+// countsQuery is MatchCounts's statement: a row (k, n, low) for each
+// match k of ms that can match, countQuery's count of it; "" when none
+// can.
+func (s *Store) countsQuery(ctx context.Context, q querier, ms []cairn.Match, max int) (string, []any, error) {
+	if len(ms) == 0 {
+		return "", nil, nil
+	}
+	c, lex, err := s.compiler(ctx, q, ms...)
+	if err != nil {
+		return "", nil, err
+	}
+	n := c.arg(int64(max))
+	var parts []string
+	for k, m := range ms {
+		if tsq, rel := c.build(m, lex); tsq != "" {
+			parts = append(parts, fmt.Sprintf(`SELECT %d AS k, count(*) AS n, coalesce(min(chunk), 0) AS low FROM (SELECT r.chunk FROM (%s) r
+		ORDER BY r.chunk DESC LIMIT %s) x%d`, k, rel.newest(n), n, k))
+		}
+	}
+	if len(parts) == 0 {
+		return "", nil, nil
+	}
+	return strings.Join(parts, " UNION ALL "), c.args, nil
+}
+
 // Span reports the indexed chunks (a counter kept with every write, so no
 // count runs) and the range of chunk ids.
 func (s *Store) Span(ctx context.Context) (cairn.IndexSpan, error) {
 	var sp cairn.IndexSpan
-	err := s.pool.QueryRow(ctx, `SELECT coalesce((SELECT value::bigint FROM agent_meta WHERE agent = $1 AND key = 'fts_rows'), 0),
+	err := s.readPool().QueryRow(ctx, `SELECT coalesce((SELECT value::bigint FROM agent_meta WHERE agent = $1 AND key = 'fts_rows'), 0),
 		coalesce((SELECT min(id) FROM chunks WHERE agent = $1), 0), coalesce((SELECT max(id) FROM chunks WHERE agent = $1), 0)`,
 		s.agent).Scan(&sp.Rows, &sp.MinID, &sp.MaxID)
 	return sp, classify("read index span", err)

@@ -42,6 +42,12 @@ type Store struct {
 	hmu    sync.Mutex
 	hnsw   map[string]bool // HNSW indexes made or found by this handle
 
+	// near: on Citus, a pool on the worker holding the agent's shards,
+	// where a search's reads go (near.go); nil: the coordinator. nearPool
+	// is the same pool, kept to close it after a failure took near away.
+	near     atomic.Pointer[pgxpool.Pool]
+	nearPool *pgxpool.Pool
+
 	wmu sync.Mutex // one write transaction of this handle at a time
 	gen atomic.Int64
 	lex lexemeCache
@@ -61,6 +67,15 @@ func (s *Store) Agent() string { return s.agent }
 // openPool connects a pool to url with the schema first on the search path
 // and pgvector's types registered on every connection.
 func openPool(ctx context.Context, url, schema string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := poolConfig(url, schema, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	return connectPool(ctx, cfg)
+}
+
+// poolConfig is openPool's configuration of url.
+func poolConfig(url, schema string, maxConns int32) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, cairn.Invalidf("store url: %v (want postgres://user@host:port/database)", redactURLError(err))
@@ -73,6 +88,10 @@ func openPool(ctx context.Context, url, schema string, maxConns int32) (*pgxpool
 	if randomPageCost != "" {
 		cfg.ConnConfig.RuntimeParams["random_page_cost"] = randomPageCost
 	}
+	if planCacheMode != "" {
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = planCacheMode
+	}
+	cfg.ConnConfig.Tracer = testTracer
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		var ok bool
 		if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_type WHERE typname = 'vector')`).Scan(&ok); err != nil || !ok {
@@ -80,6 +99,11 @@ func openPool(ctx context.Context, url, schema string, maxConns int32) (*pgxpool
 		}
 		return pgxvec.RegisterTypes(ctx, c)
 	}
+	return cfg, nil
+}
+
+// connectPool opens a pool of cfg and checks that it answers.
+func connectPool(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, classify("connect to store", err)
@@ -103,6 +127,25 @@ func openPool(ctx context.Context, url, schema string, maxConns int32) (*pgxpool
 // Cairn leaves the server's setting alone; the test sets it.
 var randomPageCost = ""
 
+// planCacheMode is the planner's plan cache mode on the store's
+// connections: every statement is planned with its parameters' values.
+// pgx prepares each statement once per connection, and after five
+// executions PostgreSQL's default (auto) keeps a generic plan, planned
+// without the values, whenever it costs no more than the custom plans'
+// average: a search's statements, which name their lexemes as
+// parameters, were then joined in an order chosen without the lexemes'
+// statistics (SET STATISTICS 1000 on postings.lexeme, schema 4), the
+// plan of one query reused for the next (pg_prepared_statements after
+// 600 searches: 760 generic and 5 custom plans of the term count, 136
+// and 5 of a two-word pass). Planning a pass costs well under a
+// millisecond; a pass joined from a frequent word's postings costs
+// hundreds (bench/RESULTS.md, issue 20, pgq). Tests set "" to compare.
+var planCacheMode = "force_custom_plan"
+
+// testTracer, when set, sees every statement of the pools opened after
+// (tests count the statements a search sends: TestSearchStatements).
+var testTracer pgx.QueryTracer
+
 // redactURLError keeps a password in a URL out of messages.
 func redactURLError(err error) string {
 	msg := err.Error()
@@ -114,8 +157,11 @@ func redactURLError(err error) string {
 	return msg
 }
 
-// Close closes the pool.
+// Close closes the pools.
 func (s *Store) Close() error {
+	if s.nearPool != nil {
+		s.nearPool.Close()
+	}
 	s.pool.Close()
 	return nil
 }

@@ -315,7 +315,7 @@ func (s *Store) CountVectors(ctx context.Context, identity string) (int, error) 
 
 // VectorsVersion changes whenever the agent's vectors change.
 func (s *Store) VectorsVersion(ctx context.Context) (int64, error) {
-	v, _, err := getMeta(ctx, s.pool, s.agent, vectorsVersionKey)
+	v, _, err := getMeta(ctx, s.readPool(), s.agent, vectorsVersionKey)
 	if err != nil {
 		return 0, classify("read vectors version", err)
 	}
@@ -350,7 +350,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]cairn.Candidate, err
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT c.id, d.corpus, d.path, c.seq, c.start_line, c.end_line FROM chunks c
+	rows, err := s.readPool().Query(ctx, `SELECT c.id, d.corpus, d.path, c.seq, c.start_line, c.end_line FROM chunks c
 		JOIN documents d ON d.agent = c.agent AND d.hash = c.hash WHERE c.agent = $1 AND c.id = ANY($2)`, s.agent, ids)
 	if err != nil {
 		return nil, classify("read chunks", err)
@@ -380,7 +380,7 @@ func (s *Store) ChunkTexts(ctx context.Context, ids []int64) (map[int64]string, 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT c.id, substring(ct.doc FROM c.pos::int + 1 FOR c.len::int) FROM chunks c
+	rows, err := s.readPool().Query(ctx, `SELECT c.id, substring(ct.doc FROM c.pos::int + 1 FOR c.len::int) FROM chunks c
 		JOIN content ct ON ct.agent = c.agent AND ct.hash = c.hash WHERE c.agent = $1 AND c.id = ANY($2)`, s.agent, ids)
 	if err != nil {
 		return nil, classify("read chunk texts", err)
