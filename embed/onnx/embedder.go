@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -173,6 +174,7 @@ func New(o Options) (*Embedder, error) {
 		if model, _, err = quantizeInt8(model, top); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", cairn.ErrInvalid, modelPath, err)
 		}
+		releaseModelBytes() // the FP32 bytes and the rewrite's scratch
 	}
 	ins, outs, err := inputsOutputs(model)
 	if err != nil {
@@ -188,8 +190,19 @@ func New(o Options) (*Embedder, error) {
 		hdr := cacheHeader{ModelSHA256: hex.EncodeToString(sum[:]), Stat: st, Inputs: ins, Outputs: outs, Quantize: qkey}
 		err = e.openAndCache(model, hdr, cachePathName)
 	}
+	releaseModelBytes() // the sessions hold the graph now
 	return e.finish(o, sum[:], getTok, err)
 }
+
+// releaseModelBytes hands the Go heap's free memory back to the system
+// after New read the model (no cache, or a cache miss): the model's bytes,
+// and with int8 the FP32 ones and the rewrite's scratch, about 100 MB for
+// USE-lite, which the Go runtime would otherwise keep for minutes while
+// the sessions' own memory grows beside it (bench/RESULTS.md, "INT8
+// weights, continued": the peak of an INT8 New without a cache was above
+// FP32's for this). It forces a garbage collection, once a process at
+// most in practice, so a mapped cache (the usual path) never pays it.
+func releaseModelBytes() { debug.FreeOSMemory() }
 
 // newFromCache opens the sessions from a mapped cache file; (nil, nil)
 // without one.
