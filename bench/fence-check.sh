@@ -12,7 +12,7 @@
 #             then opened once by NEW;
 #   new       paired by NEW, then its list dropped again (lextail -pairs 0);
 # and OLD runs `cairn search`, `cairn sync` (one note changed after the
-# first index: a chunk to write) and once `cairn doctor` on each state,
+# first index: a chunk to write), `cairn doctor` (--repair once) on the states,
 # printing the recorded schema version, the message, the exit status, and
 # whether OLD changed index.db (sha256 of it and its WAL before and after);
 # last, the pre copy's index.db is removed and OLD syncs it anew.
@@ -88,6 +88,7 @@ echo "== new: paired by NEW ($NEW)"
 "$WORK/bin-new-lextail" -index "$WORK/new/agents/default" -pairs 10 | grep -v '^  ' | head -2
 state new
 old new search index
+old new doctor --repair
 CAIRN_HOME="$WORK/new" "$WORK/bin-new-cairn" search index >/dev/null && echo "  NEW search: exit 0"
 echo "-- new, its pair list dropped again by NEW (lextail -pairs 0)"
 "$WORK/bin-new-lextail" -index "$WORK/new/agents/default" -pairs 0 | grep -v '^  ' | tail -2

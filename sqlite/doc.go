@@ -34,10 +34,10 @@
 // own frequent words (pairs.go; serve's idle-time maintenance builds one
 // for an index of 200,000 chunks or more) records schema version 13, and
 // a build from before pair lists (index schema 12 in `cairn version`)
-// refuses it at open: "open store: .../index.db: schema version 13 is
-// newer than this binary's 12 (upgrade cairn or use another data
-// directory)", for a search, a sync or any other command, and changes
-// nothing in it. An index without such a table records 12 and older builds
+// refuses it at open: "cairn: open store .../index.db: schema version 13
+// is newer than this binary's 12 (upgrade cairn or use another data
+// directory)", exit status 1, for a search, a sync or any other command,
+// and changes nothing in it (bench/fence-check.sh). An index without such a table records 12 and older builds
 // go on opening it, so small indexes (the most common kind) stay readable
 // both ways. The version follows the schema: it becomes 13 in the
 // transaction that starts a rebuild with pair words (the new table is

@@ -432,3 +432,83 @@ func TestPairsDrift(t *testing.T) {
 	}
 	assertIndexed(t, s)
 }
+
+// TestDriftTermsSampled: above driftSample rows the drift check counts
+// terms in an even sample of chunks; its estimates of the frequent words
+// are near the exact counts (the same four most frequent, each within a
+// fifth), terms of no sampled chunk are not invented, and idle
+// maintenance over the sample pairs the hot words.
+func TestDriftTermsSampled(t *testing.T) {
+	defer func(n int) { driftSample = n }(driftSample)
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	r := rand.New(rand.NewPCG(12, 6))
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: pairDocs(r, "a", 150)}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := s.Span(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := int(sp.Rows)
+	all := func(TermDocs) bool { return true }
+	exact, err := s.termDocs(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	driftSample = rows / 5
+	est, err := s.driftTerms(ctx, rows, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(est) == 0 || len(est) > len(exact) {
+		t.Fatalf("sampled %d terms, exact %d", len(est), len(exact))
+	}
+	held := map[string]int{}
+	for _, td := range exact {
+		held[td.Term] = td.Docs
+	}
+	for i, td := range est {
+		n, ok := held[td.Term]
+		if !ok {
+			t.Errorf("sampled term %q is not in the index", td.Term)
+			continue
+		}
+		if i < 4 {
+			if !slices.Contains(pairVocab.hot, td.Term) {
+				t.Errorf("sampled top %d: %q (%d), want a hot word; exact top: %v", i+1, td.Term, td.Docs, exact[:4])
+			}
+			if d := td.Docs - n; d*5 > n || -d*5 > n {
+				t.Errorf("%s: estimated %d chunks, exact %d", td.Term, td.Docs, n)
+			}
+		}
+	}
+	defer func(p struct {
+		MinRows  int
+		Share    float64
+		MaxWords int
+		Recheck  float64
+	}) {
+		pairPolicy = p
+	}(pairPolicy)
+	pairPolicy.MinRows, pairPolicy.Share = 50, 0.2
+	due, err := s.IdleMergeDue(ctx)
+	if err != nil || !due {
+		t.Fatalf("IdleMergeDue = %v, %v; want a rebuild", due, err)
+	}
+	for more := true; more; {
+		if more, err = s.MergeStep(ctx, 256); err != nil {
+			t.Fatal(err)
+		}
+	}
+	words, err := s.PairWords(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range pairVocab.hot {
+		if !slices.Contains(words, w) {
+			t.Errorf("pair words after the sampled check %v, want the hot word %q", words, w)
+		}
+	}
+	assertIndexed(t, s)
+}

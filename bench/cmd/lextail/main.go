@@ -17,6 +17,7 @@
 //	lextail -before /tmp/lt -after /tmp/lt -index DIR -index-after DIR2 -notes NOTES
 //	lextail -index COPY -merge small|optimize|idle   # segments before and after, and the time
 //	lextail -index COPY -pairs 100                   # the table rebuilt with its 100 most frequent terms paired
+//	lextail -index COPY -terms 200                   # the drift check's term counts: exact against sampled
 package main
 
 import (
@@ -51,11 +52,14 @@ func main() {
 	child := flag.Bool("serve", false, "internal: answer queries on stdin through the engine over -index")
 	merge := flag.String("merge", "", "instead of searching: print -index's full-text segments, then 'small' merges same-level segments two or more at a time (up to 2,000 pages), 'optimize' merges all into one, 'idle' does it in serve's idle-time steps (sqlite MergeStep); WRITES the index: use a copy")
 	pairs := flag.Int("pairs", -1, "instead of searching: rebuild -index's full-text table with its N most frequent terms (by chunks holding them) paired like the tokenizer's common words (0: the tokenizer's own list only, the cost of the same rebuild without them), and print the list, time and size; WRITES the index: use a copy")
+	terms := flag.Int("terms", 0, "instead of searching: read -index's N most frequent terms exactly (every doclist) and as the drift check estimates them (sqlite EstimatedTerms), three times alternating, with the time, CPU and how the lists differ (read only)")
 	pairStep := flag.Int("pair-step", 1<<30, "with -pairs: chunks a rebuild step indexes (each step one write transaction; the default does it in one)")
 	flag.Parse()
 	ctx := context.Background()
 	var err error
 	switch {
+	case *terms > 0:
+		err = compareTerms(ctx, *index, *terms)
 	case *pairs >= 0:
 		err = pairIndex(ctx, *index, *pairs, *pairStep)
 	case *merge != "":

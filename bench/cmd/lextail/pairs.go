@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -63,5 +64,76 @@ func pairIndex(ctx context.Context, index string, n, step int) error {
 		return err
 	}
 	fmt.Printf("index.db pages in use: %.1f MB before, %.1f MB after\n", float64(size0)/1e6, float64(size1)/1e6)
+	return nil
+}
+
+// compareTerms reads index's n most frequent terms exactly and as the
+// drift check estimates them, three times alternating, and prints each
+// read's wall and thread CPU, the terms in 10% of the chunks or more on
+// each side (the pair policy's share) and the ones only one side has.
+func compareTerms(ctx context.Context, index string, n int) error {
+	st, err := sqlite.Backend{}.Open(ctx, index, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, ok := st.(*sqlite.Store)
+	if !ok {
+		return fmt.Errorf("terms: %s is not a SQLite index", index)
+	}
+	sp, err := s.Span(ctx)
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread()
+	lists := map[string][]sqlite.TermDocs{}
+	for round := range 3 {
+		for _, side := range []string{"exact", "sampled"} {
+			t0, c0 := time.Now(), threadCPU()
+			var terms []sqlite.TermDocs
+			if side == "exact" {
+				terms, err = s.FrequentTerms(ctx, n)
+			} else {
+				terms, err = s.EstimatedTerms(ctx, n)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Printf("round %d %-7s %.2f s, %.2f s CPU on this thread, %d terms\n", round+1, side, time.Since(t0).Seconds(), (threadCPU() - c0).Seconds(), len(terms))
+			lists[side] = terms
+		}
+	}
+	over := func(l []sqlite.TermDocs) map[string]int {
+		m := map[string]int{}
+		for _, t := range l {
+			if float64(t.Docs) >= 0.1*float64(sp.Rows) {
+				m[t.Term] = t.Docs
+			}
+		}
+		return m
+	}
+	ex, sa := over(lists["exact"]), over(lists["sampled"])
+	fmt.Printf("terms in 10%% of %d chunks or more: exact %d, sampled %d\n", sp.Rows, len(ex), len(sa))
+	for t, d := range ex {
+		if _, ok := sa[t]; !ok {
+			fmt.Printf("  only exact:   %s %d (%.1f%%)\n", t, d, 100*float64(d)/float64(sp.Rows))
+		}
+	}
+	for t, d := range sa {
+		if _, ok := ex[t]; !ok {
+			fmt.Printf("  only sampled: %s %d (%.1f%%)\n", t, d, 100*float64(d)/float64(sp.Rows))
+		}
+	}
+	exAll := map[string]int{}
+	for _, t := range lists["exact"] {
+		exAll[t.Term] = t.Docs
+	}
+	worst := 0.0
+	for _, t := range lists["sampled"] {
+		if d, ok := exAll[t.Term]; ok && float64(d) >= 0.05*float64(sp.Rows) {
+			worst = max(worst, math.Abs(float64(t.Docs-d))/float64(sp.Rows))
+		}
+	}
+	fmt.Printf("largest share error over terms in 5%% or more: %.2f points\n", 100*worst)
 	return nil
 }
