@@ -7,8 +7,9 @@
 # Usage: python3 bench/rk-fam.py SWEEP.json... [-fam NAME=REGEX]... [-row NAME=REGEX]...
 #   several sweeps' JSON are merged (the first's copy of a setting kept); -fam: the settings whose
 #   key matches REGEX (re.search) as one family, cross-validated; -row: one setting in-sample (the
-#   first key matching). Printed: each fold's choice, the table by category, and per family and
-#   row the cells below lexical and below now, in questions (points × questions / 100).
+#   first key matching); -vs NAME=REGEX: one more setting the cells are checked against. Printed:
+#   each fold's choice, the table by category, and per family and row the cells below lexical,
+#   below now and below each -vs, in questions (points × questions / 100).
 import json, re, sys
 args = sys.argv[1:]
 sw = {}
@@ -61,9 +62,15 @@ for cat in cats:
         label = f"{cat or 'all'} ({len(s)})" if i == 0 else ''
         print(f"| {label} | {name} | {' | '.join(f'{x:.1f}' for x in cells(s))} |")
 names = ['@1', '@5', '@10', '@25', '@50', 'MRR']
+refs = rows[:2]
+for spec in opt('-vs'):
+    name, rx = spec.split('=', 1)
+    keys = sorted(k for k in sw if re.search(rx, k))
+    if keys:
+        refs.append((name, sw[keys[0]]))
 print()
 for name, qs in rows[1:]:
-    for refname, ref in rows[:2]:
+    for refname, ref in refs:
         if ref is qs:
             continue
         below = []

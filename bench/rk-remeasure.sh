@@ -53,8 +53,9 @@ SPEAKER=${SPEAKER:-speaker 0.75 one}
   CAIRN_FUSION_GRID="$G" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
 python3 "$HERE/bench/rk-cv.py" "$OUT/sweep.json" -all -diff "$SPEAKER" | tee "$OUT/table.md"
 python3 "$HERE/bench/rk-fam.py" "$OUT/sweep.json" -fam 'one=speaker [\d.]+ one$' \
-  -fam 'feedback on one=(dates 0.50 speaker 0.75 one$|prf .* speaker 0.75 one$)' \
-  -fam 'gated feedback on one=(dates 0.50 speaker 0.75 one$|prf .* by \d dates 0.50 speaker 0.75 one$)' | tee "$OUT/families.md"
+  -fam 'feedback on one=(ctx 0.30 dates 0.50 speaker 0.75 one$|prf .* speaker 0.75 one$)' \
+  -fam 'gated feedback on one=(ctx 0.30 dates 0.50 speaker 0.75 one$|prf .* by \d dates 0.50 speaker 0.75 one$)' \
+  -vs 'the default=ctx 0.30 dates 0.50 speaker 0.75 one$' | tee "$OUT/families.md"
 if [ -n "${COST:-}" ]; then
   (cd "$OUT/new" && CAIRN_SPEAKER_COST=1 CAIRN_SPEAKER_COST_DIR="${COST_DIR:-$OUT/cost}" \
     nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestSpeakerLiftCost -v -timeout 1h) | tee "$OUT/cost.log"
