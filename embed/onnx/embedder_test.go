@@ -397,3 +397,33 @@ func TestUSELiteBatchesMatchSingle(t *testing.T) {
 		}
 	}
 }
+
+// The memory arena and memory pattern off (Options.NoArena, NoMemPattern:
+// measurement settings) change where the sessions allocate, not what they
+// compute: the golden vectors still come out.
+func TestUSELiteArenaOff(t *testing.T) {
+	shared := sharedDir(t)
+	gs := readGolden(t, filepath.Join(shared, "models", "use-lite"))
+	ids := map[string][]int{}
+	texts := make([]string, len(gs))
+	for i, g := range gs {
+		ids[g.Text], texts[i] = g.IDs, g.Text
+	}
+	for _, o := range []Options{{NoArena: true}, {NoMemPattern: true}, {NoArena: true, NoMemPattern: true}} {
+		o.ModelDir, o.Library, o.Tokenizer = filepath.Join(shared, "models", "use-lite"), libraryPath(shared), mapTokenizer(t, ids)
+		e, err := New(o)
+		if err != nil {
+			t.Fatalf("New(NoArena %v, NoMemPattern %v): %v", o.NoArena, o.NoMemPattern, err)
+		}
+		vecs, err := e.Embed(context.Background(), cairn.EmbedDocument, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range gs {
+			checkGolden(t, g, vecs[i])
+		}
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+}
