@@ -19,7 +19,7 @@ func (a *Agent) Diagnostics(ctx context.Context, _ Empty) (*DiagnosticsOut, erro
 		Credential: "disabled",
 		Whisperers: Whisperers{Skill: map[string]int64{}, Memory: map[string]int64{},
 			Telemetry: a.tel.snapshot("memorySearch", "memoryWhisperer", "vector"), Scope: scope},
-		Background: a.background(),
+		Background: a.backgroundFor(ctx),
 	}
 	a.enhancedDiag(out) // whisper.go
 	a.curationDiag(out) // curation_judged.go
@@ -40,6 +40,24 @@ func readableNames(ctx context.Context, names []string) []string {
 	return out
 }
 
+// readsSessions reports whether the request's grant reads the sessions
+// corpus (true without one configured: there is nothing to hide).
+func (a *Agent) readsSessions(ctx context.Context) bool {
+	name, ok := a.sessionsCorpus()
+	return !ok || engine.CanRead(ctx, name) == nil
+}
+
+// backgroundFor is the server's background work as the request's grant
+// may see it: the periodic sync is the session sync, left out for a grant
+// that does not read the sessions corpus.
+func (a *Agent) backgroundFor(ctx context.Context) *Background {
+	b := a.background()
+	if b != nil && b.Periodic != nil && !a.readsSessions(ctx) {
+		b.Periodic = nil
+	}
+	return b
+}
+
 func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 	d := IndexDiag{ProjectorVersion: transcript.Version, Scope: scope,
 		Retrieval: Retrieval{Mode: cairn.ModeLexical, VectorsOff: a.EmbedderError}}
@@ -54,7 +72,7 @@ func (a *Agent) indexDiag(ctx context.Context, scope Scope) IndexDiag {
 	if emb := a.eng.Embedder(); emb != nil {
 		id := emb.Identity()
 		d.Retrieval.Mode, d.Retrieval.Embedder = cairn.ModeHybrid, id.Provider+" "+id.Model
-		if d.NeedsEmbedding, err = a.eng.PendingEmbeddings(ctx); err != nil {
+		if d.NeedsEmbedding, err = a.eng.ScopedPendingEmbeddings(ctx); err != nil { // the grant's corpora only
 			return IndexDiag{Status: "unavailable", Error: err.Error(), Scope: scope}
 		}
 		d.EmbeddingReady = d.NeedsEmbedding == 0

@@ -113,7 +113,9 @@ func (a *Agent) SyncSessions(ctx context.Context, in SyncSessionsIn) (*SyncSessi
 
 // SyncStatus runs memory_sync_status (spec C15). A run this process started
 // but the engine has not begun (it waits for another sync of the index) is
-// running in phase queued.
+// running in phase queued. Under a grant that does not read the sessions
+// corpus it says only whether and when the session sync ran
+// (lifecycleOnly), without the periodic sync's status.
 func (a *Agent) SyncStatus(ctx context.Context, _ Empty) (*SyncStatusOut, error) {
 	if err := a.unavailable(); err != nil {
 		return &SyncStatusOut{Status: "failed", Error: err.Error()}, nil
@@ -128,8 +130,20 @@ func (a *Agent) SyncStatus(ctx context.Context, _ Empty) (*SyncStatusOut, error)
 	} else if startedAt, msg, at := a.sessions.lastFailure(); !running && msg != "" && st.Status != "running" && st.StartedAt < at {
 		out = &SyncStatusOut{Status: "failed", StartedAt: startedAt, CompletedAt: at, Error: msg}
 	}
-	out.Background = a.background()
+	if !a.readsSessions(ctx) {
+		out = lifecycleOnly(out)
+	}
+	out.Background = a.backgroundFor(ctx)
 	return out, nil
+}
+
+// lifecycleOnly is a session sync's status for a grant that does not read
+// the sessions corpus: whether a sync runs, when it started and ended,
+// and whether it failed, without what it counted of the sessions or its
+// error text (which names transcripts). Before, a token limited to the
+// notes corpus was told the session sync's counts.
+func lifecycleOnly(st *SyncStatusOut) *SyncStatusOut {
+	return &SyncStatusOut{Status: st.Status, Phase: st.Phase, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt}
 }
 
 func statusOut(st *engine.SyncStatus) *SyncStatusOut {
