@@ -36,3 +36,37 @@ func TestDiagnosticsNarrowedGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsPeriodicNarrowed: the periodic sync is the session sync,
+// so a grant that does not read the sessions corpus is not shown its
+// status in memory_diagnostics or memory_sync_status; a grant that reads
+// it is.
+func TestDiagnosticsPeriodicNarrowed(t *testing.T) {
+	f := newFixture(t, fixtureOpts{sessions: true})
+	f.agent.updateBackground(func(p **PeriodicStatus, _ **WatcherStatus) {
+		*p = &PeriodicStatus{IntervalMinutes: 10, Runs: 3, LastError: "read transcript x: denied"}
+	})
+	for _, tt := range []struct {
+		grant    Grant
+		periodic bool
+	}{
+		{Grant{Name: "notes-only", Corpora: []string{"notes"}}, false},
+		{Grant{Name: "sessions-only", Corpora: []string{"sessions"}}, true},
+		{Grant{Name: "everything"}, true},
+	} {
+		ctx := engine.WithScope(context.Background(), tt.grant.Scope())
+		d, err := f.agent.Diagnostics(ctx, Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.agent.SyncStatus(ctx, Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string]*Background{"diagnostics": d.Background, "sync status": st.Background} {
+			if got := b != nil && b.Periodic != nil; got != tt.periodic {
+				t.Errorf("%s: %s shows the periodic sync: %v; want %v", tt.grant.Name, name, got, tt.periodic)
+			}
+		}
+	}
+}
