@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,15 @@ func TestDiagnosticsAndSyncStatusScopedHTTP(t *testing.T) {
 		warned := strings.Contains(strings.Join(d.Index.Warnings, "; "), "wait for vectors")
 		if warned != tt.warnsWait {
 			t.Errorf("%s: warnings %q; want the waiting-vectors warning: %v", tt.token, d.Index.Warnings, tt.warnsWait)
+		}
+		// memory_search's warning: the lexical lane answered alone for
+		// every token (the vector lane waits for the whole agent), but
+		// only a token that reads the waiting corpus hears how many wait.
+		var so SearchOut
+		callOK(t, cs, ToolSearch, map[string]any{"query": "okapi licence", "mode": "hybrid"}, &so)
+		counted := strings.HasPrefix(so.Warning, fmt.Sprintf("%d chunks are still waiting", waiting))
+		if !strings.Contains(so.Warning, "still waiting for vectors") || counted != tt.warnsWait {
+			t.Errorf("%s: search warning %q; want the lexical-lane warning, with the count: %v", tt.token, so.Warning, tt.warnsWait)
 		}
 		var st SyncStatusOut
 		callOK(t, cs, ToolSyncStatus, map[string]any{}, &st)

@@ -58,6 +58,10 @@ func (a *Agent) searchWarning(ctx context.Context, mode string) string {
 	if mode == cairn.ModeLexical || a.eng.Embedder() == nil {
 		return ""
 	}
+	// The vector lane waits for the whole agent's vectors, but a token
+	// limited to some corpora is told only how many of its own wait
+	// (ScopedPendingEmbeddings); when none of those do, it hears that
+	// chunks wait, not how many.
 	n, err := a.eng.PendingEmbeddings(ctx)
 	if err != nil || n == 0 {
 		return ""
@@ -66,7 +70,11 @@ func (a *Agent) searchWarning(ctx context.Context, mode string) string {
 	if fs := a.first.snapshot(); fs != nil && fs.Status == firstRunning {
 		who = "the server's first sync is embedding them"
 	}
-	return fmt.Sprintf("%d chunks are still waiting for vectors, so only the lexical lane answered; %s", n, who)
+	own, err := a.eng.ScopedPendingEmbeddings(ctx)
+	if err != nil || own == 0 {
+		return "chunks are still waiting for vectors, so only the lexical lane answered; " + who
+	}
+	return fmt.Sprintf("%d chunks are still waiting for vectors, so only the lexical lane answered; %s", own, who)
 }
 
 // searchOptions validates in and turns it into the engine's options.
