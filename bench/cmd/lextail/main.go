@@ -197,15 +197,11 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // mergeIndex prints the index's full-text segments, merges them as mode
 // says, and prints them again with the time and CPU the merge took.
 func mergeIndex(ctx context.Context, index, mode string) error {
-	st, err := sqlite.Backend{}.Open(ctx, index, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	s, err := openSQLite(ctx, index, "merge")
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	s, ok := st.(*sqlite.Store)
-	if !ok {
-		return fmt.Errorf("merge: %s is not a SQLite index", index)
-	}
+	defer s.Close()
 	seg, err := s.FTSSegments(ctx)
 	if err != nil {
 		return err
@@ -259,4 +255,19 @@ func mergeIndex(ctx context.Context, index, mode string) error {
 	}
 	fmt.Printf("pair words of the index: %d %v; pages in use %.1f MB\n", len(words), words, float64(size)/1e6)
 	return nil
+}
+
+// openSQLite opens index as the SQLite store it must be; what names the
+// mode in the error when it is another kind of store.
+func openSQLite(ctx context.Context, index, what string) (*sqlite.Store, error) {
+	st, err := sqlite.Backend{}.Open(ctx, index, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	if err != nil {
+		return nil, err
+	}
+	s, ok := st.(*sqlite.Store)
+	if !ok {
+		st.Close()
+		return nil, fmt.Errorf("%s: %s is not a SQLite index", what, index)
+	}
+	return s, nil
 }

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/engine"
-	"github.com/cairnmemory/cairn/search"
 	"github.com/cairnmemory/cairn/sqlite"
 )
 
@@ -19,15 +16,11 @@ import (
 // CPU of reading them and of the rebuild, and the file's size before and
 // after (checkpointed).
 func pairIndex(ctx context.Context, index string, n, step int) error {
-	st, err := sqlite.Backend{}.Open(ctx, index, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	s, err := openSQLite(ctx, index, "pairs")
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	s, ok := st.(*sqlite.Store)
-	if !ok {
-		return fmt.Errorf("pairs: %s is not a SQLite index", index)
-	}
+	defer s.Close()
 	size0, err := s.LiveBytes(ctx)
 	if err != nil {
 		return err
@@ -72,15 +65,11 @@ func pairIndex(ctx context.Context, index string, n, step int) error {
 // read's wall and thread CPU, the terms in 10% of the chunks or more on
 // each side (the pair policy's share) and the ones only one side has.
 func compareTerms(ctx context.Context, index string, n int) error {
-	st, err := sqlite.Backend{}.Open(ctx, index, cairn.StorageOptions{FeatureVersion: engine.FeatureVersion, Ident: search.IdentText})
+	s, err := openSQLite(ctx, index, "terms")
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	s, ok := st.(*sqlite.Store)
-	if !ok {
-		return fmt.Errorf("terms: %s is not a SQLite index", index)
-	}
+	defer s.Close()
 	sp, err := s.Span(ctx)
 	if err != nil {
 		return err
