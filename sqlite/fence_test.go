@@ -106,15 +106,7 @@ func TestPairFence(t *testing.T) {
 			return s
 		}, false, 0},
 		{"paired by idle maintenance", func(t *testing.T, s *Store) *Store {
-			defer func(p struct {
-				MinRows  int
-				Share    float64
-				MaxWords int
-				Recheck  float64
-			}) {
-				pairPolicy = p
-			}(pairPolicy)
-			pairPolicy.MinRows, pairPolicy.Share = 50, 0.2
+			defer setPairPolicy(50, 0.2)()
 			due, err := s.IdleMergeDue(ctx)
 			must(t, err)
 			for more := due; more; {

@@ -357,15 +357,7 @@ func TestPairStepInterrupted(t *testing.T) {
 // check with few changed rows since does not read the terms again, and a
 // list whose words fell out of use is rebuilt.
 func TestPairsDrift(t *testing.T) {
-	defer func(p struct {
-		MinRows  int
-		Share    float64
-		MaxWords int
-		Recheck  float64
-	}) {
-		pairPolicy = p
-	}(pairPolicy)
-	pairPolicy.MinRows, pairPolicy.Share = 50, 0.3
+	defer setPairPolicy(50, 0.3)()
 	ctx := context.Background()
 	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
 	r := rand.New(rand.NewPCG(10, 4))
@@ -483,15 +475,7 @@ func TestDriftTermsSampled(t *testing.T) {
 			}
 		}
 	}
-	defer func(p struct {
-		MinRows  int
-		Share    float64
-		MaxWords int
-		Recheck  float64
-	}) {
-		pairPolicy = p
-	}(pairPolicy)
-	pairPolicy.MinRows, pairPolicy.Share = 50, 0.2
+	defer setPairPolicy(50, 0.2)()
 	due, err := s.IdleMergeDue(ctx)
 	if err != nil || !due {
 		t.Fatalf("IdleMergeDue = %v, %v; want a rebuild", due, err)
@@ -511,4 +495,12 @@ func TestDriftTermsSampled(t *testing.T) {
 		}
 	}
 	assertIndexed(t, s)
+}
+
+// setPairPolicy sets pairPolicy's row floor and share for a test and
+// returns what puts the whole policy back: defer setPairPolicy(50, 0.2)().
+func setPairPolicy(minRows int, share float64) (restore func()) {
+	old := pairPolicy
+	pairPolicy.MinRows, pairPolicy.Share = minRows, share
+	return func() { pairPolicy = old }
 }
