@@ -121,6 +121,9 @@ func (s *Searcher) SearchPaths(ctx context.Context, raw string, opts *cairn.Sear
 	if len(terms) == 1 && len(terms[0].phrases) == 1 {
 		return s.onePhrase(ctx, q, terms[0].phrases[0], &o, scope, budget)
 	}
+	if err := s.countAll(ctx, terms); err != nil {
+		return nil, err
+	}
 	for i := range terms {
 		for _, p := range terms[i].phrases {
 			n, err := s.count(ctx, p)
@@ -409,6 +412,57 @@ func (s *Searcher) count(ctx context.Context, expr cairn.Match) (int, error) {
 	s.reset(gen)
 	s.counts[expr.String()] = n
 	return n, nil
+}
+
+// matchCounter is what an Index may offer to count many matches at once
+// (postgres.Store.MatchCounts: one statement for all of them, where
+// MatchCount is one round trip each).
+type matchCounter interface {
+	MatchCounts(ctx context.Context, ms []cairn.Match, max int) ([]cairn.MatchCount, error)
+}
+
+// countAll counts the uncached phrases of terms in one call when the
+// Index has MatchCounts and generations (without them nothing is cached,
+// and count would ask again), and caches them as count does; the counting
+// loop then finds them cached. A cold search of several terms was one
+// statement a term, each waiting on the last (bench/RESULTS.md, issue 20,
+// pgq). Fewer than two uncached phrases are left to count.
+func (s *Searcher) countAll(ctx context.Context, terms []counted) error {
+	mc, ok := s.Index.(matchCounter)
+	gen := s.generation()
+	if !ok || gen < 0 {
+		return nil
+	}
+	var ms []cairn.Match
+	seen := map[string]bool{}
+	for _, t := range terms {
+		for _, p := range t.phrases {
+			k := p.String()
+			if _, ok := s.cached(p); ok || seen[k] {
+				continue
+			}
+			seen[k] = true
+			ms = append(ms, p)
+		}
+	}
+	if len(ms) < 2 {
+		return nil
+	}
+	span, err := s.indexSpan(ctx)
+	if err != nil {
+		return err
+	}
+	got, err := mc.MatchCounts(ctx, ms, s.commonCap())
+	if err != nil {
+		return err
+	}
+	if len(got) != len(ms) {
+		return fmt.Errorf("count matches: %d counts for %d matches", len(got), len(ms))
+	}
+	for k, m := range ms {
+		s.remember(gen, m, estimate(span, got[k], got[k].N >= s.commonCap()))
+	}
+	return nil
 }
 
 // remember caches n as expr's count for generation gen, the one the count
