@@ -72,7 +72,7 @@ func validateStore(file string, data []byte, raw *rawStore, r resolver, cfg *Con
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
 			return fail("url", "url is not a PostgreSQL URL; allowed: postgres://user@host:port/database (options as ?sslmode=...)")
 		}
-		if _, ok := u.User.Password(); ok {
+		if _, ok := u.User.Password(); ok || hasPasswordParam(u.Query()) {
 			return fail("url", "url holds a password; put it in PGPASSWORD or ~/.pgpass instead, which the driver reads")
 		}
 		s.URL = *raw.URL
@@ -127,4 +127,15 @@ func storeLines(data []byte) map[string]int {
 		}
 	}
 	return out
+}
+
+// hasPasswordParam reports whether a url's query sets a password
+// (?password=, which the driver reads as the url's own password does).
+func hasPasswordParam(q url.Values) bool {
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			return true
+		}
+	}
+	return false
 }

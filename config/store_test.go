@@ -38,6 +38,8 @@ func TestStoreTable(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"[store]\nurl = \"mysql://db/x\"\n", ":2: [store] url is not a PostgreSQL URL"},
 		{"[store]\nurl = \"postgres://u:secret@db/x\"\n", ":2: [store] url holds a password"},
+		{"[store]\nurl = \"postgres://u@db/x?sslmode=disable&password=secret\"\n", ":2: [store] url holds a password"},
+		{"[store]\nurl = \"postgres://u@db/x?Password=secret\"\n", ":2: [store] url holds a password"},
 		{"[store]\nurl = \"postgres://db/x\"\nschema = \"a-b\"\n", `:3: [store] schema "a-b"`},
 		{"[store]\nurl = \"postgres://db/x\"\nmaxConns = -1\n", ":3: [store] maxConns -1"},
 		{"[store]\nschema = \"x\"\n", ":1: [store] schema, maxConns and hnsw need a url"},
