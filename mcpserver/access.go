@@ -108,26 +108,39 @@ func writes(r *http.Request) (bool, error) {
 		return false, err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	type call struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	var msgs []call
+	var msgs []json.RawMessage
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
 		_ = json.Unmarshal(t, &msgs)
 	} else {
-		var one call
-		_ = json.Unmarshal(t, &one)
-		msgs = []call{one}
+		msgs = []json.RawMessage{t}
 	}
-	for _, m := range msgs {
-		if m.Method == "tools/call" && slices.Contains(writeTools, m.Params.Name) {
-			return true, nil
+	return slices.ContainsFunc(msgs, callsWriteTool), nil
+}
+
+// callsWriteTool reports whether one JSON-RPC message calls a write tool.
+// The SDK matches member names exactly, the last of a repeated one
+// winning, as these maps do; a tool's name under any other spelling of
+// "name" counts too (encoding/json, which matches names ignoring case,
+// read {"name":"memory_remember","NAME":"memory_search"} as the search
+// the SDK does not run). checkRPC refuses other spellings of the
+// message's own members.
+func callsWriteTool(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	var method string
+	if json.Unmarshal(raw, &m) != nil || json.Unmarshal(m["method"], &method) != nil || method != "tools/call" {
+		return false
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(m["params"], &params) != nil {
+		return false
+	}
+	for k, v := range params {
+		var name string
+		if strings.EqualFold(k, "name") && json.Unmarshal(v, &name) == nil && slices.Contains(writeTools, name) {
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // allow checks the request's grant for agent: 403 with a message when the
