@@ -155,7 +155,7 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" {
-			if !h.originAllowed(o) {
+			if !h.originAllowed(o, r.Host) {
 				writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q refused: allow it with cairn serve --allow-origin", o))
 				return
 			}
@@ -219,13 +219,22 @@ func (h *httpServer) authorized(r *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.opts.Token)) == 1
 }
 
-// originAllowed accepts loopback origins and the configured ones.
-func (h *httpServer) originAllowed(origin string) bool {
+// originAllowed accepts loopback origins, the configured ones, and, on a
+// server that asks for a token, the request's own: a page this server
+// served on a network address (the web pages) posts with an Origin naming
+// the Host it was loaded from. That lets in no other site's script: it
+// would need the token, which the pages keep per tab and origin (a page
+// of another origin reaching this address by DNS rebinding has none).
+func (h *httpServer) originAllowed(origin, host string) bool {
 	if slices.Contains(h.opts.AllowedOrigins, origin) {
 		return true
 	}
 	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Host)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	sameOrigin := (h.opts.Token != "" || h.opts.Access != nil) && host != "" && strings.EqualFold(u.Host, host)
+	return isLoopback(u.Host) || sameOrigin
 }
 
 // isLoopback reports whether host[:port] names a loopback address or

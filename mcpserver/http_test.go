@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -279,5 +280,46 @@ func TestMCPOverHTTPBadMessages(t *testing.T) {
 	}
 	if status, r := post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); status != 200 || !strings.Contains(string(r.Result), ToolSearch) {
 		t.Errorf("tools/list: %d %s %+v", status, r.Result, r.Error)
+	}
+}
+
+// TestHTTPSameOriginOnNetwork: a server on a network address with a
+// token takes POSTs whose Origin is its own address (the web pages'
+// "Sync now", task actions and recluster send one), still wants the
+// token on them, and refuses other origins; without a token the request's
+// own origin is not enough. Before, its own origin was refused with 403
+// unless repeated with --allow-origin.
+func TestHTTPSameOriginOnNetwork(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	const host = "192.0.2.10:7777" // the listener's address (TEST-NET-1)
+	for _, tc := range []struct {
+		name, token, origin, auth string
+		status                    int
+	}{
+		{"own origin with the token", "s3cret-token", "http://" + host, "Bearer s3cret-token", 200},
+		{"own origin over https", "s3cret-token", "https://" + host, "Bearer s3cret-token", 200},
+		{"own origin without the token", "s3cret-token", "http://" + host, "", 401},
+		{"another origin", "s3cret-token", "http://192.0.2.11:7777", "Bearer s3cret-token", 403},
+		{"own host, another port", "s3cret-token", "http://192.0.2.10:8080", "Bearer s3cret-token", 403},
+		{"own origin, server without a token", "", "http://" + host, "", 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := NewHandler(HTTPOptions{Agents: []*Agent{f.agent}, Token: tc.token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest("POST", "http://"+host+"/v1/search", strings.NewReader(`{"query":"busy"}`))
+			local, _ := net.ResolveTCPAddr("tcp", host)
+			req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, net.Addr(local)))
+			req.Header.Set("Origin", tc.origin)
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != tc.status {
+				t.Errorf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+		})
 	}
 }
