@@ -70,13 +70,23 @@ func (ix *Index) searchVariant(q []float32, k, v int) []Result {
 // TestScanVariants compares the scan variants on BenchmarkScale's data,
 // alternating in random order query by query so the machine's load falls
 // on all of them alike, and logs p50/p90/p99 and recall@10 against Exact.
-// It runs only with CAIRN_VECTOR_AB set to the index size:
+// It runs only with CAIRN_VECTOR_AB set to the index size;
+// CAIRN_VECTOR_AB_QUERIES is the timed queries (default 2,000; 100 more
+// warm up first):
 //
 //	CAIRN_VECTOR_AB=1000000 go test -run TestScanVariants -v -timeout 0 ./vector/
 func TestScanVariants(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("CAIRN_VECTOR_AB"))
 	if n <= 0 {
 		t.Skip("set CAIRN_VECTOR_AB to the index size to compare the scan variants")
+	}
+	nq := 2000
+	if s := os.Getenv("CAIRN_VECTOR_AB_QUERIES"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("CAIRN_VECTOR_AB_QUERIES %q: want a positive count of queries", s)
+		}
+		nq = v
 	}
 	g := newClustered(uint64(n)+7, 384, 1000, 1)
 	ix := New(384)
@@ -93,7 +103,7 @@ func TestScanVariants(t *testing.T) {
 		}
 		t.Logf("n=%d: %d lists built in %.1f s, resident %.0f MB", n, ix.lists.nlist, time.Since(start).Seconds(), residentMB())
 	}
-	qs := queries(g, 2100)
+	qs := queries(g, 100+nq)
 	rng := rand.New(rand.NewPCG(1, 1))
 	var lat [variants][]time.Duration
 	for i, q := range qs {

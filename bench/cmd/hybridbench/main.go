@@ -4,6 +4,16 @@
 // and reports latency percentiles.
 //
 //	go run -tags sqlite_fts5 ./bench/cmd/hybridbench -notes 50000 -shared ../shared
+//
+// -quantize int8 embeds the index with INT8 weights (the identity
+// "+int8"; on a CPU with VNNI about half FP32's CPU a chunk) and answers
+// queries with them. -int8 adds the other model beside the index's: the
+// query embedding line, the hybrid split (stages.go) and the synthetic
+// lane with FP32 and INT8 query embeddings alternating query by query,
+// both under the index's identity (the cost of a query's embedding and
+// search does not depend on which model embedded the index). -stages
+// splits hybrid searches into query embedding, index search, the rest
+// and the lexical search of the same query.
 package main
 
 import (
@@ -39,7 +49,9 @@ func main() {
 	flag.IntVar(&slowest, "slowest", 0, "also list the N slowest queries of each mode")
 	flag.StringVar(&dataDir, "data", "", "data directory (default OUT/data): a copy of a kept index, so the kept one stays read only")
 	flag.IntVar(&synthetic, "synthetic", 0, "also time the vector half of hybrid (real query embedding + vector search) over a lane of this many vectors: the index's real ones plus synthetic neighbours of them")
-	flag.BoolVar(&withInt8, "int8", false, "also an INT8 query embedder (onnx.QuantizeInt8): the query embedding line and the synthetic lane again with FP32 and INT8 alternating query by query (the index stays FP32's)")
+	flag.BoolVar(&withInt8, "int8", false, "also the other model (INT8 beside an FP32 index, FP32 beside an INT8 one): the query embedding line, the hybrid split and the synthetic lane again with FP32 and INT8 alternating query by query (under the index's identity)")
+	flag.StringVar(&quantize, "quantize", "none", "the index's model: none (FP32) or int8 (onnx.Options.Quantize); sync embeds with it and queries use its identity")
+	flag.BoolVar(&stages, "stages", false, "also split hybrid searches into query embedding, vector index search, the rest, and the lexical search of the same query (stages.go)")
 	flag.Parse()
 	modes = strings.Split(*modeList, ",")
 	if *prof != "" {
@@ -75,11 +87,18 @@ var dataDir string
 // synthetic, when set, is the size of the synthetic vector lane.
 var synthetic int
 
-// withInt8 adds the INT8 query embedder's lines; int8Emb is it.
+// withInt8 adds the other model's lines: abEmbs are the FP32 and the
+// INT8 embedder then, in that order, one of them the index's.
 var (
 	withInt8 bool
-	int8Emb  cairn.Embedder
+	abEmbs   []cairn.Embedder
 )
+
+// quantize is the index's model (onnx.Options.Quantize).
+var quantize string
+
+// stages asks for the hybrid split (stages.go).
+var stages bool
 
 // cpuProfile, when set, receives a CPU profile of the query runs.
 var cpuProfile *os.File
@@ -102,35 +121,56 @@ func run(notes, nq int, shared, work string) error {
 			return err
 		}
 	}
-	emb, err := newEmbedder(shared, onnx.QuantizeNone)
+	switch quantize {
+	case "none":
+		quantize = onnx.QuantizeNone
+	case onnx.QuantizeNone, onnx.QuantizeInt8:
+	default:
+		return fmt.Errorf("-quantize %q: want none or %s", quantize, onnx.QuantizeInt8)
+	}
+	emb, err := newEmbedder(shared, quantize)
 	if err != nil {
 		return err
 	}
+	// The engine's embedder: the index's model, and the other one beside
+	// it with -int8 (names[i] is models[i]'s).
+	sw := &switchEmbedder{models: []cairn.Embedder{emb}}
+	names := []string{modelName(quantize)}
 	if withInt8 {
-		e8, err := newEmbedder(shared, onnx.QuantizeInt8)
+		other := onnx.QuantizeInt8
+		if quantize == onnx.QuantizeInt8 {
+			other = onnx.QuantizeNone
+		}
+		e2, err := newEmbedder(shared, other)
 		if err != nil {
+			emb.Close()
 			return err
 		}
-		defer e8.Close()
-		int8Emb = e8
+		sw.models = append(sw.models, e2)
+		names = append(names, modelName(other))
+		abEmbs = []cairn.Embedder{emb, e2}
+		if quantize == onnx.QuantizeInt8 {
+			abEmbs = []cairn.Embedder{e2, emb}
+		}
 	}
 	if dataDir == "" {
 		dataDir = filepath.Join(work, "data")
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: dataDir, Embedder: emb,
+	fmt.Printf("index model %s, load %.2f\n", names[0], loadAverage())
+	eng, err := local.Open(ctx, engine.Options{Dir: dataDir, Embedder: sw,
 		Corpora: []cairn.Corpus{{Name: "bench", Kind: cairn.KindFiles, Paths: []string{dir}}}})
 	if err != nil {
 		return err
 	}
 	defer eng.Close(ctx)
-	t0 := time.Now()
+	t0, c0 := time.Now(), processCPU()
 	res, err := eng.Sync(ctx, nil)
 	if err != nil {
 		return err
 	}
 	secs := time.Since(t0).Seconds()
-	fmt.Printf("%d notes, %d chunks: sync with embedding %.1fs (%d chunks embedded, %.0f chunks/s overall)\n",
-		notes, res.Corpora[0].Chunks, secs, res.Embedded, float64(res.Embedded)/secs)
+	fmt.Printf("%d notes, %d chunks: sync with embedding %.1fs, CPU %.1fs (%d chunks embedded, %.0f chunks/s overall), peak RSS %.0f MB, load %.2f\n",
+		notes, res.Corpora[0].Chunks, secs, (processCPU() - c0).Seconds(), res.Embedded, float64(res.Embedded)/secs, peakMB(), loadAverage())
 	qs := corpus.Queries(nq, 1)
 	if cpuProfile != nil {
 		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
@@ -166,8 +206,8 @@ func run(notes, nq int, shared, work string) error {
 		lat = append(lat, time.Since(t))
 	}
 	printLatency("embed", lat, 0)
-	if int8Emb != nil {
-		if err := embedAB(ctx, emb, int8Emb, qs); err != nil {
+	if abEmbs != nil {
+		if err := embedAB(ctx, abEmbs[0], abEmbs[1], qs); err != nil {
 			return err
 		}
 	}
@@ -198,6 +238,11 @@ func run(notes, nq int, shared, work string) error {
 			fmt.Printf("    %6.2f ms  %s\n", float64(t.d.Microseconds())/1000, t.q)
 		}
 	}
+	if stages {
+		if err := measureStages(ctx, eng, sw, names, filepath.Join(dataDir, "vectors.bin"), qs); err != nil {
+			return err
+		}
+	}
 	if recall {
 		if err := measureRecall(ctx, emb, filepath.Join(dataDir, "vectors.bin"), qs); err != nil {
 			return err
@@ -220,7 +265,7 @@ func run(notes, nq int, shared, work string) error {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("heap in use %.0f MB after the runs\n", float64(ms.HeapInuse)/(1<<20))
+	fmt.Printf("heap in use %.0f MB after the runs, load %.2f\n", float64(ms.HeapInuse)/(1<<20), loadAverage())
 	// Linux: how much of the process sits on 2 MB pages (the vector index
 	// after Settle, see vector/mem.go).
 	if b, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
@@ -236,6 +281,14 @@ func run(notes, nq int, shared, work string) error {
 		fmt.Printf("resident %d MB, of it on huge pages %d MB\n", rss>>10, huge>>10)
 	}
 	return nil
+}
+
+// modelName is the short name of a quantization in the output.
+func modelName(quantize string) string {
+	if quantize == onnx.QuantizeInt8 {
+		return "int8"
+	}
+	return "fp32"
 }
 
 func newEmbedder(shared, quantize string) (*onnx.Embedder, error) {

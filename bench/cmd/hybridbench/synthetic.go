@@ -94,10 +94,10 @@ func measureSynthetic(ctx context.Context, emb cairn.Embedder, path string, qs [
 	printLatency("s-full", scan, 0)
 	printLatency("s-vector", both[0], 0)
 	fmt.Printf("s-       process CPU %.1f s for %d queries (embedding, lists search and full scan each)\n", cpu(rusage1)-cpu(rusage0), len(qs))
-	if int8Emb != nil {
+	if abEmbs != nil {
 		// FP32 and INT8 query embeddings alternating query by query, the
 		// order flipped every query (the full scan left out).
-		embed, search, both, _, err := timeSynthetic(ctx, []cairn.Embedder{emb, int8Emb}, ix, qs, k, nil)
+		embed, search, both, _, err := timeSynthetic(ctx, abEmbs, ix, qs, k, nil)
 		if err != nil {
 			return err
 		}
