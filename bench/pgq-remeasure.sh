@@ -10,6 +10,7 @@
 #   ROUNDS=3 bench/pgq-remeasure.sh         # rounds of BASE then NEW (default 2)
 #   PATCH=/tmp/coord/pgq-search.patch bench/pgq-remeasure.sh   # a third build, NEW with the patch
 #                                           # applied (a change asked of another package), in each round too
+#   AGAIN=1 bench/pgq-remeasure.sh B N      # BASE twice a round (B, B.2, N): the noise of a build beside itself
 #
 # Each revision is built from `git archive` into $OUT/src-REV (OUT default
 # /tmp/pgq/remeasure). The stores are pgbench's -scale 47000 -work $WORK
@@ -23,7 +24,11 @@ set -euo pipefail
 base=${1:-28a0aac}
 new=${2:-HEAD}
 here=$(cd "$(dirname "$0")/.." && pwd)
-eval "$("$here/scripts/pg-test-servers.sh" start)"
+# Servers already named (CAIRN_TEST_POSTGRES_URL and _CITUS_URL) are used
+# as they are; else scripts/pg-test-servers.sh starts (or reuses) its own.
+if [ -z "${CAIRN_TEST_POSTGRES_URL:-}" ] || [ -z "${CAIRN_TEST_CITUS_URL:-}" ]; then
+  eval "$("$here/scripts/pg-test-servers.sh" start)"
+fi
 work=${WORK:-/tmp/pgq/w100k}
 schema=${SCHEMA:-pgq_keep}
 out=${OUT:-/tmp/pgq/remeasure}
@@ -32,9 +37,16 @@ mkdir -p "$out"
 short() { git -C "$here" rev-parse --short "$1"; }
 # Resolved once: HEAD may move while this runs (others commit).
 b=$(short "$base") a=$(short "$new")
-revs="$b $a"
+revs="$b"
+[ -n "${AGAIN:-}" ] && revs="$revs $b.2"
+[ "$a" != "$b" ] && revs="$revs $a"
 [ -n "${PATCH:-}" ] && revs="$revs $a+patch"
 for r in $revs; do
+  if [ "$r" != "${r%.2}" ]; then # BASE's second label: the same binary and sources
+    ln -sf "pgbench-${r%.2}" "$out/pgbench-$r"
+    ln -sfn "src-${r%.2}" "$out/src-$r"
+    continue
+  fi
   [ -x "$out/pgbench-$r" ] && continue
   rm -rf "$out/src-$r" && mkdir -p "$out/src-$r"
   git -C "$here" archive "${r%+patch}" | tar -x -C "$out/src-$r"
@@ -79,7 +91,7 @@ for n in $(seq "$rounds"); do
   done
 done
 for r in $revs; do
-  [ "$r" = "$b" ] && continue # BASE has no TestSearchStatements
+  [ "$r" = "$b" ] || [ "$r" = "$b.2" ] && continue # BASE's are not asked for
   echo "== statements a search ($r, TestSearchStatements)"
   (cd "$out/src-$r" && nice -n 10 go test -tags sqlite_fts5 ./postgres/ -run TestSearchStatements -v -count=1 2>&1 | grep -E 'statements a search|^(ok|FAIL|---)')
 done

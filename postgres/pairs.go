@@ -79,6 +79,14 @@ func postingsOf(where, order string) string {
 // TestLexicalTail turn it off to compare.
 var pairPhrases = true
 
+// ownPairs are lexemes that phrases also read pairs of, beside
+// cairn.GramWords's: a measurement switch, empty in every build. A store
+// writes no pairs of them; TestLexicalTail's CAIRN_PG_TAIL_AB=ownpairs
+// writes them into the store it measures (an agent's own frequent words,
+// as SQLite pairs them: sqlite/pairs.go) and turns this on and off query
+// by query.
+var ownPairs []string
+
 // unit is one posting list a phrase reads: a pair or a lexeme, at its
 // offset from the phrase's first lexeme.
 type unit struct {

@@ -102,6 +102,9 @@ func (s *Store) compiler(ctx context.Context, q querier, ms ...cairn.Match) (*co
 			c.common[l] = true
 		}
 	}
+	for _, l := range ownPairs {
+		c.common[l] = true
+	}
 	return c, lex, nil
 }
 

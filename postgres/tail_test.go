@@ -28,7 +28,10 @@ import (
 // only; the store is opened with the engine's feature version so nothing
 // is emptied (a store of an older schema is migrated first).
 // CAIRN_PG_TAIL_AB=pairs runs each query with phrases over pairs and
-// without, alternating, and compares their hits; =cost the same with the
+// without, alternating, and compares their hits; =ownpairs the same with
+// pairs of the agent's own frequent words read and not (writeOwnPairs
+// writes them into the store first: CAIRN_PG_TAIL_PAIRSHARE, _PAIRWORDS;
+// a store writes none of them); =cost the same with the
 // server's random_page_cost and with 1.1; =stores the same index in the
 // stores CAIRN_PG_TAIL_STORES names (default sqlite,postgres,citus): the
 // SQLite data directory CAIRN_PG_TAIL_SQLITE (a copy: it is opened with
@@ -77,22 +80,27 @@ func TestLexicalTail(t *testing.T) {
 		name  string
 		pairs bool
 		tm    *tailIndex
+		own   []string // ownPairs: =ownpairs's second variant
 	}
 	var variants []variant
 	ab := os.Getenv("CAIRN_PG_TAIL_AB")
 	switch ab {
 	case "":
 		s := open()
-		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}}}
+		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}, nil}}
 	case "pairs":
 		s := open()
-		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}}, {"with pairs", true, &tailIndex{s: s, pg: s}}}
+		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}, nil}, {"with pairs", true, &tailIndex{s: s, pg: s}, nil}}
+	case "ownpairs":
+		s := open()
+		own := writeOwnPairs(ctx, t, s)
+		variants = []variant{{"GramWords pairs", true, &tailIndex{s: s, pg: s}, nil}, {"own pairs too", true, &tailIndex{s: s, pg: s}, own}}
 	case "cost":
 		s := open()
 		defer func(c string) { randomPageCost = c }(randomPageCost)
 		randomPageCost = "1.1"
 		low := open()
-		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}}}
+		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}, nil}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}, nil}}
 	case "stores":
 		names := os.Getenv("CAIRN_PG_TAIL_STORES")
 		if names == "" {
@@ -101,23 +109,23 @@ func TestLexicalTail(t *testing.T) {
 		for _, name := range strings.Split(names, ",") {
 			switch name {
 			case "sqlite":
-				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}})
+				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}, nil})
 			case "postgres":
 				s := open()
-				variants = append(variants, variant{"postgres", pairPhrases, &tailIndex{s: s, pg: s}})
+				variants = append(variants, variant{"postgres", pairPhrases, &tailIndex{s: s, pg: s}, nil})
 			case "citus":
 				curl := os.Getenv("CAIRN_PG_TAIL_CITUS")
 				if curl == "" {
 					curl = serverURL(t, "CAIRN_TEST_CITUS_URL")
 				}
 				s := openAt(curl)
-				variants = append(variants, variant{"citus", pairPhrases, &tailIndex{s: s, pg: s}})
+				variants = append(variants, variant{"citus", pairPhrases, &tailIndex{s: s, pg: s}, nil})
 			default:
 				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite, postgres, citus)", name)
 			}
 		}
 	default:
-		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs, cost or stores", ab)
+		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs, ownpairs, cost or stores", ab)
 	}
 	for _, v := range variants {
 		st, err := v.tm.s.Span(ctx)
@@ -126,7 +134,7 @@ func TestLexicalTail(t *testing.T) {
 		}
 		t.Logf("%s: %d chunks (ids %d to %d)", v.name, st.Rows, st.MinID, st.MaxID)
 	}
-	defer func() { pairPhrases = true }()
+	defer func() { pairPhrases, ownPairs = true, nil }()
 	qs := corpus.LabeledQueries(n, 1)
 	// The statements explained are the last PostgreSQL variant's.
 	last := len(variants) - 1
@@ -153,7 +161,7 @@ func TestLexicalTail(t *testing.T) {
 			for k := range variants {
 				vi := (i + k) % len(variants)
 				v := variants[vi]
-				pairPhrases = v.pairs
+				pairPhrases, ownPairs = v.pairs, v.own
 				v.tm.calls = nil
 				t0 := time.Now()
 				h, err := (&search.Searcher{Index: v.tm}).Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10})
@@ -210,7 +218,7 @@ func TestLexicalTail(t *testing.T) {
 				pgKinds[k][hitsAlike], pgKinds[k][hitsTied], pgKinds[k][hitsCut], pgKinds[k][hitsDiffer])
 		}
 	}
-	pairPhrases = variants[last].pairs
+	pairPhrases, ownPairs = variants[last].pairs, variants[last].own
 	tm := variants[last].tm
 	if tm.pg == nil {
 		return
@@ -238,14 +246,16 @@ func envInt(name string, def int) int {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// tailCall is one store call a search made: a pass (lex set) or a count.
+// tailCall is one store call a search made: a pass (lex set), a count
+// or the counts of several matches at once (MatchCounts).
 type tailCall struct {
-	query corpus.Query
-	what  string
-	took  time.Duration
-	lex   *cairn.LexicalQuery
-	count *cairn.Match
-	max   int
+	query  corpus.Query
+	what   string
+	took   time.Duration
+	lex    *cairn.LexicalQuery
+	count  *cairn.Match
+	counts []cairn.Match
+	max    int
 }
 
 type tailResult struct {
@@ -382,6 +392,37 @@ func (t *tailIndex) MatchCount(ctx context.Context, m cairn.Match, max int) (cai
 	return c, err
 }
 
+// MatchCounts is the store's MatchCounts (search.Searcher counts a
+// query's terms in one call when the index has it, as the engine's
+// searches of a PostgreSQL store do), or MatchCount of each in turn for
+// a store without it (SQLite), timed as one call.
+func (t *tailIndex) MatchCounts(ctx context.Context, ms []cairn.Match, max int) ([]cairn.MatchCount, error) {
+	t0 := time.Now()
+	var out []cairn.MatchCount
+	var err error
+	if mc, ok := t.s.(interface {
+		MatchCounts(context.Context, []cairn.Match, int) ([]cairn.MatchCount, error)
+	}); ok && t.pg != nil {
+		out, err = mc.MatchCounts(ctx, ms, max)
+	} else {
+		for _, m := range ms {
+			var c cairn.MatchCount
+			if c, err = t.s.MatchCount(ctx, m, max); err != nil {
+				break
+			}
+			out = append(out, c)
+		}
+	}
+	var l []string
+	for k, m := range ms {
+		if k < len(out) {
+			l = append(l, fmt.Sprintf("%s = %d", m, out[k].N))
+		}
+	}
+	t.calls = append(t.calls, tailCall{what: "counts " + strings.Join(l, ", "), took: time.Since(t0), counts: ms, max: max})
+	return out, err
+}
+
 func (t *tailIndex) Span(ctx context.Context) (cairn.IndexSpan, error) { return t.s.Span(ctx) }
 func (t *tailIndex) Generation() int64                                 { return t.s.Generation() }
 
@@ -395,6 +436,14 @@ func (t *tailIndex) explain(ctx context.Context, c tailCall) (string, error) {
 			return "", err
 		}
 		query, args = scanQuery(*c.lex, cm, false)
+	} else if c.counts != nil {
+		var err error
+		if query, args, err = t.pg.countsQuery(ctx, t.pg.pool, c.counts, c.max); err != nil {
+			return "", err
+		}
+		if query == "" {
+			return "(no statement: no match can match)", nil
+		}
 	} else {
 		cm, err := t.pg.compile(ctx, t.pg.pool, *c.count)
 		if err != nil {
