@@ -27,6 +27,9 @@ func (a *Agent) Get(ctx context.Context, in GetIn) (*GetOut, error) {
 	if errors.Is(err, cairn.ErrUnavailable) {
 		return &GetOut{Status: "unavailable", Error: err.Error()}, nil
 	}
+	if errors.Is(err, cairn.ErrInvalid) {
+		return nil, err // names the path already: "get PATH: line range ..."
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", path, err)
 	}
