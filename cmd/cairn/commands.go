@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -175,7 +176,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if i == len(args) {
 			return usagef("no command given: run cairn help for the list")
 		}
-		return usagef("unknown command %q: run cairn help for the list", args[i])
+		return usagef("unknown command %q: %srun cairn help for the list", args[i], didYouMean(args[i]))
 	}
 	if help {
 		return writeGroupUsage(stdout, path)
@@ -188,6 +189,22 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("%s needs a subcommand: %s (run cairn %s --help)", path, strings.Join(subs, ", "), path)
 	}
 	return usagef("unknown %s subcommand %q: allowed %s (run cairn %s --help)", path, args[i], strings.Join(subs, ", "), path)
+}
+
+// didYouMean names the commands whose path holds word as one of its
+// later words ("status": cairn sync status), as "did you mean ...; ", or
+// "" for none.
+func didYouMean(word string) string {
+	var found []string
+	for _, c := range commands {
+		if ws := strings.Fields(c.path); len(ws) > 1 && slices.Contains(ws[1:], word) {
+			found = append(found, "cairn "+c.path)
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return "did you mean " + strings.Join(found, " or ") + "? "
 }
 
 // cmdHelp prints the command list, or the usage of the command or group
