@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,6 +195,8 @@ func TestUnchangedSkip(t *testing.T) {
 		{"two roots", loaded(states, "v"+redactVersion, nil), walk, []bool{true, false, true, false}},
 		{"same states asked twice in a row", loaded(states, "v"+redactVersion, nil),
 			[]ask{{"a/1.md", 1, 5, true}, {"a/1.md", 1, 5, false}, {"a/2.md", 2, 5, true}}, []bool{true, true, false, false}},
+		{"next root begins at the last state passed", loaded(states, "v"+redactVersion, nil),
+			[]ask{{"c/1.md", 1, 5, false}, {"b/2.md", 4, 5, true}, {"b/3.md", 4, 5, false}}, []bool{false, false, false, true}},
 		{"load failed", loaded(nil, "", context.Canceled), none(), nil},
 		{"other redaction state", loaded(states, "off", nil), none(), nil},
 		{"empty index", loaded(nil, "", nil), none(), []bool{}},
@@ -203,7 +206,8 @@ func TestUnchangedSkip(t *testing.T) {
 			s := &unchangedSkip{load: tc.load, want: "v" + redactVersion}
 			n := 0
 			for _, a := range tc.asks {
-				if got := s.skip(a.rel, a.size, a.mtime); got != a.want {
+				dir, name := path.Split(a.rel)
+				if got := s.skip(strings.TrimSuffix(dir, "/"), name, a.size, a.mtime); got != a.want {
 					t.Errorf("skip(%s, %d, %d) = %v, want %v", a.rel, a.size, a.mtime, got, a.want)
 				}
 				if a.want {
@@ -214,6 +218,24 @@ func TestUnchangedSkip(t *testing.T) {
 				t.Errorf("skipped %v (%d), want %v (%d)", s.skipped, s.n, tc.skipped, n)
 			}
 		})
+	}
+}
+
+// comparePath orders a path against a folder and a name as against their
+// joined path.
+func TestComparePath(t *testing.T) {
+	for _, tc := range []struct{ p, dir, name string }{
+		{"a.md", "", "a.md"}, {"a.md", "", "b.md"}, {"b.md", "", "a.md"},
+		{"a/b.md", "a", "b.md"}, {"a/b.md", "a", "c.md"}, {"a/c.md", "a", "b.md"},
+		{"a", "a", "b.md"}, {"", "a", "b.md"}, {"a/", "a", "b.md"}, {"ab", "a", "b.md"},
+		{"a.md", "a", "b.md"}, {"a-b/x.md", "a", "b.md"}, {"a0/x.md", "a", "b.md"},
+		{"a/b.md/c", "a", "b.md"}, {"a/b", "a", "b.md"}, {"b", "a/b", "c.md"},
+		{"a/b/c.md", "a/b", "c.md"}, {"a/a/z.md", "a/b", "c.md"}, {"x/y", "a/b", "c.md"},
+	} {
+		want := strings.Compare(tc.p, ingest.JoinRel(tc.dir, tc.name))
+		if got := comparePath(tc.p, tc.dir, tc.name); got != want {
+			t.Errorf("comparePath(%q, %q, %q) = %d, want %d", tc.p, tc.dir, tc.name, got, want)
+		}
 	}
 }
 

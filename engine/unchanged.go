@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/ingest"
 )
 
 // stateLoad reads a corpus's indexed states and redaction state beside
@@ -84,7 +86,10 @@ func (l *stateLoad) reread(want string) bool {
 // or when every file is to be read again. The scan asks in path order
 // within each source, so a cursor walks forward through the sorted
 // states; a path below the one before (the next source of a corpus with
-// several roots) is found by binary search.
+// several roots) is found by binary search. A path comes as its folder
+// and name (ingest.ScanOptions.Skip) and is compared in those parts
+// (comparePath), not joined for each file: at 480,000 unchanged files a
+// joined path a file was 480,000 strings.
 type unchangedSkip struct {
 	load    *stateLoad
 	want    string // the corpus's redaction state
@@ -93,10 +98,11 @@ type unchangedSkip struct {
 	skipped []bool // by state: its file was skipped
 	n       int    // files skipped
 	next    int    // the first state not below the last path asked
-	last    string
+	// The last path asked, as its folder and name.
+	lastDir, lastName string
 }
 
-func (s *unchangedSkip) skip(rel string, size, mtime int64) bool {
+func (s *unchangedSkip) skip(dir, name string, size, mtime int64) bool {
 	if !s.started {
 		s.started = true
 		<-s.load.done
@@ -109,21 +115,55 @@ func (s *unchangedSkip) skip(rel string, size, mtime int64) bool {
 		return false
 	}
 	st := s.load.states
-	if rel < s.last {
-		s.next, _ = slices.BinarySearchFunc(st, rel, func(d cairn.DocState, p string) int { return strings.Compare(d.Path, p) })
+	if s.below(dir, name) {
+		s.next, _ = slices.BinarySearchFunc(st, 0, func(d cairn.DocState, _ int) int { return comparePath(d.Path, dir, name) })
 	}
-	s.last = rel
-	for s.next < len(st) && st[s.next].Path < rel {
+	s.lastDir, s.lastName = dir, name
+	for s.next < len(st) && comparePath(st[s.next].Path, dir, name) < 0 {
 		s.next++
 	}
 	if s.next == len(st) {
 		return false
 	}
-	if d := &st[s.next]; d.Path != rel || d.Size != size || d.ModTime != mtime {
+	if d := &st[s.next]; d.Size != size || d.ModTime != mtime || comparePath(d.Path, dir, name) != 0 {
 		return false
 	}
 	s.skipped[s.next] = true
 	s.next++
 	s.n++
 	return true
+}
+
+// below reports whether the path dir/name sorts below the last one asked:
+// only where a corpus's next source begins, so the paths are joined to
+// compare only when the folder changed.
+func (s *unchangedSkip) below(dir, name string) bool {
+	if dir == s.lastDir {
+		return name < s.lastName
+	}
+	return ingest.JoinRel(dir, name) < ingest.JoinRel(s.lastDir, s.lastName)
+}
+
+// comparePath compares p with the path of name in folder dir (dir + "/" +
+// name, or name when dir is ""), as strings.Compare would compare p with
+// the joined path.
+func comparePath(p, dir, name string) int {
+	if dir == "" {
+		return strings.Compare(p, name)
+	}
+	if len(p) <= len(dir) {
+		// p is shorter than the joined path: below it when it is a
+		// prefix of dir (or dir itself), else where the two differ.
+		if c := strings.Compare(p, dir[:len(p)]); c != 0 {
+			return c
+		}
+		return -1
+	}
+	if c := strings.Compare(p[:len(dir)], dir); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(p[len(dir)], '/'); c != 0 {
+		return c
+	}
+	return strings.Compare(p[len(dir)+1:], name)
 }

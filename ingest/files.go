@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -72,15 +73,25 @@ type ScanOptions struct {
 	// Skip, when set, is asked about each file the scan finds, with the
 	// path, size and mtime its File would have (Rel, Size, ModTime; for a
 	// symlinked file its target's size and mtime), before that File is
-	// built: a file it returns true for is left out of the list. A re-index
+	// built: a file it returns true for is left out of the list. The path
+	// comes in two parts, the exposed path of the file's folder and the
+	// file's name: Rel is dir + "/" + name, or name when dir is "" (a file
+	// at the root of a source without a prefix). Both are shared, not
+	// built for the file (dir is one string a folder, name a substring
+	// of its listing), so a skipped file costs no allocation. A re-index
 	// that keeps unchanged files passes one that compares with the indexed
-	// states, so a no-op sync of 480,000 files builds no File at all
-	// (their records were about a fifth of its user CPU). Skip is called
-	// from one goroutine, once a source's walk and stats are done, in path
-	// order within a source; the sources of a corpus follow one another,
-	// so with several roots the prefixed paths may come out of order.
-	Skip func(rel string, size, mtime int64) bool
+	// states, so a no-op sync of 480,000 files builds no File and no path
+	// at all (their records were about a fifth of its user CPU). Skip is
+	// called from one goroutine, once a source's walk and stats are done,
+	// in path order within a source; the sources of a corpus follow one
+	// another, so with several roots the prefixed paths may come out of
+	// order. JoinRel gives the whole path.
+	Skip func(dir, name string, size, mtime int64) bool
 }
+
+// JoinRel is the exposed path of the file name in the folder of exposed
+// path dir, as ScanOptions.Skip is given them.
+func JoinRel(dir, name string) string { return joinRel(dir, name) }
 
 // ScanWith is Scan with options: files Skip accepts are found, filtered
 // and stat'ed like every other, but not listed.
@@ -119,7 +130,7 @@ type walker struct {
 	excludes []*Glob
 	seen     map[string]bool // Abs paths already taken, with several sources
 	// skip is ScanOptions.Skip.
-	skip func(rel string, size, mtime int64) bool
+	skip func(dir, name string, size, mtime int64) bool
 
 	corpus   cairn.Corpus
 	src      Source
@@ -132,6 +143,7 @@ type walker struct {
 	runs     []*dirRun    // the current source's files in path order, in runs the workers stat
 	jobs     chan *dirRun // runs for the stat workers (scanSource)
 	buf      []byte       // listDir's buffer for the kernel's directory records
+	relBuf   []byte       // childRel's buffer
 }
 
 // dirRun is a run of files of one directory, next to each other in path
@@ -149,11 +161,14 @@ type dirEntry struct {
 
 // dirRef is a listed directory: its path and, where listDir keeps it
 // open, its descriptor (else -1), closed when the walk and every run of
-// its files are done with it.
+// its files are done with it. walkDir sets rel and exposed, from which
+// the paths of its files are built when they are listed (addFile).
 type dirRef struct {
-	path string
-	fd   int
-	refs atomic.Int32
+	path    string
+	rel     string // relative to the source root, "" for the root
+	exposed string // the exposed path of the folder, "" for the root of a source without a prefix
+	fd      int
+	refs    atomic.Int32
 }
 
 func newDirRef(path string, fd int) *dirRef {
@@ -173,16 +188,17 @@ func (d *dirRef) release() {
 // pendingFile is a file found by ReadDir whose stat is deferred, so the
 // stats of a source run in parallel with the walk and with each other (they
 // dominate a rescan). A symlink is resolved in the ordered pass that adds
-// the files (addSymlink), not by the workers.
+// the files (addSymlink), not by the workers. It holds the file's name
+// alone (a substring of its directory's listing): its paths are built
+// only for a file that is listed, so a file Skip drops costs this record
+// and nothing else (56 bytes; with its paths it was 96 and a string).
 type pendingFile struct {
-	name    string // the file's name in its directory (a suffix of rel)
-	rel     string // a suffix of abs where the separator is '/'
-	abs     string
-	symlink bool
+	name string // the file's name in its directory
 	// Set by statGroup for a file that is not a symlink.
 	size, mtime int64 // bytes, unix nanoseconds
-	regular     bool
 	err         error
+	symlink     bool
+	regular     bool
 }
 
 // statWorkers stat files in parallel; stat is a syscall, so more workers
@@ -261,9 +277,9 @@ func (w *walker) addRuns() {
 		for i := range r.files {
 			p := &r.files[i]
 			if p.symlink {
-				w.addSymlink(p.abs, p.rel)
+				w.addSymlink(r.dir, p.name)
 			} else {
-				w.addRegular(p)
+				w.addRegular(r.dir, p)
 			}
 		}
 	}
@@ -286,6 +302,7 @@ func (w *walker) walkDir(dir, rel string) error {
 		return nil
 	}
 	defer d.release()
+	d.rel, d.exposed = rel, w.exposedDir(rel)
 	slices.SortFunc(entries, compareEntries)
 	var run []pendingFile // sized when it starts: at most the entries left, at most a group
 	flush := func() {
@@ -296,13 +313,14 @@ func (w *walker) walkDir(dir, rel string) error {
 	}
 	for i, e := range entries {
 		name, typ := e.name, e.typ
-		abs, childRel := childPaths(dir, rel, name)
+		childRel := w.childRel(rel, name) // valid until the next call
 		switch {
 		case typ.IsDir():
 			if w.skipDirs[name] || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
 				continue
 			}
 			flush()
+			abs, childRel := childPaths(dir, rel, name)
 			if err := w.walkDir(abs, childRel); err != nil {
 				return err
 			}
@@ -311,14 +329,14 @@ func (w *walker) walkDir(dir, rel string) error {
 				if run == nil {
 					run = make([]pendingFile, 0, min(statGroupFiles, len(entries)-i))
 				}
-				run = append(run, pendingFile{name: childRel[len(childRel)-len(name):], rel: childRel, abs: abs, symlink: typ&fs.ModeSymlink != 0})
+				run = append(run, pendingFile{name: name, symlink: typ&fs.ModeSymlink != 0})
 				if len(run) == statGroupFiles {
 					flush()
 				}
 			}
 		default: // a named pipe, socket or device the glob matches: listed, never read
 			if w.wanted(childRel) {
-				w.fail(w.exposed(childRel), ReasonNotRegular+": "+fileKind(typ))
+				w.fail(w.exposed(joinRel(rel, name)), ReasonNotRegular+": "+fileKind(typ))
 			}
 		}
 	}
@@ -338,6 +356,20 @@ func compareEntries(a, b dirEntry) int {
 		return c
 	}
 	return cmp.Compare(keyByte(an, a.typ.IsDir(), n), keyByte(bn, b.typ.IsDir(), n))
+}
+
+// childRel is the path of entry name of directory rel relative to the
+// source root, in the walker's buffer: valid until the next call, for the
+// glob and the excludes to match (they keep nothing), so the walk builds
+// no string for a file. A path to keep is built by joinRel or childPaths.
+func (w *walker) childRel(rel, name string) string {
+	b := w.relBuf[:0]
+	if rel != "" {
+		b = append(append(b, rel...), '/')
+	}
+	b = append(b, name...)
+	w.relBuf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // childPaths returns the path of entry name of directory dir (rel below
@@ -381,19 +413,20 @@ func (w *walker) excluded(rel string) bool {
 	return false
 }
 
-func (w *walker) addRegular(p *pendingFile) {
+func (w *walker) addRegular(d *dirRef, p *pendingFile) {
 	if p.err != nil {
 		if !errors.Is(p.err, fs.ErrNotExist) { // vanished since ReadDir: not a failure
-			w.fail(w.exposed(p.rel), "unreadable: "+errText(p.err))
+			w.fail(w.exposed(joinRel(d.rel, p.name)), "unreadable: "+errText(p.err))
 		}
 		return
 	}
 	if p.regular {
-		w.addFile(p.abs, p.rel, p.size, p.mtime)
+		w.addFile(d, p.name, p.size, p.mtime)
 	}
 }
 
-func (w *walker) addSymlink(abs, rel string) {
+func (w *walker) addSymlink(d *dirRef, name string) {
+	abs, rel := childPaths(d.path, d.rel, name)
 	target, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		w.fail(w.exposed(rel), ReasonBrokenSymlink)
@@ -415,23 +448,30 @@ func (w *walker) addSymlink(abs, rel string) {
 		w.fail(w.exposed(rel), ReasonSymlinkOutside)
 		return
 	}
-	w.addFile(abs, rel, info.Size(), info.ModTime().UnixNano())
+	w.addFile(d, name, info.Size(), info.ModTime().UnixNano())
 }
 
-func (w *walker) addFile(abs, rel string, size, mtime int64) {
+// addFile lists file name of d unless a source before took it or Skip
+// drops it; its paths are built here, for a listed file only (and for
+// every file of a corpus of several sources, which the seen check needs).
+func (w *walker) addFile(d *dirRef, name string, size, mtime int64) {
+	var abs, rel string
 	if w.seen != nil {
+		abs, rel = childPaths(d.path, d.rel, name)
 		if w.seen[abs] {
 			return
 		}
 		w.seen[abs] = true
 	}
-	exposed := w.exposed(rel)
-	if w.skip != nil && w.skip(exposed, size, mtime) {
+	if w.skip != nil && w.skip(d.exposed, name, size, mtime) {
 		return
+	}
+	if abs == "" {
+		abs, rel = childPaths(d.path, d.rel, name)
 	}
 	w.files = append(w.files, File{
 		Source:  w.src,
-		Rel:     exposed,
+		Rel:     w.exposed(rel),
 		InRoot:  rel,
 		Abs:     abs,
 		Size:    size,
@@ -448,6 +488,16 @@ func (w *walker) fail(path, reason string) {
 func (w *walker) exposed(rel string) string {
 	if rel == "" {
 		return w.src.Root
+	}
+	return w.src.rel(rel)
+}
+
+// exposedDir is the exposed path of the folder at rel (relative to the
+// source root), the dir that Skip is given with its files' names: the
+// prefix alone for the root.
+func (w *walker) exposedDir(rel string) string {
+	if rel == "" {
+		return w.src.Prefix
 	}
 	return w.src.rel(rel)
 }
