@@ -10,7 +10,10 @@
 #     locked thread; that thread's CPU seconds and what it wrote),
 #   - one fingerprint of each: the chunk lines (chunks and their postings)
 #     must be equal; the query lines also hold scores, which other changes
-#     to ranking move.
+#     to ranking move (a query the search refuses, such as one stop word,
+#     is a "refused" line).
+#   The close column is the store's Close after the syncs: the checkpoint
+#   of what the WAL still holds, which a one-shot sync pays before it exits.
 #
 #   bench/i1-remeasure.sh [BASE [NEW]]   # from the repository root; BASE 1df441c, NEW .
 #
@@ -48,8 +51,8 @@ build() { # build REV NAME
 build "$BASE" before
 build "$NEW" after
 echo "before = $BASE, after = $NEW"
-show() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  first %6.2f s  CPU %5.2f s  cores used %.2f  no-op %.3f s" % (sys.argv[1], d["load1"], d["firstSeconds"], d["userSeconds"]+d["sysSeconds"], d["cpuShare"], d["noopSeconds"][0]))' "$1"; }
-showw() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  writer alone %6.2f s  thread CPU %5.2f s (optimize %.2f)  wrote %4.0f MB  %d batches, %d chunks" % (sys.argv[1], d["load1"], d["writerSeconds"], d["writerCPUSeconds"], d["optimizeCPUSeconds"], d["writerMB"], d["batches"], d["chunks"]))' "$1"; }
+show() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  first %6.2f s  CPU %5.2f s  cores used %.2f  no-op %.3f s  close %.2f s" % (sys.argv[1], d["load1"], d["firstSeconds"], d["userSeconds"]+d["sysSeconds"], d["cpuShare"], d["noopSeconds"][0], d.get("closeSeconds", 0)))' "$1"; }
+showw() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  writer alone %6.2f s  thread CPU %5.2f s (optimize %.2f)  close %.2f s (CPU %.2f)  wrote %4.0f MB  %d batches, %d chunks" % (sys.argv[1], d["load1"], d["writerSeconds"], d["writerCPUSeconds"], d["optimizeCPUSeconds"], d.get("closeSeconds", 0), d.get("closeCPUSeconds", 0), d["writerMB"], d["batches"], d["chunks"]))' "$1"; }
 for i in $(seq "$PAIRS"); do
   for b in before after; do
     "$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 1 -keep=false | show "$b"

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -133,7 +134,10 @@ func pickTerms(ctx context.Context, db *sql.DB, n int) ([]string, error) {
 }
 
 // writeHits searches each term, and each pair of neighbouring terms, and
-// writes the hits with their scores.
+// writes the hits with their scores. A query the search refuses as bad
+// input (cairn.ErrInvalid: an index term such as "some" is a stop word of
+// the query parser, so a query of it alone has nothing to search for) is
+// written as refused and the list goes on; any other error stops it.
 func writeHits(ctx context.Context, eng *engine.Engine, w *bufio.Writer, terms []string) error {
 	var queries []string
 	for i, t := range terms {
@@ -144,6 +148,10 @@ func writeHits(ctx context.Context, eng *engine.Engine, w *bufio.Writer, terms [
 	}
 	for _, q := range queries {
 		hits, err := eng.Search(ctx, q, &cairn.SearchOptions{Limit: 10, Mode: "lexical"})
+		if errors.Is(err, cairn.ErrInvalid) {
+			fmt.Fprintf(w, "query %q refused\n", q)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("search %q: %w", q, err)
 		}

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"syscall"
@@ -54,6 +55,15 @@ type Result struct {
 	NoopSeconds  []float64 `json:"noopSeconds,omitempty"`
 	NoopCPU      []float64 `json:"noopCPUSeconds,omitempty"` // user + sys of each no-op sync
 	Load1        float64   `json:"load1"`                    // the 1-minute load average before the first sync
+	// FirstMallocs and FirstAllocMB are the heap allocations of the first
+	// sync (runtime.MemStats), which load does not move.
+	FirstMallocs uint64  `json:"firstMallocs"`
+	FirstAllocMB float64 `json:"firstAllocMB"`
+	// CloseSeconds and CloseCPU are the engine's Close after the syncs
+	// (and the fingerprint): mostly the checkpoint of what the WAL still
+	// holds, which a one-shot cairn sync pays before it exits.
+	CloseSeconds float64 `json:"closeSeconds"`
+	CloseCPU     float64 `json:"closeCPUSeconds"`
 }
 
 func main() {
@@ -113,12 +123,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err == nil && c.fingerprint != "" {
 		err = writeFingerprint(ctx, eng, c)
 	}
+	u0, s0 := cpuTimes()
+	closeStart := time.Now()
 	if cerr := eng.Close(ctx); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
+	u1, s1 := cpuTimes()
+	r.CloseSeconds, r.CloseCPU = time.Since(closeStart).Seconds(), u1-u0+s1-s0
 	return json.NewEncoder(stdout).Encode(r)
 }
 
@@ -144,11 +158,15 @@ func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error
 			return nil, fmt.Errorf("start trace: %w", err)
 		}
 	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	u0, s0 := cpuTimes()
 	start := time.Now()
 	res, err := eng.Sync(ctx, nil)
 	r.FirstSeconds = time.Since(start).Seconds()
 	u1, s1 := cpuTimes()
+	runtime.ReadMemStats(&m1)
+	r.FirstMallocs, r.FirstAllocMB = m1.Mallocs-m0.Mallocs, float64(m1.TotalAlloc-m0.TotalAlloc)/1e6
 	if c.cpuProfile != "" {
 		pprof.StopCPUProfile()
 	}

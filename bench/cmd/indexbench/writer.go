@@ -35,6 +35,11 @@ type WriterResult struct {
 	WriterSeconds    float64 `json:"writerSeconds"`    // wall of the Apply calls and the optimize
 	WriterCPUSeconds float64 `json:"writerCPUSeconds"` // that thread's user+sys
 	OptimizeCPU      float64 `json:"optimizeCPUSeconds"`
+	// CloseSeconds and CloseCPU are the store's Close after the optimize:
+	// the checkpoint of what the WAL still holds into the database file,
+	// which a one-shot sync pays before it exits (same thread).
+	CloseSeconds float64 `json:"closeSeconds"`
+	CloseCPU     float64 `json:"closeCPUSeconds"`
 	// WriterMB is what the process wrote meanwhile (wchar of /proc/self/io:
 	// WAL frames and checkpoints), which merging drives and load does not.
 	WriterMB float64 `json:"writerMB"`
@@ -87,7 +92,12 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 	if err := st.Open(ctx); err != nil {
 		return nil, err
 	}
-	defer st.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			st.Close()
+		}
+	}()
 	r := &WriterResult{Load1: load1()}
 	var batches []*cairn.Batch
 	budget := int64(1 << 20)
@@ -139,6 +149,13 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 	r.WriterCPUSeconds = t2 - t0
 	r.OptimizeCPU = t2 - t1
 	r.WriterMB = float64(wchar()-w0) / 1e6
+	closeStart := time.Now()
+	closed = true
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	r.CloseSeconds = time.Since(closeStart).Seconds()
+	r.CloseCPU = threadCPU() - t2
 	return r, nil
 }
 
