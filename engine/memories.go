@@ -55,7 +55,8 @@ func withMemories(ctx context.Context, corpora []cairn.Corpus, has func(context.
 // liveCorpora returns the corpora a search or sync selects from: every
 // configured one, and the memories corpus once it is live. While it is
 // not, each call asks the store whether memories arrived (one indexed
-// row read).
+// row read); searchCorpora (memories_gate.go) spares a search most of
+// these questions.
 func (e *Engine) liveCorpora(ctx context.Context) ([]cairn.Corpus, error) {
 	if !e.recall.live.Load() {
 		has, err := e.store.HasMemories(ctx)
@@ -63,7 +64,7 @@ func (e *Engine) liveCorpora(ctx context.Context) ([]cairn.Corpus, error) {
 			return nil, err
 		}
 		if !has {
-			return slices.DeleteFunc(slices.Clone(e.opts.Corpora), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }), nil
+			return lessMemories(e.opts.Corpora), nil
 		}
 		e.recall.live.Store(true)
 	}
@@ -368,6 +369,12 @@ func (e *Engine) annotateMemoryHits(ctx context.Context, hits []cairn.Hit) error
 				h.Memory = memoryHit(&m) // recall.go
 			}
 		}
+	}
+	if len(ms) > 0 {
+		// A memory another process stored, found by a search that took the
+		// memories corpus in before it was live (memories_gate.go): live
+		// from now on, listed by SearchCorpora.
+		e.recall.live.Store(true)
 	}
 	return nil
 }
