@@ -42,6 +42,18 @@ func saturatingInt8() bool {
 	return runtime.GOARCH == "amd64" && !cpu.X86.HasAVX512VNNI && !cpu.X86.HasAVXVNNI
 }
 
+// Int8Fast reports whether this CPU's int8 kernel adds each u8 x s8
+// product straight into 32 bits (amd64 with AVX-512 VNNI or AVX-VNNI),
+// where QuantizeInt8 takes about half FP32's CPU a chunk with vectors
+// within cosine 0.998 of FP32's; on amd64 without VNNI it saved 0 to 20%
+// with 7-bit weights (bench/RESULTS.md, "INT8 weights" and its
+// continuations). Other architectures report false: unmeasured. It is the
+// CPU's half of choosing a quantization for an index with no vectors yet;
+// an index's existing vectors keep theirs (the identity differs).
+func Int8Fast() bool {
+	return runtime.GOARCH == "amd64" && !saturatingInt8()
+}
+
 // quantizeKey names the quantization for the optimized-graph cache (its
 // file name and header): "" (FP32), "int8" (8-bit weights) or "int8-7bit".
 func quantizeKey(q string, top int) string {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -301,6 +302,21 @@ func TestInt8Top(t *testing.T) {
 		if k := quantizeKey(QuantizeNone, top); k != QuantizeNone {
 			t.Errorf("bits %d: FP32 key %q, want %q", c.bits, k, QuantizeNone)
 		}
+	}
+}
+
+// Int8Fast holds only where int8 weights get all 8 bits by the CPU: a
+// CPU whose kernel saturates is never the one int8 is picked for.
+func TestInt8Fast(t *testing.T) {
+	top, err := int8Top(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Int8Fast() && top != 127 {
+		t.Errorf("Int8Fast on a CPU whose weights get %d as their top, want 127", top)
+	}
+	if Int8Fast() != (runtime.GOARCH == "amd64" && top == 127) {
+		t.Errorf("Int8Fast %v with GOARCH %s and top %d: want true exactly on amd64 with 8-bit weights", Int8Fast(), runtime.GOARCH, top)
 	}
 }
 
