@@ -6,10 +6,14 @@
 # then:
 #  1. each build opens a copy of the kept 1M index and does what serve
 #     does with it in idle time (lextail -merge idle: IdleMergeDue, then
-#     MergeStep back to back: BASE merges the segments; NEW first finds
-#     the index's frequent terms drifted from its pair list, rebuilds the
-#     table with them in bounded steps, swaps it in, and merges), timed:
-#     steps, longest step, wall and thread CPU, pages in use;
+#     MergeStep back to back: a build with pair lists first finds the
+#     index's frequent terms drifted from its pair list, rebuilds the
+#     table with them in bounded steps, swaps it in, empties the old table
+#     in steps where it retires it, and merges), timed: the check, steps by
+#     kind (rebuild, swap, drop, merge) with wall and thread CPU, the
+#     slowest steps, pages in use. BASE's lextail is built with NEW's
+#     bench/cmd/lextail over BASE's packages (LT_BASE=own: BASE's own), so
+#     both print the steps by kind;
 #  2. lextail A/B of the two copies: every query to both sides in random
 #     order, wall and thread-CPU p50/p99 by kind, and how many queries got
 #     other hits;
@@ -25,7 +29,8 @@
 #
 #   bench/lp-remeasure.sh [BASE [NEW]]     # default 1df441c and HEAD
 #
-# QUERIES (default 2000), WORK (default /tmp/lpr), DOCS, PAIRS (default 100).
+# QUERIES (default 2000), WORK (default /tmp/lpr), DOCS, PAIRS (default 100),
+# LT_BASE (new or own), SKIP_DOCS=1 leaves step 3 out.
 set -eu
 BASE=${1:-1df441c} NEW=${2:-HEAD}
 WORK=${WORK:-/tmp/lpr} QUERIES=${QUERIES:-2000} DOCS=${DOCS:-/tmp/i1docs} PAIRS=${PAIRS:-100}
@@ -35,7 +40,12 @@ for side in base new; do
   rev=$BASE; [ $side = new ] && rev=$NEW
   mkdir -p "$WORK/src-$side"
   git archive "$rev" | tar -x -C "$WORK/src-$side"
-  (cd "$WORK/src-$side" && go build -tags sqlite_fts5 -o "$WORK/lt-$side" ./bench/cmd/lextail)
+  if [ $side = base ] && [ "${LT_BASE:-new}" = new ]; then
+    rm -rf "$WORK/src-base/bench/cmd/lextail"
+    mkdir -p "$WORK/src-base/bench/cmd/lextail"
+    git archive "$NEW" bench/cmd/lextail | tar -x -C "$WORK/src-base"
+  fi
+  (cd "$WORK/src-$side" && nice -n 10 go build -tags sqlite_fts5 -o "$WORK/lt-$side" ./bench/cmd/lextail)
   echo "lextail $side: $(git rev-parse --short "$rev")"
 done
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -43,12 +53,13 @@ for side in base new; do
   cp -r "$IX" "$WORK/$side"
   echo "== 1. $side opens the index and does serve's idle-time work, load $(load)"
   nice -n 10 "$WORK/lt-$side" -index "$WORK/$side" -merge idle | cut -c1-400
+  echo "   load after $(load)"
 done
 echo "== 2. $BASE against $NEW, each after its idle-time work, load $(load)"
 nice -n 10 "$WORK/lt-new" -before "$WORK/lt-base" -after "$WORK/lt-new" -index "$WORK/base" \
   -index-after "$WORK/new" -notes "$NOTES" -queries "$QUERIES"
 rm -rf "$WORK/base" "$WORK/new"
-if [ -d "$DOCS" ]; then
+if [ -d "$DOCS" ] && [ -z "${SKIP_DOCS:-}" ]; then
   echo "== 3. the docs corpus rebuilt with GramWords alone and with its own top $PAIRS, load $(load)"
   (cd "$WORK/src-new" && go build -tags sqlite_fts5 -o "$WORK/ib" ./bench/cmd/indexbench)
   nice -n 10 "$WORK/ib" -dir "$DOCS" -index "$WORK/docs" -noop 0 >/dev/null

@@ -69,7 +69,9 @@ type idleMerger interface {
 // segments does. The SQLite store also starts there a rebuild of its
 // full-text table when the index's own most frequent words drifted from
 // the table's pair list (sqlite pairs.go), and its steps then build the
-// new table beside the old one and swap it in, bounded like merge steps.
+// new table beside the old one, swap it in and empty the old one, bounded
+// like merge steps (a step deletes at most 16 pages of the old table for
+// each page of Pages).
 // A store without such an index returns at once. Run it on
 // a goroutine the caller owns and awaits before Close (cmd/cairn serve).
 func (e *Engine) MaintainIdle(ctx context.Context, o IdleOptions) error {

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // Segments describes the b-trees ("segments") of the full-text index, read
@@ -158,13 +160,17 @@ const (
 
 // IdleMergeDue reports whether the full-text index is worth rebuilding or
 // merging into one segment in idle time (Store.MergeStep): a rebuild with
-// a new pair list is in progress, or the index's frequent terms drifted
+// a new pair list is in progress, a retired table waits to be emptied, or
+// the index's frequent terms drifted
 // from its list (pairs.go; the rebuild then starts), a merge is in
 // progress, tombstones reach idleTombstoneShare of the rows, or the
 // segments number idleSegments.
 func (s *Store) IdleMergeDue(ctx context.Context) (bool, error) {
 	if building, err := s.PairBuilding(ctx); err != nil || building {
 		return building, err
+	}
+	if retired, err := s.Retired(ctx); err != nil || retired {
+		return retired, err
 	}
 	sp, err := s.Span(ctx)
 	if err != nil {
@@ -195,8 +201,9 @@ func (s *Store) IdleMergeDue(ctx context.Context) (bool, error) {
 //
 // While a rebuild with a new pair list is in progress (IdleMergeDue
 // started it), a step is a rebuild step of pairStepChunks chunks instead
-// (Store.PairStep); once the new table is in, the steps merge its
-// segments.
+// (Store.PairStep); once the new table is in, the steps first empty the
+// old one (dropRetiredStep: up to retiredDataRows*pages of its pages a
+// step), then merge the new table's segments.
 func (s *Store) MergeStep(ctx context.Context, pages int) (more bool, err error) {
 	if pages <= 0 {
 		return false, fmt.Errorf("merge index segments: %d pages: want a positive number", pages)
@@ -204,12 +211,18 @@ func (s *Store) MergeStep(ctx context.Context, pages int) (more bool, err error)
 	if building, err := s.PairBuilding(ctx); err != nil {
 		return false, err
 	} else if building {
-		done, err := s.PairStep(ctx, pairStepChunks)
-		if err != nil || !done {
-			return err == nil, err
+		_, err := s.PairStep(ctx, pairStepChunks)
+		return err == nil, err // the swap leaves a retired table to empty
+	}
+	if retired, err := s.Retired(ctx); err != nil {
+		return false, err
+	} else if retired {
+		left, err := s.dropRetiredStep(ctx, pages)
+		if err != nil {
+			return false, err
 		}
 		seg, err := s.FTSSegments(ctx)
-		return err == nil && (seg.Count > 1 || seg.Merging > 0), err
+		return err == nil && (left || seg.Count > 1 || seg.Merging > 0 || seg.Tombstones > 0), err
 	}
 	w, err := s.writer()
 	if err != nil {
@@ -233,4 +246,140 @@ func (s *Store) MergeStep(ctx context.Context, pages int) (more bool, err error)
 		return false, fmt.Errorf("merge index segments: %w", err)
 	}
 	return seg.Count > 1 || seg.Merging > 0 || seg.Tombstones > 0, nil
+}
+
+// Retired full-text tables.
+//
+// A full-text table taken out of use (the old table at a pair rebuild's
+// swap, an abandoned rebuild's table) is not dropped in the transaction
+// that replaces it: with secure_delete on (store.go) SQLite writes zeros
+// over every page a DROP frees, and at 1M chunks the old table's 1.2 GB
+// made the swap the rebuild's longest step (5.06 s of 187 s,
+// bench/RESULTS.md). Its shadow tables are renamed to fts_retired_N_*
+// instead (plain tables then, no longer the virtual table's, so dropping
+// the virtual table frees only its config page), and idle-time steps
+// delete their rows in bounded batches and drop each once empty
+// (dropRetiredStep). Readers never read them; an older build leaves them
+// alone (its pages stay in use until a newer build empties them).
+
+// retiredGlob matches the names of retired shadow tables.
+const retiredGlob = "fts_retired_*"
+
+// Rows a retired-table step deletes for each page of a merge step's
+// bound: a row of a %_data table is one leaf page (FTS5 pages fit a
+// SQLite page), and freeing a page costs a few percent of merging one;
+// the other shadow tables hold rows of tens of bytes, at least 64 to a
+// page.
+const (
+	retiredDataRows  = 16
+	retiredSmallRows = 16 * 64
+)
+
+// retireFTS takes the full-text table table out of use in tx: its shadow
+// tables are renamed to a free fts_retired_N_ prefix and the virtual table
+// is dropped, which then frees only its config table. Nothing happens when
+// the table does not exist.
+func retireFTS(ctx context.Context, tx *sql.Tx, table string) error {
+	var exists int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&exists); err != nil {
+		return fmt.Errorf("retire %s: %w", table, err)
+	}
+	if exists == 0 {
+		return nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(CAST(substr(name, 13) AS INTEGER)), 0) + 1
+		FROM sqlite_master WHERE type = 'table' AND name GLOB ?`, retiredGlob).Scan(&n); err != nil {
+		return fmt.Errorf("retire %s: %w", table, err)
+	}
+	for _, shadow := range []string{"data", "idx", "docsize", "content"} {
+		var has int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table+"_"+shadow).Scan(&has); err != nil {
+			return fmt.Errorf("retire %s: %w", table, err)
+		}
+		if has == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s_%s RENAME TO fts_retired_%d_%s`, table, shadow, n, shadow)); err != nil {
+			return fmt.Errorf("retire %s: %w", table, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE `+table); err != nil {
+		return fmt.Errorf("retire %s: %w", table, err)
+	}
+	return nil
+}
+
+// retiredTables lists the retired shadow tables, oldest set first.
+func retiredTables(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB ?
+		ORDER BY CAST(substr(name, 13) AS INTEGER), name`, retiredGlob)
+	if err != nil {
+		return nil, fmt.Errorf("read retired full-text tables: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("read retired full-text tables: %w", err)
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// dropRetiredStep deletes, in one write transaction, up to
+// retiredDataRows*pages rows of the first retired table (retiredSmallRows*pages
+// of one that is not a %_data table), drops it when that empties it, and
+// reports whether retired tables are left.
+func (s *Store) dropRetiredStep(ctx context.Context, pages int) (more bool, err error) {
+	w, err := s.writer()
+	if err != nil {
+		return false, err
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("drop retired full-text table: %w", err)
+	}
+	defer tx.Rollback()
+	names, err := retiredTables(ctx, tx)
+	if err != nil || len(names) == 0 {
+		return false, err
+	}
+	name := names[0]
+	limit := retiredSmallRows * pages
+	if strings.HasSuffix(name, "_data") {
+		limit = retiredDataRows * pages
+	}
+	// The %_idx table is WITHOUT ROWID, keyed by (segid, term).
+	key := "rowid"
+	if strings.HasSuffix(name, "_idx") {
+		key = "(segid, term)"
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s IN (SELECT %s FROM %s LIMIT ?)`, name, key, strings.Trim(key, "()"), name), limit); err != nil {
+		return false, fmt.Errorf("drop retired full-text table %s: %w", name, err)
+	}
+	var left int
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+name+`)`).Scan(&left); err != nil {
+		return false, fmt.Errorf("drop retired full-text table %s: %w", name, err)
+	}
+	if left == 0 {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+name); err != nil {
+			return false, fmt.Errorf("drop retired full-text table %s: %w", name, err)
+		}
+		names = names[1:]
+	}
+	if err := tx.Commit(); err != nil {
+		return false, interrupted(ctx, err)
+	}
+	return len(names) > 0, nil
+}
+
+// Retired reports whether retired full-text tables wait to be emptied.
+func (s *Store) Retired(ctx context.Context) (bool, error) {
+	names, err := retiredTables(ctx, s.r)
+	return len(names) > 0, err
 }

@@ -18,9 +18,11 @@ package sqlite
 // is filled in chunk id order while syncs go on writing chunks_fts;
 // triggers on chunks note in pairs_dirty every chunk id at or below the
 // step's cursor that a sync inserts or deletes, and the next step indexes
-// those again. The last step swaps the new table in (drop, rename) in its
-// own transaction, so readers see the old table or the new one, never a
-// half-built one, and an interrupted step rolls back and is redone.
+// those again. The last step swaps the new table in (the old one retired,
+// the new one renamed) in its own transaction, so readers see the old
+// table or the new one, never a half-built one, and an interrupted step
+// rolls back and is redone. Later idle steps empty the retired table in
+// bounded batches (optimize.go).
 
 import (
 	"cmp"
@@ -337,6 +339,10 @@ func (s *Store) StartPairs(ctx context.Context, words []string) error {
 		return fmt.Errorf("start pair rebuild: %w", err)
 	}
 	defer tx.Rollback()
+	// A build in progress is retired, not dropped (as swapPairs does).
+	if err := retireFTS(ctx, tx, "chunks_fts_next"); err != nil {
+		return fmt.Errorf("start pair rebuild: %w", err)
+	}
 	for _, q := range append(append(slices.Clone(dropPairBuild), create), pairTriggers...) {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("start pair rebuild: %w", err)
@@ -461,12 +467,15 @@ func (s *Store) redoDirty(ctx context.Context, tx *sql.Tx, limit int) (int, erro
 const joinByID = "ct.id = c.cid"
 
 // swapPairs puts chunks_fts_next in place of chunks_fts and drops the
-// build's triggers and state.
+// build's triggers and state. The old table is retired (optimize.go), not
+// dropped: idle-time steps empty it afterwards, so the swap writes a few
+// pages instead of zeroing the whole old index.
 func (s *Store) swapPairs(ctx context.Context, tx *sql.Tx) error {
-	for _, q := range []string{`DROP TABLE chunks_fts`, `ALTER TABLE chunks_fts_next RENAME TO chunks_fts`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("swap in the paired full-text table: %w", err)
-		}
+	if err := retireFTS(ctx, tx, "chunks_fts"); err != nil {
+		return fmt.Errorf("swap in the paired full-text table: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE chunks_fts_next RENAME TO chunks_fts`); err != nil {
+		return fmt.Errorf("swap in the paired full-text table: %w", err)
 	}
 	for _, q := range dropPairBuild {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -484,7 +493,9 @@ type PairRebuild struct {
 }
 
 // RebuildPairs builds a table pairing words and swaps it in, in steps of
-// chunks chunks back to back (StartPairs, then PairStep until done).
+// chunks chunks back to back (StartPairs, then PairStep until done), then
+// empties the retired old table in steps of retiredDataRows*chunks of its
+// pages.
 func (s *Store) RebuildPairs(ctx context.Context, words []string, chunks int) (PairRebuild, error) {
 	t0 := time.Now()
 	var r PairRebuild
@@ -497,6 +508,21 @@ func (s *Store) RebuildPairs(ctx context.Context, words []string, chunks int) (P
 		if done, err = s.PairStep(ctx, chunks); err != nil {
 			return r, err
 		}
+		r.Longest = max(r.Longest, time.Since(t1))
+	}
+	for {
+		retired, err := s.Retired(ctx)
+		if err != nil {
+			return r, err
+		}
+		if !retired {
+			break
+		}
+		t1 := time.Now()
+		if _, err := s.dropRetiredStep(ctx, min(chunks, 1<<20)); err != nil {
+			return r, err
+		}
+		r.Steps++
 		r.Longest = max(r.Longest, time.Since(t1))
 	}
 	r.Took = time.Since(t0)

@@ -504,3 +504,133 @@ func setPairPolicy(minRows int, share float64) (restore func()) {
 	pairPolicy.MinRows, pairPolicy.Share = minRows, share
 	return func() { pairPolicy = old }
 }
+
+// retiredRows counts the rows of each retired full-text table.
+func retiredRows(t *testing.T, s *Store) map[string]int {
+	t.Helper()
+	names, err := retiredTables(context.Background(), s.r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, n := range names {
+		var c int
+		if err := s.r.QueryRow(`SELECT count(*) FROM ` + n).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		out[n] = c
+	}
+	return out
+}
+
+// integrityOK runs SQLite's integrity_check (which checks FTS5 tables
+// too) and FTS5's own on chunks_fts.
+func integrityOK(t *testing.T, s *Store, when string) {
+	t.Helper()
+	var res string
+	if err := s.r.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Errorf("%s: integrity_check %q, %v", when, res, err)
+	}
+	w, err := s.writer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')`); err != nil {
+		t.Errorf("%s: FTS5 integrity-check: %v", when, err)
+	}
+}
+
+// TestPairSwapRetires: the swap of a pair rebuild frees none of the old
+// table's pages: its shadow tables are retired (renamed, still holding
+// every row) and idle-time steps delete at most retiredDataRows*pages
+// rows of a %_data table and retiredSmallRows*pages of another, until
+// none is left. A rebuild started over one in progress retires the
+// unfinished table the same way. Answers, integrity and the indexed rows
+// stay those of the table before.
+func TestPairSwapRetires(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	r := rand.New(rand.NewPCG(13, 7))
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: pairDocs(r, "a", 150)}); err != nil {
+		t.Fatal(err)
+	}
+	qs := pairQueries(r)
+	want := answers(t, s, qs)
+	var oldData, oldDocsize int
+	if err := s.r.QueryRow(`SELECT (SELECT count(*) FROM chunks_fts_data), (SELECT count(*) FROM chunks_fts_docsize)`).Scan(&oldData, &oldDocsize); err != nil {
+		t.Fatal(err)
+	}
+	// A rebuild abandoned after one step for another.
+	if err := s.StartPairs(ctx, pairVocab.hot[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PairStep(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartPairs(ctx, pairVocab.hot); err != nil {
+		t.Fatal(err)
+	}
+	if got := retiredRows(t, s); got["fts_retired_1_docsize"] != 100 {
+		t.Fatalf("after a rebuild abandoned at 100 chunks, retired %v; want fts_retired_1_docsize with 100 rows", got)
+	}
+	for done := false; !done; {
+		var err error
+		if done, err = s.PairStep(ctx, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := retiredRows(t, s)
+	if got["fts_retired_2_data"] != oldData || got["fts_retired_2_docsize"] != oldDocsize {
+		t.Fatalf("after the swap, retired %v; want the old table's %d data and %d docsize rows in fts_retired_2", got, oldData, oldDocsize)
+	}
+	integrityOK(t, s, "after the swap")
+	diffAnswers(t, "after the swap", answers(t, s, qs), want)
+	if due, err := s.IdleMergeDue(ctx); err != nil || !due {
+		t.Fatalf("IdleMergeDue with retired tables = %v, %v; want due", due, err)
+	}
+	const pages = 1
+	steps, dataSteps := 0, 0
+	for len(got) > 0 {
+		more, err := s.MergeStep(ctx, pages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps++
+		after := retiredRows(t, s)
+		deleted := 0
+		for name, n := range got {
+			d := n - after[name]
+			deleted += d
+			bound := retiredSmallRows * pages
+			if strings.HasSuffix(name, "_data") {
+				bound = retiredDataRows * pages
+				if d > 0 {
+					dataSteps++
+				}
+			}
+			if d > bound {
+				t.Fatalf("step %d deleted %d rows of %s, want at most %d", steps, d, name, bound)
+			}
+		}
+		if deleted == 0 && len(after) == len(got) {
+			t.Fatalf("step %d deleted nothing and dropped nothing: %v", steps, after)
+		}
+		if !more && len(after) > 0 {
+			t.Fatalf("step %d reported nothing left with %v retired", steps, after)
+		}
+		if steps == 3 {
+			integrityOK(t, s, "while retired tables are emptied")
+			diffAnswers(t, "while retired tables are emptied", answers(t, s, qs), want)
+		}
+		got = after
+	}
+	if min := oldData / (retiredDataRows * pages); dataSteps < min {
+		t.Errorf("the old table's %d data rows went in %d steps, want at least %d", oldData, dataSteps, min)
+	}
+	if retired, err := s.Retired(ctx); err != nil || retired {
+		t.Errorf("Retired after the steps = %v, %v", retired, err)
+	}
+	integrityOK(t, s, "after the retired tables are gone")
+	assertIndexed(t, s)
+	diffAnswers(t, "after the retired tables are gone", answers(t, s, qs), want)
+}

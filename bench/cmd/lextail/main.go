@@ -218,21 +218,18 @@ func mergeIndex(ctx context.Context, index, mode string) error {
 		// engine.MaintainIdle's check and steps back to back, as a quiet
 		// server runs them: the check may start a rebuild with the index's
 		// own pair words (sqlite pairs.go), which the steps then do.
-		var steps int
-		var longest time.Duration
+		t1, c1 := time.Now(), threadCPU()
 		var more bool
 		if more, err = s.IdleMergeDue(ctx); err != nil {
 			return err
 		}
+		fmt.Printf("idle check: %.2f s, %.2f s CPU\n", time.Since(t1).Seconds(), (threadCPU() - c1).Seconds())
 		if !more {
 			fmt.Println("idle merge: not due")
 		}
-		for ; more && err == nil; steps++ {
-			t1 := time.Now()
-			more, err = s.MergeStep(ctx, engine.DefaultIdlePages)
-			longest = max(longest, time.Since(t1))
+		if err = idleSteps(ctx, s, more); err != nil {
+			return err
 		}
-		fmt.Printf("idle merge: %d steps of %d pages, longest step %.2f s\n", steps, engine.DefaultIdlePages, longest.Seconds())
 	default:
 		return fmt.Errorf("merge %q: allowed small, optimize, idle", mode)
 	}
