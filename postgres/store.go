@@ -166,11 +166,36 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// lockKey is the advisory lock key of one agent's writes.
-func lockKey(kind, agent string) int64 {
+// lockKey is the advisory lock key of kind ("write", "sync", "migrate")
+// for name: an agent, a schema, or both (lockKeys).
+func lockKey(kind, name string) int64 {
 	h := fnv.New64a()
-	h.Write([]byte("cairn:" + kind + ":" + agent))
+	h.Write([]byte("cairn:" + kind + ":" + name))
 	return int64(h.Sum64())
+}
+
+// lockKeys are the advisory lock keys of the agent's writes or syncs
+// (kind) in this store's schema, as lockSQL and LockSync take them: the
+// key of the schema and the agent, held exclusive, so two schemas on one
+// server (two stores) never wait for each other; then the key of the
+// agent alone, held shared. Builds before the schema was in the key take
+// that one exclusive, so during an upgrade an older and a newer server
+// process writing one agent still take turns, while newer ones in two
+// schemas share it. (An older process still waits for a newer one of the
+// same agent name in any schema, as it did before.) Schema and agent are
+// joined by a NUL, which neither can hold.
+func (s *Store) lockKeys(kind string) []any {
+	return []any{lockKey(kind, s.schemaName()+"\x00"+s.agent), lockKey(kind, s.agent)}
+}
+
+// schemaName is the schema the store's pool puts first on its search
+// path (poolConfig), unquoted.
+func (s *Store) schemaName() string {
+	p := strings.TrimSuffix(s.pool.Config().ConnConfig.RuntimeParams["search_path"], ", public")
+	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+		p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+	}
+	return p
 }
 
 // write runs fn in one transaction holding the agent's write lock, and
@@ -179,10 +204,10 @@ func (s *Store) write(ctx context.Context, op string, fn func(pgx.Tx) error) err
 	return s.writeTx(ctx, op, true, fn)
 }
 
-// lockSQL takes the agent's write lock; a write that sends its first
-// statements as a batch queues it first (writeTx with lock false) and
-// saves a round trip.
-const lockSQL = `SELECT pg_advisory_xact_lock($1)`
+// lockSQL takes the agent's write lock, its two keys (lockKeys("write"))
+// in order; a write that sends its first statements as a batch queues it
+// first (writeTx with lock false) and saves a round trip.
+const lockSQL = `SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock_shared($2)`
 
 func (s *Store) writeTx(ctx context.Context, op string, lock bool, fn func(pgx.Tx) error) error {
 	if s.readOnly {
@@ -196,7 +221,7 @@ func (s *Store) writeTx(ctx context.Context, op string, lock bool, fn func(pgx.T
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if lock {
-		if _, err := tx.Exec(ctx, lockSQL, lockKey("write", s.agent)); err != nil {
+		if _, err := tx.Exec(ctx, lockSQL, s.lockKeys("write")...); err != nil {
 			return classify(op, err)
 		}
 	}

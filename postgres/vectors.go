@@ -185,7 +185,7 @@ func (s *Store) PutVectors(ctx context.Context, identity string, ids []int64, ve
 	var version int64
 	err := s.writeTx(ctx, "store vectors", false, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(lockSQL, lockKey("write", s.agent))
+		b.Queue(lockSQL, s.lockKeys("write")...)
 		b.Queue(putVectorsSQL, s.agent, ids, identity, vs)
 		b.Queue(staleSQL, s.agent, time.Now().UnixMilli())
 		b.Queue(addMetaSQL+` RETURNING value::bigint`, s.agent, vectorsVersionKey, "1", int64(1))

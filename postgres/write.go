@@ -135,7 +135,7 @@ func (s *Store) applyState(ctx context.Context, tx pgx.Tx, b *cairn.Batch) (map[
 		paths[i], hashes[i] = d.Path, d.Hash
 	}
 	reads := &pgx.Batch{}
-	reads.Queue(lockSQL, lockKey("write", s.agent))
+	reads.Queue(lockSQL, s.lockKeys("write")...)
 	reads.Queue(`SELECT path, hash FROM documents WHERE agent = $1 AND corpus = $2 AND path = ANY($3)`, s.agent, b.Corpus, paths)
 	reads.Queue(`SELECT hash FROM content WHERE agent = $1 AND hash = ANY($2)`, s.agent, hashes)
 	br := tx.SendBatch(ctx, reads)
