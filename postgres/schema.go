@@ -2,11 +2,15 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 )
 
@@ -305,14 +309,18 @@ var (
 		"maintenance_tasks", "temporal_annotations", "judgments"}
 )
 
-// textSearch is the cairn text search configuration: the default parser
-// (which sees only the words Go has already split, see tokens.go) and
-// English Snowball stemming without stop words, so every word is indexed
-// as SQLite's porter tokenizer indexes every word.
-const textSearch = `CREATE TEXT SEARCH DICTIONARY cairn_stem (TEMPLATE = snowball, Language = english);
-	CREATE TEXT SEARCH CONFIGURATION cairn (PARSER = default);
+// textSearchDict and textSearchConfig are the cairn text search
+// configuration: the default parser (which sees only the words Go has
+// already split, see tokens.go) and English Snowball stemming without stop
+// words, so every word is indexed as SQLite's porter tokenizer indexes
+// every word. The configuration and its mappings are one statement string,
+// so one transaction: made whole or not at all.
+const (
+	textSearchDict   = `CREATE TEXT SEARCH DICTIONARY cairn_stem (TEMPLATE = snowball, Language = english)`
+	textSearchConfig = `CREATE TEXT SEARCH CONFIGURATION cairn (PARSER = default);
 	ALTER TEXT SEARCH CONFIGURATION cairn ADD MAPPING FOR asciiword, word, numword, asciihword, hword, numhword,
 		hword_asciipart, hword_part, hword_numpart, uint, int, float, sfloat, version WITH cairn_stem;`
+)
 
 // migrate brings the schema to SchemaVersion under a session advisory
 // lock, so two processes opening one database migrate it once. On Citus
@@ -348,6 +356,15 @@ func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, 
 		q := migrations[i]
 		if alt, ok := citusMigrations[i]; ok && citus {
 			q = alt
+		}
+		if i == 0 {
+			made, err := firstMade(ctx, c, schema)
+			if err != nil {
+				return err
+			}
+			if made {
+				q = "" // an earlier first open made them and was cut short
+			}
 		}
 		if q != "" {
 			if _, err := c.Exec(ctx, q); err != nil {
@@ -404,29 +421,98 @@ func migrate(ctx context.Context, c *pgx.Conn, schema string, logf func(string, 
 	return nil
 }
 
-// createBase creates the schema, the extension, the text search
-// configuration and the meta table.
+// createBase creates the schema, the extension, the meta table and the
+// text search configuration, each only when missing. A schema's creation
+// is several transactions (on Citus distribution runs outside one), so a
+// first open cut short (a killed import) leaves a schema half made at
+// version 0; the next open finishes it (createBase, firstMade,
+// distribute) instead of failing on what is there already.
 func createBase(ctx context.Context, c *pgx.Conn, schema string) error {
+	if _, err := c.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector`); err != nil {
+		return createError(schema, err, "install pgvector on the server; the user in [store] url must be allowed to CREATE EXTENSION vector")
+	}
 	for _, q := range []string{
-		`CREATE EXTENSION IF NOT EXISTS vector`,
 		`CREATE SCHEMA IF NOT EXISTS ` + quoteIdent(schema),
 		`CREATE TABLE IF NOT EXISTS cairn_meta(key text PRIMARY KEY, value text NOT NULL)`,
-		textSearch,
 	} {
 		if _, err := c.Exec(ctx, q); err != nil {
-			return &cairn.Error{Op: "create store schema", Path: schema, Err: classify("create store schema", err),
-				Hint: "the user in [store] url needs CREATE on the database (and pgvector installed: CREATE EXTENSION vector)"}
+			return createError(schema, err, "")
 		}
+	}
+	if err := createTextSearch(ctx, c, schema); err != nil {
+		return err
 	}
 	if err := pgxvec.RegisterTypes(ctx, c); err != nil {
 		return classify("register vector type", err)
 	}
 	if ok, err := hasCitus(ctx, c); err == nil && ok {
-		if _, err := c.Exec(ctx, `SELECT create_reference_table('cairn_meta')`); err != nil {
+		if _, err := c.Exec(ctx, `SELECT create_reference_table('cairn_meta') WHERE NOT EXISTS
+			(SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'cairn_meta'::regclass)`); err != nil {
 			return classify("distribute cairn_meta", err)
 		}
 	}
 	return nil
+}
+
+// createTextSearch makes the text search dictionary and configuration of
+// schema that are not there.
+func createTextSearch(ctx context.Context, c *pgx.Conn, schema string) error {
+	var dict, config bool
+	if err := c.QueryRow(ctx, `SELECT
+		EXISTS (SELECT 1 FROM pg_ts_dict d JOIN pg_namespace n ON n.oid = d.dictnamespace WHERE n.nspname = $1 AND d.dictname = 'cairn_stem'),
+		EXISTS (SELECT 1 FROM pg_ts_config f JOIN pg_namespace n ON n.oid = f.cfgnamespace WHERE n.nspname = $1 AND f.cfgname = 'cairn')`,
+		schema).Scan(&dict, &config); err != nil {
+		return classify("create store schema", err)
+	}
+	for _, q := range []struct {
+		sql  string
+		have bool
+	}{{textSearchDict, dict}, {textSearchConfig, config}} {
+		if q.have {
+			continue
+		}
+		if _, err := c.Exec(ctx, q.sql); err != nil {
+			return createError(schema, err, "")
+		}
+	}
+	return nil
+}
+
+// createError is a failed statement of a schema's creation; hint, or when
+// empty and the server refused the user the privilege, the CREATE hint.
+func createError(schema string, err error, hint string) error {
+	var pe *pgconn.PgError
+	if hint == "" && errors.As(err, &pe) && pe.Code == "42501" {
+		hint = "the user in [store] url needs CREATE on the database"
+	}
+	return &cairn.Error{Op: "create store schema", Path: schema, Err: classify("create store schema", err), Hint: hint}
+}
+
+// firstTables are the tables the first migration creates.
+func firstTables() []string { return append(slices.Clone(referenceTables), distributedTables...) }
+
+// firstMade reports whether the first migration's tables are in schema:
+// all of them (an earlier first open made them and was cut short before
+// it recorded the version: the migration is one statement string, so one
+// transaction) or none. Some but not all are tables Cairn did not make,
+// and the schema is refused with their names.
+func firstMade(ctx context.Context, c *pgx.Conn, schema string) (bool, error) {
+	tables := firstTables()
+	var have []string
+	if err := c.QueryRow(ctx, `SELECT coalesce(array_agg(t ORDER BY t), '{}') FROM unnest($1::text[]) t
+		WHERE to_regclass(quote_ident($2) || '.' || quote_ident(t)) IS NOT NULL`, tables, schema).Scan(&have); err != nil {
+		return false, classify("read store schema", err)
+	}
+	switch len(have) {
+	case 0:
+		return false, nil
+	case len(tables):
+		return true, nil
+	}
+	return false, &cairn.Error{Op: "open store", Path: "schema " + schema,
+		Err: fmt.Errorf("it has no schema version and holds %d of the %d tables Cairn creates (%s), not all of them: they are not Cairn's",
+			len(have), len(tables), strings.Join(have, ", ")),
+		Hint: "set [store] schema to another schema, or drop those tables"}
 }
 
 // schemaVersion reads the schema version, 0 for a schema not created yet.
@@ -461,10 +547,12 @@ func hasCitus(ctx context.Context, c *pgx.Conn) (bool, error) {
 
 // distribute makes the shared tables reference tables and distributes the
 // others by agent, co-located, so one agent's rows of every table live on
-// the same node and a query naming one agent runs there whole.
+// the same node and a query naming one agent runs there whole. Tables
+// already distributed (by a first open cut short) are left as they are.
 func distribute(ctx context.Context, c *pgx.Conn) error {
+	const notYet = ` WHERE NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass)`
 	for _, t := range referenceTables {
-		if _, err := c.Exec(ctx, `SELECT create_reference_table($1)`, t); err != nil {
+		if _, err := c.Exec(ctx, `SELECT create_reference_table($1)`+notYet, t); err != nil {
 			return classify("distribute "+t, err)
 		}
 	}
@@ -473,7 +561,7 @@ func distribute(ctx context.Context, c *pgx.Conn) error {
 		if i > 0 {
 			with = distributedTables[0]
 		}
-		if _, err := c.Exec(ctx, `SELECT create_distributed_table($1, 'agent', colocate_with => $2)`, t, with); err != nil {
+		if _, err := c.Exec(ctx, `SELECT create_distributed_table($1, 'agent', colocate_with => $2)`+notYet, t, with); err != nil {
 			return classify("distribute "+t, err)
 		}
 	}
