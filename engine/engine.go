@@ -116,6 +116,7 @@ type Engine struct {
 	sessionSyncing atomic.Bool
 	vec            vectors
 	recall         recallState // recall.go
+	memgate        memoryGate  // memories_gate.go: a search's questions about memories while none is stored
 	// bg counts the engine's background work (settling a loaded vector
 	// index into memory); Close waits for it. bgMu orders starts against
 	// Close: after closed is set nothing starts.
@@ -221,7 +222,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if err := check(query); err != nil {
 		return nil, err
 	}
-	live, err := e.liveCorpora(ctx) // memories.go
+	live, err := e.searchCorpora(ctx, &e.memgate, o.Corpora, o.Mode) // memories_gate.go
 	if err != nil {
 		return nil, err
 	}
