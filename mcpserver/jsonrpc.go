@@ -75,6 +75,11 @@ func checkPayload(data []byte, batch bool) *rpcError {
 		return parseError("the message is not UTF-8 text")
 	}
 	if !json.Valid(data) {
+		if d := depth(data); d > maxMessageDepth {
+			// encoding/json stops at 10,000 levels: valid JSON that deep
+			// is not "not JSON" to the sender.
+			return invalidRequest(nil, "the message nests %d levels deep, over the %d allowed", d, maxMessageDepth)
+		}
 		return parseError("the message is not one JSON value")
 	}
 	if d := depth(data); d > maxMessageDepth {
