@@ -188,7 +188,7 @@ func (s *Store) readStates(ctx context.Context, corpus string, hashes bool) ([]c
 	}
 	defer tx.Rollback()
 	var lo, hi sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT min(id), max(id) FROM documents`).Scan(&lo, &hi); err != nil || !hi.Valid {
+	if err := tx.QueryRowContext(ctx, docIDBoundsQuery).Scan(&lo, &hi); err != nil || !hi.Valid {
 		return nil, err
 	}
 	q := fileStatesQuery
@@ -210,6 +210,14 @@ func (s *Store) readStates(ctx context.Context, corpus string, hashes bool) ([]c
 		from = upto + 1
 	}
 }
+
+// docIDBoundsQuery is the smallest and largest document id, each one seek
+// at an end of the rowid b-tree. SQLite seeks for min() or max() only when
+// it is the query's one aggregate: "SELECT min(id), max(id) FROM
+// documents" read every entry of an index instead, 70 to 126 ms of CPU
+// at 480,000 documents (Python's sqlite3 on the no-op's index, load 14;
+// 0.4 ms now), a second scan of the table beside the one that packs it.
+const docIDBoundsQuery = `SELECT (SELECT min(id) FROM documents), (SELECT max(id) FROM documents)`
 
 // The range queries, with and without the hash (packed as empty). A flat
 // aggregate over the rowid range: the subquery with ORDER BY id LIMIT it

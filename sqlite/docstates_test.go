@@ -84,3 +84,44 @@ func TestUnpackStatesRejectsCutRecords(t *testing.T) {
 		}
 	}
 }
+
+// The id bounds of the documents are two seeks, not a scan: as one query
+// with both aggregates, SQLite read every entry of an index for them.
+func TestDocIDBoundsSeek(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	for i := range 3 {
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{doc("notes", fmt.Sprintf("%d.md", i), fmt.Sprintf("text %d\n", i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lo, hi int64
+	if err := s.r.QueryRowContext(ctx, docIDBoundsQuery).Scan(&lo, &hi); err != nil || hi-lo != 2 {
+		t.Fatalf("bounds %d..%d, %v; want three ids apart by 2", lo, hi, err)
+	}
+	rows, err := s.r.QueryContext(ctx, `EXPLAIN QUERY PLAN `+docIDBoundsQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	searches := 0
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(detail, "SCAN documents") {
+			t.Errorf("the id bounds scan the documents: %s", detail)
+		}
+		if strings.HasPrefix(detail, "SEARCH documents") {
+			searches++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if searches != 2 {
+		t.Errorf("the id bounds take %d seeks, want 2", searches)
+	}
+}
