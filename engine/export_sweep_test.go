@@ -4,3 +4,18 @@ package engine
 // share shrinks by (fusionWeights.PRFBy; 0: none) of the fusion SetFusion
 // set.
 func SetFusionFeedbackBy(kind int) { fusion.PRFBy = kind }
+
+// SetFusionSpeakerDepth sets how much deeper the vector lane reaches for
+// the named participant's turns and the vector weight's rise when the
+// speaker lift applies (fusionWeights.SpeakerDepth, SpeakerVec).
+func SetFusionSpeakerDepth(depth int, vec float64) {
+	fusion.SpeakerDepth, fusion.SpeakerVec = depth, vec
+}
+
+// SetFusionSpeakerStrip sets whether the lexical lane is asked again
+// without the one named participant (fusionWeights.SpeakerStrip), and
+// whether feedback is kept for the queries the lift applies to alone
+// (fusionWeights.PRFNamed).
+func SetFusionSpeakerStrip(strip, prfNamed bool) {
+	fusion.SpeakerStrip, fusion.PRFNamed = strip, prfNamed
+}

@@ -40,6 +40,10 @@ type sweepSetting struct {
 	speakerCap  int     // at most that many lifted units a document (fusionWeights.SpeakerCap; 0: all)
 	speakerShr  float64 // the lift shrunk by the share of units it reaches (fusionWeights.SpeakerShare)
 	prfBy       int     // the lexical confidence the feedback share shrinks by (fusionWeights.PRFBy; 0: none)
+	speakerDep  int     // the vector lane that many times deeper for the named participant's turns (fusionWeights.SpeakerDepth)
+	speakerVec  float64 // the vector weight's rise when the lift applies (fusionWeights.SpeakerVec)
+	speakerStr  bool    // the lexical lane asked again without the one named participant (fusionWeights.SpeakerStrip)
+	prfNamed    bool    // feedback only for the queries the speaker lift applies to (fusionWeights.PRFNamed)
 }
 
 func (s sweepSetting) String() string {
@@ -61,6 +65,9 @@ func (s sweepSetting) String() string {
 		if s.prfBy != 0 {
 			out += fmt.Sprintf(" by %d", s.prfBy)
 		}
+		if s.prfNamed {
+			out += " named"
+		}
 	}
 	if s.dates > 0 {
 		out += fmt.Sprintf(" dates %.2f", s.dates)
@@ -78,6 +85,15 @@ func (s sweepSetting) String() string {
 		}
 		if s.speakerShr > 0 {
 			out += fmt.Sprintf(" share %.2f", s.speakerShr)
+		}
+		if s.speakerDep > 1 {
+			out += fmt.Sprintf(" depth %d", s.speakerDep)
+		}
+		if s.speakerVec > 0 {
+			out += fmt.Sprintf(" vec+ %.2f", s.speakerVec)
+		}
+		if s.speakerStr {
+			out += " strip"
 		}
 	}
 	return out
@@ -140,7 +156,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -153,7 +169,11 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // names one participant; speakercap: at most that many lifted units a
 // document; speakershare: the lift shrunk by that times the share of units
 // it reaches; prfby: the kind of lexical confidence the feedback share
-// shrinks by, 0 for none). CAIRN_FUSION_DIR
+// shrinks by, 0 for none; speakerdepth: the vector lane that many times
+// deeper for the named participant's turns; speakervec: the vector
+// weight times 1 + that when the lift applies; speakerstrip 1: the
+// lexical lane asked again without the one name; prfnamed 1: feedback
+// only for the queries the lift applies to). CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -184,24 +204,29 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+strings.Repeat(":0", 20), ":")
-		var x [20]float64
+		f := strings.Split(p+strings.Repeat(":0", 24), ":")
+		var x [24]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19])})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
 	defer engine.SetLaneMemo(false)
 	memo := &memoEmbedder{Embedder: emb, seen: map[string][]float32{}}
+	done := map[string][]eval.SweepQuestion{}
 	ctx := context.Background()
 	o := eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev),
 		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: memo,
-		Dir:         os.Getenv("CAIRN_FUSION_DIR"),
-		SettingDone: func(i int, qs []eval.SweepQuestion) { t.Logf("done %-34s %s", grid[i], sweepRow(qs, nil)) }}
+		Dir: os.Getenv("CAIRN_FUSION_DIR"),
+		SettingDone: func(i int, qs []eval.SweepQuestion) {
+			t.Logf("done %-34s %s", grid[i], sweepRow(qs, nil))
+			done[grid[i].String()] = qs
+			writeSweep(t, done) // each setting as it ends: a sweep stopped early keeps what it measured
+		}}
 	res, err := eval.LocomoSweep(ctx, o, len(grid), func(i int) string {
 		s := grid[i]
 		t.Logf("setting %d of %d: %s", i+1, len(grid), s)
@@ -213,6 +238,8 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionDates(s.dates)
 			engine.SetFusionSpeaker(s.speaker, s.speakerBy)
 			engine.SetFusionSpeakerShape(s.speakerOne, s.speakerCap, s.speakerShr)
+			engine.SetFusionSpeakerDepth(s.speakerDep, s.speakerVec)
+			engine.SetFusionSpeakerStrip(s.speakerStr, s.prfNamed)
 		}
 		return s.mode
 	})
@@ -222,20 +249,11 @@ func TestFusionSweep(t *testing.T) {
 	for i, s := range grid {
 		t.Logf("%-34s %s", s, sweepRow(res[i], nil))
 	}
-	if out := os.Getenv("CAIRN_FUSION_OUT"); out != "" {
-		// Every question's scores per setting, for tables by category.
-		rows := make(map[string][]eval.SweepQuestion, len(grid))
-		for i, s := range grid {
-			rows[s.String()] = res[i]
-		}
-		data, err := json.Marshal(rows)
-		if err == nil {
-			err = os.WriteFile(out, data, 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	rows := make(map[string][]eval.SweepQuestion, len(grid))
+	for i, s := range grid {
+		rows[s.String()] = res[i]
 	}
+	writeSweep(t, rows)
 	// Leave one conversation out: pick on the rest, score the held out.
 	var convs []string
 	for _, q := range res[0] {
@@ -272,6 +290,25 @@ func TestFusionSweep(t *testing.T) {
 		in := func(q eval.SweepQuestion) bool { return q.Category == cat }
 		t.Logf("  %-32s %s", cat+" lexical", sweepRow(lexical, in))
 		t.Logf("  %-32s %s", cat+" hybrid cv", sweepRow(cv, in))
+	}
+}
+
+// writeSweep writes every question's scores per setting to
+// CAIRN_FUSION_OUT as JSON (nothing without it), for tables by category.
+func writeSweep(t *testing.T, rows map[string][]eval.SweepQuestion) {
+	out := os.Getenv("CAIRN_FUSION_OUT")
+	if out == "" {
+		return
+	}
+	data, err := json.Marshal(rows)
+	if err == nil {
+		err = os.WriteFile(out+".tmp", data, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(out+".tmp", out)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

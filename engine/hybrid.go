@@ -99,6 +99,26 @@ type fusionWeights struct {
 	SpeakerOne   bool
 	SpeakerCap   int
 	SpeakerShare float64
+	// SpeakerDepth, when above 1 with the speaker lift on, asks the vector
+	// lane for SpeakerDepth times its candidates and keeps those past the
+	// usual count only when a participant the query names speaks in them
+	// (deepSpoken): the named person's turns that match the question's
+	// sense a little less than other people's come in to be lifted.
+	// SpeakerVec, when above 0, multiplies the vector weight by 1 +
+	// SpeakerVec for a query whose lift applies: its lexical lane is
+	// partly the name, which every one of that person's turns holds.
+	SpeakerDepth int
+	SpeakerVec   float64
+	// SpeakerStrip, with the lift applying for one named participant,
+	// asks the lexical lane again without the name's words
+	// (withoutName) and fuses that pass instead: the name is in every one
+	// of the person's turns, which the lift already favours, and its
+	// matches fill the lane with turns that hold nothing else.
+	SpeakerStrip bool
+	// PRFNamed keeps the feedback pass (PRF) for the queries the speaker
+	// lift applies to alone: a question about one person's doings, whose
+	// answers hold little of its words.
+	PRFNamed bool
 }
 
 // Kinds of lexical confidence fusionWeights.Lean reads (lexConfidence).
@@ -175,7 +195,12 @@ const (
 // the first pass's confidence (PRF 0.5, PRFBy leanRare), cross-validated
 // lifts @10 66.7 → 68.5 and multi-hop @10 40.6 → 43.0 but takes open-domain
 // @1 below lexical (11.3 → 10.6, a third of a question) and temporal @1
-// 54.2 → 52.5: it stays off.
+// 54.2 → 52.5: it stays off. So do the lift's shapes measured after it
+// (SpeakerDepth, SpeakerVec, SpeakerStrip) and feedback for named
+// questions alone (PRFNamed): cross-validated, the best of them gains
+// depth (@10 +0.4 to +1.4) and loses @1 (up to six questions) or takes a
+// cell below lexical (bench/RESULTS.md, "Ranking: the lift's depth, a
+// lexical pass without the name, feedback for named questions").
 var fusion = fusionWeights{Lex: 1, Vec: 0.5, Convex: true, Lean: 0.5, LeanBy: leanRare, Context: 0.3, Dates: 0.5,
 	Speaker: 0.75, SpeakerOne: true}
 
@@ -248,8 +273,12 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	} else {
 		close(done)
 	}
-	vecCands, verr := memoLane(laneKey{"vec", query, fmt.Sprint(o.Corpora, scope), n}, func() ([]cairn.Candidate, error) {
-		c, _, err := e.vectorLane(ctx, query, o.Corpora, scope, n)
+	vn := n
+	if fw.Speaker > 0 && fw.SpeakerDepth > 1 {
+		vn = n * fw.SpeakerDepth
+	}
+	vecCands, verr := memoLane(laneKey{"vec", query, fmt.Sprint(o.Corpora, scope), vn}, func() ([]cairn.Candidate, error) {
+		c, _, err := e.vectorLane(ctx, query, o.Corpora, scope, vn)
 		return c, err
 	})
 	<-done
@@ -274,15 +303,16 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	var spoken map[string]bool
 	if fw.Speaker > 0 {
 		var err error
-		var names int
-		if spoken, names, err = e.spokenUnits(ctx, query, lex, vecCands); err != nil {
+		if spoken, lex, err = e.speakerLanes(ctx, query, lex, vecCands, &lo, scope, fw); err != nil {
 			return nil, "", err
 		}
-		if fw.SpeakerOne && names != 1 {
-			spoken = nil
-		}
 	}
-	vecHits, ids := e.vectorHits(vecCands, &lo)
+	vo := lo
+	if vn > n {
+		vecCands = deepSpoken(vecCands, n, spoken, e.docKey)
+		vo.Limit = max(lo.Limit, len(vecCands))
+	}
+	vecHits, ids := e.vectorHits(vecCands, &vo)
 	hits := fuseLifted(lex, prf, vecHits, o, e.docKey, fw, spoken, dated...)
 	if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
 		return nil, "", err
@@ -581,7 +611,13 @@ func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(c
 	if fw.Lean > 0 {
 		vw *= 1 - fw.Lean*lexConfidence(lex, fw.LeanBy)
 	}
+	if fw.Speaker > 0 && fw.SpeakerVec > 0 && len(spoken) > 0 {
+		vw *= 1 + fw.SpeakerVec
+	}
 	lw, share := fw.Lex, feedbackShare(lex, prf, fw)
+	if fw.PRFNamed && len(spoken) == 0 {
+		share = 0
+	}
 	lw *= 1 - share
 	add("bm25", lex, lw, lexNorm(lex, fw.LexMatch))
 	add("vec", vec, vw, vecNorm(vec, fw.VecScale))
@@ -752,6 +788,62 @@ func liftSpoken(units []fused, lex []cairn.Hit, docKey func(cairn.Hit) string, f
 		f.parts[f.nparts] = lanePart{"speaker", 1, c, 0, f.hit.StartLine, f.hit.EndLine, f.hit.Path, cairn.HitSignals{}}
 		f.nparts++
 	}
+}
+
+// speakerLanes finds the units spoken by the participants the query
+// names (spokenUnits; none unless exactly one is named when SpeakerOne is
+// set) and, with SpeakerStrip, the lexical lane asked again without the
+// one name (lex as it was when nothing else is left to ask). It returns
+// the spoken units and the lexical lane to fuse.
+func (e *Engine) speakerLanes(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate, lo *cairn.SearchOptions, scope search.Scope, fw fusionWeights) (map[string]bool, []cairn.Hit, error) {
+	spoken, names, err := e.spokenUnits(ctx, query, lex, vec)
+	if err != nil || fw.SpeakerOne && len(names) != 1 {
+		return nil, lex, err
+	}
+	if !fw.SpeakerStrip || len(names) != 1 || len(spoken) == 0 {
+		return spoken, lex, nil
+	}
+	q := withoutName(query, names[0])
+	if q == "" {
+		return spoken, lex, nil
+	}
+	strip, err := memoLane(laneKey{"strip", q, fmt.Sprint(scope), lo.Limit}, func() ([]cairn.Hit, error) {
+		return e.searcher.SearchPaths(ctx, q, lo, scope)
+	})
+	if errors.Is(err, cairn.ErrInvalid) || err == nil && len(strip) == 0 {
+		return spoken, lex, nil // only common words left, or nothing found
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// The pass's own units may be new: who speaks in them.
+	if spoken, _, err = e.spokenUnits(ctx, query, strip, vec); err != nil {
+		return nil, nil, err
+	}
+	return spoken, strip, nil
+}
+
+// deepSpoken keeps the vector lane's first n candidates and, past them,
+// only those spoken by a participant the query names (spoken, by docKey;
+// fusionWeights.SpeakerDepth). cands is not changed: a sweep's lane memo
+// holds it.
+func deepSpoken(cands []cairn.Candidate, n int, spoken map[string]bool, docKey func(cairn.Hit) string) []cairn.Candidate {
+	if len(cands) <= n {
+		return cands
+	}
+	out := cands[:n:n]
+	for _, c := range cands[n:] {
+		if spoken[docKey(candidateHit(c))] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// candidateHit is a vector candidate as the hit that names its chunk,
+// for docKey.
+func candidateHit(c cairn.Candidate) cairn.Hit {
+	return cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Corpus: c.Corpus}
 }
 
 // withContext adds to each unit weight times the best score among the

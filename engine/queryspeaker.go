@@ -145,9 +145,9 @@ func (x *speakerIndex) size() int { return len(x.start) + len(x.names) }
 // unit is spoken by a named one when the query names one of its speakers
 // (namesSpeaker). Files, whose units are whole documents without message
 // headings, are never looked up. It returns the docKey of each unit spoken
-// by a named participant, nil when the query names none, and how many of
-// the participants the query names.
-func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate) (map[string]bool, int, error) {
+// by a named participant, nil when the query names none, and the names of
+// the participants the query names, sorted.
+func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate) (map[string]bool, []string, error) {
 	units := make([]cairn.Hit, 0, len(lex)+len(vec))
 	for _, h := range lex {
 		if e.isSessions(h.Corpus) {
@@ -156,11 +156,11 @@ func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit,
 	}
 	for _, c := range vec {
 		if e.isSessions(c.Corpus) {
-			units = append(units, cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Corpus: c.Corpus})
+			units = append(units, candidateHit(c))
 		}
 	}
 	if len(units) == 0 {
-		return nil, 0, nil
+		return nil, nil, nil
 	}
 	words := queryWords(query)
 	named := map[string]bool{} // a speaker's name → whether the query names it
@@ -171,7 +171,7 @@ func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit,
 		if !ok {
 			var err error
 			if x, err = e.sessionSpeakers(ctx, h); err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
 			index[h.Path] = x
 		}
@@ -189,13 +189,31 @@ func (e *Engine) spokenUnits(ctx context.Context, query string, lex []cairn.Hit,
 			}
 		}
 	}
-	names := 0
-	for _, yes := range named {
+	var names []string
+	for name, yes := range named {
 		if yes {
-			names++
+			names = append(names, name)
 		}
 	}
+	slices.Sort(names)
 	return spoken, names, nil
+}
+
+// withoutName is the query's words (queryWords) with each run of the
+// name's words left out, joined by spaces: the question a named
+// participant's turns answer beside their heading. "" when nothing but
+// the name is left.
+func withoutName(query, name string) string {
+	words, nw := queryWords(query), queryWords(name)
+	var out []string
+	for i := 0; i < len(words); i++ {
+		if len(nw) > 0 && i+len(nw) <= len(words) && slices.Equal(words[i:i+len(nw)], nw) {
+			i += len(nw) - 1
+			continue
+		}
+		out = append(out, words[i])
+	}
+	return strings.Join(out, " ")
 }
 
 // sessionSpeakers is the speaker index of a session hit's document from

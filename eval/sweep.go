@@ -13,6 +13,25 @@ type SweepQuestion struct {
 	// misses of a sweep's JSON.
 	Question string   `json:",omitempty"`
 	Evidence []string `json:",omitempty"`
+	// Ranks are the evidence turns' places among the turns retrieved (1
+	// first), in Evidence's order; 0 for a turn not retrieved.
+	Ranks []int `json:",omitempty"`
+}
+
+// evidenceRanks is each evidence turn's place in got (1 first), 0 when
+// got does not hold it.
+func evidenceRanks(got, evidence []string) []int {
+	at := make(map[string]int, len(got))
+	for i, id := range got {
+		if _, ok := at[id]; !ok {
+			at[id] = i + 1
+		}
+	}
+	out := make([]int, len(evidence))
+	for i, id := range evidence {
+		out[i] = at[id]
+	}
+	return out
 }
 
 // LocomoSweep imports every conversation of o.Data once, then, for each of
@@ -74,7 +93,7 @@ func LocomoSweep(ctx context.Context, o LocomoOptions, n int, set func(i int) st
 				return nil, fmt.Errorf("setting %d, %q of %s: %w", i, q.question, q.conv, err)
 			}
 			out[i] = append(out[i], SweepQuestion{Conv: q.conv, Category: q.category, Scores: Score(got, q.evidence, sessionOfTurn),
-				Question: q.question, Evidence: q.evidence})
+				Question: q.question, Evidence: q.evidence, Ranks: evidenceRanks(got, q.evidence)})
 		}
 		if o.SettingDone != nil {
 			o.SettingDone(i, out[i])
