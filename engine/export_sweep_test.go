@@ -19,3 +19,7 @@ func SetFusionSpeakerDepth(depth int, vec float64) {
 func SetFusionSpeakerStrip(strip, prfNamed bool) {
 	fusion.SpeakerStrip, fusion.PRFNamed = strip, prfNamed
 }
+
+// SetFusionSpeakerPair sets the spread over two named participants
+// (fusionWeights.SpeakerPair).
+func SetFusionSpeakerPair(penalty float64) { fusion.SpeakerPair = penalty }

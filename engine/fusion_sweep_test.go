@@ -44,6 +44,7 @@ type sweepSetting struct {
 	speakerVec  float64 // the vector weight's rise when the lift applies (fusionWeights.SpeakerVec)
 	speakerStr  bool    // the lexical lane asked again without the one named participant (fusionWeights.SpeakerStrip)
 	prfNamed    bool    // feedback only for the queries the speaker lift applies to (fusionWeights.PRFNamed)
+	speakerPair float64 // the spread over two named participants (fusionWeights.SpeakerPair)
 }
 
 func (s sweepSetting) String() string {
@@ -94,6 +95,9 @@ func (s sweepSetting) String() string {
 		}
 		if s.speakerStr {
 			out += " strip"
+		}
+		if s.speakerPair > 0 {
+			out += fmt.Sprintf(" pair %.2f", s.speakerPair)
 		}
 	}
 	return out
@@ -156,7 +160,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -173,7 +177,8 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // deeper for the named participant's turns; speakervec: the vector
 // weight times 1 + that when the lift applies; speakerstrip 1: the
 // lexical lane asked again without the one name; prfnamed 1: feedback
-// only for the queries the lift applies to). CAIRN_FUSION_DIR
+// only for the queries the lift applies to; speakerpair: the spread over
+// two named participants). CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -204,14 +209,14 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+strings.Repeat(":0", 24), ":")
-		var x [24]float64
+		f := strings.Split(p+strings.Repeat(":0", 25), ":")
+		var x [25]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0, x[24]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
@@ -240,6 +245,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionSpeakerShape(s.speakerOne, s.speakerCap, s.speakerShr)
 			engine.SetFusionSpeakerDepth(s.speakerDep, s.speakerVec)
 			engine.SetFusionSpeakerStrip(s.speakerStr, s.prfNamed)
+			engine.SetFusionSpeakerPair(s.speakerPair)
 		}
 		return s.mode
 	})

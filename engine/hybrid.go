@@ -119,6 +119,13 @@ type fusionWeights struct {
 	// lift applies to alone: a question about one person's doings, whose
 	// answers hold little of its words.
 	PRFNamed bool
+	// SpeakerPair, when above 0, spreads the fused list of a query that
+	// names exactly two participants ("What do Jon and Gina both have in
+	// common?") over both: each next place goes to the hit with the best
+	// score less SpeakerPair times how many more of the places above went
+	// to its speaker than to the other (pairSpread). The lift cannot help
+	// such a query: in a conversation of two it would reach every turn.
+	SpeakerPair float64
 }
 
 // Kinds of lexical confidence fusionWeights.Lean reads (lexConfidence).
@@ -199,8 +206,11 @@ const (
 // (SpeakerDepth, SpeakerVec, SpeakerStrip) and feedback for named
 // questions alone (PRFNamed): cross-validated, the best of them gains
 // depth (@10 +0.4 to +1.4) and loses @1 (up to six questions) or takes a
-// cell below lexical (bench/RESULTS.md, "Ranking: the lift's depth, a
-// lexical pass without the name, feedback for named questions").
+// cell below lexical; and the spread over two named participants
+// (SpeakerPair 0.05, all six folds), which moves a tenth or two (@10 66.8
+// → 66.9) and multi-hop MRR down by a fiftieth of a question
+// (bench/RESULTS.md, "Ranking: the lift's depth, a lexical pass without
+// the name, feedback for named questions").
 var fusion = fusionWeights{Lex: 1, Vec: 0.5, Convex: true, Lean: 0.5, LeanBy: leanRare, Context: 0.3, Dates: 0.5,
 	Speaker: 0.75, SpeakerOne: true}
 
@@ -301,9 +311,10 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		return trimExplain(lex[:min(len(lex), o.Limit)], o.Explain), cairn.ModeLexical, nil
 	}
 	var spoken map[string]bool
+	var names []string
 	if fw.Speaker > 0 {
 		var err error
-		if spoken, lex, err = e.speakerLanes(ctx, query, lex, vecCands, &lo, scope, fw); err != nil {
+		if spoken, lex, names, err = e.speakerLanes(ctx, query, lex, vecCands, &lo, scope, fw); err != nil {
 			return nil, "", err
 		}
 	}
@@ -314,6 +325,11 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	}
 	vecHits, ids := e.vectorHits(vecCands, &vo)
 	hits := fuseLifted(lex, prf, vecHits, o, e.docKey, fw, spoken, dated...)
+	if fw.SpeakerPair > 0 && len(names) == 2 {
+		if err := e.pairSpread(ctx, hits, names, fw.SpeakerPair); err != nil {
+			return nil, "", err
+		}
+	}
 	if err := e.querySignals(ctx, query, hits, vecCands); err != nil {
 		return nil, "", err
 	}
@@ -794,33 +810,87 @@ func liftSpoken(units []fused, lex []cairn.Hit, docKey func(cairn.Hit) string, f
 // names (spokenUnits; none unless exactly one is named when SpeakerOne is
 // set) and, with SpeakerStrip, the lexical lane asked again without the
 // one name (lex as it was when nothing else is left to ask). It returns
-// the spoken units and the lexical lane to fuse.
-func (e *Engine) speakerLanes(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate, lo *cairn.SearchOptions, scope search.Scope, fw fusionWeights) (map[string]bool, []cairn.Hit, error) {
+// the spoken units, the lexical lane to fuse and the names the query
+// names.
+func (e *Engine) speakerLanes(ctx context.Context, query string, lex []cairn.Hit, vec []cairn.Candidate, lo *cairn.SearchOptions, scope search.Scope, fw fusionWeights) (map[string]bool, []cairn.Hit, []string, error) {
 	spoken, names, err := e.spokenUnits(ctx, query, lex, vec)
 	if err != nil || fw.SpeakerOne && len(names) != 1 {
-		return nil, lex, err
+		return nil, lex, names, err
 	}
 	if !fw.SpeakerStrip || len(names) != 1 || len(spoken) == 0 {
-		return spoken, lex, nil
+		return spoken, lex, names, nil
 	}
 	q := withoutName(query, names[0])
 	if q == "" {
-		return spoken, lex, nil
+		return spoken, lex, names, nil
 	}
 	strip, err := memoLane(laneKey{"strip", q, fmt.Sprint(scope), lo.Limit}, func() ([]cairn.Hit, error) {
 		return e.searcher.SearchPaths(ctx, q, lo, scope)
 	})
 	if errors.Is(err, cairn.ErrInvalid) || err == nil && len(strip) == 0 {
-		return spoken, lex, nil // only common words left, or nothing found
+		return spoken, lex, names, nil // only common words left, or nothing found
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// The pass's own units may be new: who speaks in them.
 	if spoken, _, err = e.spokenUnits(ctx, query, strip, vec); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return spoken, strip, nil
+	return spoken, strip, names, nil
+}
+
+// pairSpread reorders the fused hits of a query naming two participants
+// (names; fusionWeights.SpeakerPair) so that both speak in the first
+// places: each sessions hit is looked up in its session's speaker index,
+// and spreadPair reorders by who speaks.
+func (e *Engine) pairSpread(ctx context.Context, hits []cairn.Hit, names []string, penalty float64) error {
+	who := make([]int, len(hits))
+	for i, h := range hits {
+		if !e.isSessions(h.Corpus) {
+			continue
+		}
+		x, err := e.sessionSpeakers(ctx, h)
+		if err != nil {
+			return err
+		}
+		var a, b bool
+		for _, s := range x.speakers(h.StartLine, h.EndLine) {
+			a, b = a || s == names[0], b || s == names[1]
+		}
+		if a && !b {
+			who[i] = 1
+		} else if b && !a {
+			who[i] = 2
+		}
+	}
+	spreadPair(hits, who, penalty)
+	return nil
+}
+
+// spreadPair reorders hits (best first) greedily: each next place goes
+// to the hit with the best score less penalty times how many more places
+// above went to its speaker (who: 1 or 2) than to the other; a hit of
+// neither or both (who 0) pays nothing. who is reordered with hits.
+func spreadPair(hits []cairn.Hit, who []int, penalty float64) {
+	var placed [3]int
+	for i := range hits {
+		best, bestV := i, math.Inf(-1)
+		for j := i; j < len(hits); j++ {
+			v := hits[j].Score
+			if w := who[j]; w != 0 {
+				v -= penalty * float64(max(0, placed[w]-placed[3-w]))
+			}
+			if v > bestV {
+				best, bestV = j, v
+			}
+		}
+		h, w := hits[best], who[best]
+		copy(hits[i+1:best+1], hits[i:best])
+		copy(who[i+1:best+1], who[i:best])
+		hits[i], who[i] = h, w
+		placed[w]++
+	}
 }
 
 // deepSpoken keeps the vector lane's first n candidates and, past them,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -112,6 +113,33 @@ func TestFuseFeedbackNamed(t *testing.T) {
 		hits := fuseLifted(lex, prf, nil, &cairn.SearchOptions{Limit: 10}, fuseKey, named, c.spoken)
 		if got := fusedOrder(hits); got != c.want {
 			t.Errorf("%s: order %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSpreadPair: with a penalty, the places go to both named speakers in
+// turn where their scores allow (fusionWeights.SpeakerPair); without one,
+// the fused order stays.
+func TestSpreadPair(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		penalty float64
+		want    string
+	}{
+		{"no penalty", 0, "a1 a2 a3 n b1"},
+		// a2 pays 0.2 once a1 is placed: n (0.75), then b1 (0.7) come first.
+		{"penalty 0.2", 0.2, "a1 n b1 a2 a3"},
+		{"penalty too small to move", 0.01, "a1 a2 a3 n b1"},
+	} {
+		hits := []cairn.Hit{{Path: "a1", Score: 0.9}, {Path: "a2", Score: 0.85}, {Path: "a3", Score: 0.8}, {Path: "n", Score: 0.75}, {Path: "b1", Score: 0.7}}
+		who := []int{1, 1, 1, 0, 2}
+		spreadPair(hits, who, c.penalty)
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Path)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s: order %s, want %s", c.name, g, c.want)
 		}
 	}
 }
