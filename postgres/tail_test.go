@@ -28,7 +28,9 @@ import (
 // only; the store is opened with the engine's feature version so nothing
 // is emptied (a store of an older schema is migrated first).
 // CAIRN_PG_TAIL_AB=pairs runs each query with phrases over pairs and
-// without, alternating, and compares their hits; =ownpairs the same with
+// without, alternating, and compares their hits; =counts the same with a
+// query's term counts sent one statement each and in one (MatchCounts,
+// as search/ sends them); =ownpairs the same with
 // pairs of the agent's own frequent words read and not (writeOwnPairs
 // writes them into the store first: CAIRN_PG_TAIL_PAIRSHARE, _PAIRWORDS;
 // a store writes none of them); =cost the same with the
@@ -91,6 +93,9 @@ func TestLexicalTail(t *testing.T) {
 	case "pairs":
 		s := open()
 		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}, nil}, {"with pairs", true, &tailIndex{s: s, pg: s}, nil}}
+	case "counts":
+		s := open()
+		variants = []variant{{"counts one by one", true, &tailIndex{s: s, pg: s, single: true}, nil}, {"counts in one statement", true, &tailIndex{s: s, pg: s}, nil}}
 	case "ownpairs":
 		s := open()
 		own := writeOwnPairs(ctx, t, s)
@@ -125,7 +130,7 @@ func TestLexicalTail(t *testing.T) {
 			}
 		}
 	default:
-		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs, ownpairs, cost or stores", ab)
+		t.Fatalf("CAIRN_PG_TAIL_AB=%q: want pairs, ownpairs, counts, cost or stores", ab)
 	}
 	for _, v := range variants {
 		st, err := v.tm.s.Span(ctx)
@@ -164,7 +169,11 @@ func TestLexicalTail(t *testing.T) {
 				pairPhrases, ownPairs = v.pairs, v.own
 				v.tm.calls = nil
 				t0 := time.Now()
-				h, err := (&search.Searcher{Index: v.tm}).Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10})
+				var ix search.Index = v.tm
+				if v.tm.single {
+					ix = oneByOne{v.tm}
+				}
+				h, err := (&search.Searcher{Index: ix}).Search(ctx, q.Text, &cairn.SearchOptions{Limit: 10})
 				if err != nil && !strings.Contains(err.Error(), "invalid") {
 					t.Fatalf("search %q: %v", q.Text, err)
 				}
@@ -268,10 +277,24 @@ type tailResult struct {
 // is s when s is a PostgreSQL store (whose statements can be explained)
 // and nil for SQLite.
 type tailIndex struct {
-	s     tailStore
-	pg    *Store
-	calls []tailCall
+	s      tailStore
+	pg     *Store
+	single bool // searched as oneByOne: without MatchCounts
+	calls  []tailCall
 }
+
+// oneByOne is a tailIndex without MatchCounts: search.Searcher then
+// counts a query's terms one statement each, as before it batched them.
+type oneByOne struct{ t *tailIndex }
+
+func (o oneByOne) Lexical(ctx context.Context, q cairn.LexicalQuery) (*cairn.LexicalResult, error) {
+	return o.t.Lexical(ctx, q)
+}
+func (o oneByOne) MatchCount(ctx context.Context, m cairn.Match, max int) (cairn.MatchCount, error) {
+	return o.t.MatchCount(ctx, m, max)
+}
+func (o oneByOne) Span(ctx context.Context) (cairn.IndexSpan, error) { return o.t.Span(ctx) }
+func (o oneByOne) Generation() int64                                 { return o.t.Generation() }
 
 // tailStore is what search.Searcher asks of a store.
 type tailStore interface {
