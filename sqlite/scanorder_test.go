@@ -90,3 +90,88 @@ func TestFewMatchesSameAnswer(t *testing.T) {
 		t.Error("the oldest-first statement never ran")
 	}
 }
+
+// TestProbeSameAnswer: an all-words query of common words without the
+// FewMatches hint is probed over the newest ids and, when the probe
+// expects about the cap or fewer, walked oldest first (topQueryTrim); the
+// answers are those of the newest-first scan (probe off) in every case:
+// few matches, about the cap, many, matches only among the oldest chunks
+// (the probe finds none: the walk reaches its guard and runs again newest
+// first) or crowded into the newest (the probe overestimates), each at
+// caps below, at and above the matches.
+func TestProbeSameAnswer(t *testing.T) {
+	ctx := context.Background()
+	share := probeShare
+	t.Cleanup(func() { probeShare = share })
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	r := rand.New(rand.NewPCG(5, 6))
+	const docs, lines = 1100, 8 // 8,800 chunks: the probe's window is 275 ids
+	for batch := range 4 {
+		var ds []cairn.Document
+		for i := range docs / 4 {
+			n := batch*docs/4 + i
+			var b strings.Builder
+			fmt.Fprintf(&b, "d%04d ", n)
+			for range lines {
+				for w, p := range map[string]float64{"walrus": 0.5, "kelp": 0.5, "seal": 0.2, "skua": 0.05} {
+					if r.Float64() < p {
+						b.WriteString(w + " ")
+					}
+				}
+				if n < docs/3 && r.Float64() < 0.6 {
+					b.WriteString("oldish ")
+				}
+				if n >= docs-docs/40 {
+					b.WriteString("newish ")
+				}
+				fmt.Fprintf(&b, "filler%d\n", r.IntN(50))
+			}
+			ds = append(ds, doc("n", fmt.Sprintf("%04d.md", n), b.String()))
+		}
+		if err := s.Apply(ctx, &cairn.Batch{Corpus: "n", Upserts: ds}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	term := func(w string, weight float64) cairn.Match {
+		return cairn.Match{Op: cairn.MatchTerm, Words: []string{w}, Weight: weight}
+	}
+	all := func(ws ...string) cairn.Match {
+		m := cairn.Match{Op: cairn.MatchAll}
+		for i, w := range ws {
+			m.Of = append(m.Of, term(w, 0.5+float64(i)))
+		}
+		return m
+	}
+	search := func(m cairn.Match, maxCand int) *cairn.LexicalResult {
+		t.Helper()
+		res, err := s.Lexical(ctx, cairn.LexicalQuery{Match: m, Limit: 10, MaxCandidates: maxCand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, m := range []cairn.Match{all("seal", "skua"), all("walrus", "seal"), all("walrus", "kelp"), all("oldish", "walrus"), all("newish", "kelp"), all("walrus", "kelp", "seal")} {
+		c, err := s.MatchCount(ctx, m, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.N < 40 {
+			t.Fatalf("%s: %d matches; the test needs more", m, c.N)
+		}
+		for _, maxCand := range []int{10, c.N / 5, c.N / 2, c.N - 1, c.N, c.N + 7, 2 * c.N} {
+			got := search(m, maxCand)
+			probeShare = 0
+			want := search(m, maxCand)
+			probeShare = share
+			if want.Capped != (c.N > maxCand) || len(want.Candidates) != 10 {
+				t.Fatalf("%s, cap %d of %d matches: capped %v with %d candidates", m, maxCand, c.N, want.Capped, len(want.Candidates))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, cap %d of %d matches:\nprobed    %+v\nnot probed %+v", m, maxCand, c.N, got, want)
+			}
+		}
+	}
+	if s.cachedStmt(topQueryTrim) == nil {
+		t.Error("no query was walked oldest first after its probe")
+	}
+}
