@@ -294,3 +294,12 @@ type Backend interface {
 	// stays) and returns where it went.
 	MoveAside(dir string) (string, error)
 }
+
+// IndexPather is a Backend whose index is a file of the data directory
+// (SQLite's index.db). Doctor asks it where, so that a directory with
+// nothing indexed yet is reported as such rather than given an empty
+// index; a backend whose index lives elsewhere (PostgreSQL) has no such
+// file and does not implement it.
+type IndexPather interface {
+	IndexPath(dir string) string
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -65,9 +64,14 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 	if opts.Backend == nil {
 		return nil, errNoBackend
 	}
-	path := filepath.Join(opts.Dir, DBFile)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, &cairn.Error{Op: "check index", Path: path, Err: err, Hint: "nothing is indexed here yet: run cairn sync"}
+	// Only a backend whose index is a file here can have nothing indexed
+	// yet by that file's absence; PostgreSQL keeps no index.db (doctor of
+	// a team store failed with "no such file" right after a sync).
+	if ip, ok := opts.Backend.(cairn.IndexPather); ok {
+		path := ip.IndexPath(opts.Dir)
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, &cairn.Error{Op: "check index", Path: path, Err: err, Hint: "nothing is indexed here yet: run cairn sync"}
+		}
 	}
 	e := &Engine{opts: opts}
 	lock, err := e.lockDir(ctx)

@@ -20,7 +20,13 @@ const IndexFile = "index.db"
 // cmd/cairn, the benchmarks and the tests pass as engine.Options.Backend.
 type Backend struct{}
 
-var _ cairn.Backend = Backend{}
+var (
+	_ cairn.Backend     = Backend{}
+	_ cairn.IndexPather = Backend{}
+)
+
+// IndexPath is dir's index file (IndexFile in dir).
+func (Backend) IndexPath(dir string) string { return filepath.Join(dir, IndexFile) }
 
 // Open opens (creating and migrating) dir's index.
 func (Backend) Open(ctx context.Context, dir string, o cairn.StorageOptions) (cairn.Storage, error) {
