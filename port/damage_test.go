@@ -140,3 +140,47 @@ func TestCutGzip(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestPartialShortTails: a text whose last chunk rows are gone is left
+// out whole, whether another content follows it (looked at when the next
+// content begins) or it is the last content before the documents (looked
+// at when the chunks end); the other text is imported.
+func TestPartialShortTails(t *testing.T) {
+	for _, c := range []struct {
+		chunk        string // the deleted chunk row's start
+		lost, kept   string
+		keptChunks   int
+		keptDocument string
+	}{
+		{`{"t":"chunks","v":["h-a",1,`, "notes/a.md", "b.md", 1, "penguins"},
+		{`{"t":"chunks","v":["h-b",0,`, "notes/b.md", "a.md", 2, "walrus"},
+	} {
+		t.Run(c.lost, func(t *testing.T) {
+			lines := strings.SplitAfter(string(export(t, twoDocs(t), false)), "\n")
+			var kept []string
+			for _, l := range lines {
+				if !strings.HasPrefix(l, c.chunk) {
+					kept = append(kept, l)
+				}
+			}
+			if len(kept) != len(lines)-1 {
+				t.Fatalf("%d lines start %s", len(lines)-len(kept), c.chunk)
+			}
+			dst := openStore(t)
+			res, err := importInto(t, dst, []byte(strings.Join(kept, "")), &port.ImportOptions{Partial: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.DroppedCount != 1 || len(res.Dropped) != 1 || res.Dropped[0] != c.lost {
+				t.Fatalf("dropped %d %v, want %s", res.DroppedCount, res.Dropped, c.lost)
+			}
+			ctx := context.Background()
+			if txt, err := dst.DocumentText(ctx, "notes", c.kept); err != nil || !strings.HasPrefix(txt, c.keptDocument) {
+				t.Fatalf("%s: %q %v", c.kept, txt, err)
+			}
+			if n, _ := dst.ChunkCount(ctx); n != c.keptChunks || res.Counts["chunks"] != int64(c.keptChunks) || res.Counts["content"] != 1 || res.Counts["documents"] != 1 {
+				t.Fatalf("%d chunks stored, counts %v; want %d chunks, 1 content, 1 document", n, res.Counts, c.keptChunks)
+			}
+		})
+	}
+}

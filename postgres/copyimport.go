@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -385,6 +386,10 @@ func (im *pgImport) putChunk(ctx context.Context, r cairn.PortRow) error {
 		return nil
 	case pos < 0 || n < 0 || pos+n > int64(len(im.doc)):
 		im.src.Reject(r, fmt.Sprintf("chunk range %d+%d outside the text of %d bytes", pos, n, len(im.doc)))
+		return nil
+	case seq != int64(int32(seq)):
+		// the table's seq is an int4, and insertChunks sends int32s
+		im.src.Reject(r, fmt.Sprintf("chunk seq %d outside the table's range (%d to %d)", seq, math.MinInt32, math.MaxInt32))
 		return nil
 	}
 	k := chunkKey{im.cur, seq}

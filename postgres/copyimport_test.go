@@ -127,8 +127,10 @@ func TestImportStoresAsSync(t *testing.T) {
 // TestImportDuplicateRows: rows whose key an earlier row of the same file
 // holds (COPY would refuse the whole statement for one) are rejected one
 // by one and the rest imported: a second document of a path, a second
-// vector of a chunk, a vector of no chunk, a second link; a repeated
-// content and chunk keep the first, as before. On both servers.
+// vector of a chunk, a vector of no chunk, a second link, a chunk whose
+// seq does not fit the table's int4 (insertChunks sent it cut to an int32)
+// and a vector of it; a repeated content
+// and chunk keep the first, as before. On both servers.
 func TestImportDuplicateRows(t *testing.T) {
 	for _, env := range []string{"CAIRN_TEST_POSTGRES_URL", "CAIRN_TEST_CITUS_URL"} {
 		t.Run(env, func(t *testing.T) {
@@ -156,6 +158,8 @@ func TestImportDuplicateRows(t *testing.T) {
 				document(6, "a.md"), document(7, "b.md"), document(8, "a.md"),
 				vector(9, "h1", 0), vector(10, "h1", 1), vector(11, "h1", 0), vector(12, "h9", 0),
 				link(13), link(14),
+				{Table: cairn.PortChunks, Line: 15, Values: []any{"h1", int64(1 << 32), int64(0), int64(13), int64(1), int64(1), int64(2), int64(0)}},
+				vector(16, "h1", 1<<32),
 			}}
 			if err := dst.Import(ctx, false, in); err != nil {
 				t.Fatal(err)
@@ -165,6 +169,8 @@ func TestImportDuplicateRows(t *testing.T) {
 				"vectors line 11: no chunk h1:0 for the vector",
 				"vectors line 12: no chunk h9:0 for the vector",
 				"memory_links line 14: a row with this key was imported already",
+				"chunks line 15: chunk seq 4294967296 outside the table's range (-2147483648 to 2147483647)",
+				"vectors line 16: no chunk h1:4294967296 for the vector",
 			}
 			if d := cmp.Diff(want, in.rejected); d != "" {
 				t.Fatalf("rejected (-want +got):\n%s", d)
