@@ -13,9 +13,11 @@
 #          and at load 30 about 35 to 60 minutes each), then where the
 #          agent's shard lives (Citus distributes by agent: one agent's rows
 #          are on one worker, the other worker holds other agents' shards).
-#          The agent name is the lock's key on a server (postgres.lockKey:
-#          not the schema), so no other import or sync of an agent pg1m may
-#          run on the same server meanwhile: it would wait for this one.
+#          An import holds the agent's write lock: up to 30f4576 keyed by
+#          the agent name alone, so no other import or sync of an agent
+#          pg1m, in any schema of the server, may run meanwhile (it would
+#          wait silently); from 2a8e6dc by schema and agent (postgres
+#          lockKeys), and a newer build still waits for an older one's.
 #  search  the three stores searched by BASE and NEW, builds alternating
 #          ROUNDS times (default 2), each run alternating the stores query
 #          by query: portbench -search (engine searches, QUERIES a store,
@@ -28,6 +30,10 @@
 #   eval "$(scripts/pg-test-servers.sh start)"
 #   bench/pg1m-remeasure.sh 28a0aac HEAD                  # all steps, ~1.5 h at load 30, 30 GB of disk
 #   STEPS=search,size bench/pg1m-remeasure.sh 28a0aac HEAD # the kept stores again, ~15 minutes, 2.5 GB more
+#   STEPS=search QUERIES=300 ROUNDS=1 bench/pg1m-remeasure.sh 28a0aac 30f4576  # run 17:40 at load 4-7: 1 min a build
+#
+# A quiet 1M export and both imports (16:01 to 16:23, load 2.3 to 2.9, 30f4576): 22.6 s export,
+# then 21.5 minutes each import, 15 of them the postings statement (5.2 GB in pgsql_tmp).
 #
 # The stores are kept (schema pg1m on both servers, WORK/sqlite); drop
 # them with DROP SCHEMA pg1m CASCADE on each server and rm -rf WORK.
