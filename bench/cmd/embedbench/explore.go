@@ -32,6 +32,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -232,7 +233,7 @@ func exploreRun(c exploreConfig, pass int, texts []string, lens []int, shared st
 		}
 		flop += 2 * macs(len(b), m)
 	}
-	load := loadAverage()
+	load := procstat.Load1()
 	cpu0, t0 := cpuTime(), time.Now()
 	if c.order == "input" {
 		// Each worker pulls the next batch: one Embed call a batch, so

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -80,7 +81,7 @@ func hybridAB(data, notes, shared, indexQuantize string, nq int) error {
 	runtime.GC()
 	wall := [2][]float64{}
 	cpu := [2][]float64{}
-	load := loadAverage()
+	load := procstat.Load1()
 	for i, q := range qs {
 		order := []int{0, 1}
 		if i%2 == 1 {
@@ -97,7 +98,7 @@ func hybridAB(data, notes, shared, indexQuantize string, nq int) error {
 		}
 	}
 	fmt.Printf("warm hybrid search, %d queries each, FP32 and INT8 query embedding alternating; index embedded %s; load %.1f to %.1f\n",
-		len(qs), map[string]string{"": "fp32", onnx.QuantizeInt8: "int8"}[indexQuantize], load, loadAverage())
+		len(qs), map[string]string{"": "fp32", onnx.QuantizeInt8: "int8"}[indexQuantize], load, procstat.Load1())
 	fmt.Printf("%-6s %9s %9s %9s %9s\n", "query", "wall p50", "wall p99", "cpu p50", "cpu p99")
 	for side, name := range []string{"fp32", "int8"} {
 		fmt.Printf("%-6s %9.2f %9.2f %9.2f %9.2f\n", name, pct(wall[side], 50), pct(wall[side], 99), pct(cpu[side], 50), pct(cpu[side], 99))

@@ -40,6 +40,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"log"
 	"os"
 	"os/exec"
@@ -143,7 +144,7 @@ func runChild(corpusDir, shared, quantize, cacheDir string) error {
 		return err
 	}
 	defer os.RemoveAll(data)
-	m := measure{Load: loadAverage()}
+	m := measure{Load: procstat.Load1()}
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
 		Library:       filepath.Join(shared, "lib", "onnxruntime", "libonnxruntime.so.1"),
 		LoadTokenizer: func(p string) (onnx.Tokenizer, error) { return tokenize.Load(p) }, Quantize: quantize, CacheDir: cacheDir})
@@ -151,7 +152,7 @@ func runChild(corpusDir, shared, quantize, cacheDir string) error {
 		return err
 	}
 	defer emb.Close()
-	m.PeakModel = peakMB()
+	m.PeakModel = procstat.PeakMB()
 	eng, err := local.Open(ctx, engine.Options{Dir: data, Embedder: emb,
 		Corpora: []cairn.Corpus{{Name: "real", Kind: cairn.KindFiles, Paths: []string{corpusDir}}}})
 	if err != nil {
@@ -165,14 +166,14 @@ func runChild(corpusDir, shared, quantize, cacheDir string) error {
 			return
 		}
 		if start.IsZero() {
-			start, cpu0, m.PeakIndex = time.Now(), cpuTime(), peakMB()
+			start, cpu0, m.PeakIndex = time.Now(), cpuTime(), procstat.PeakMB()
 		}
 		end, cpu1 = time.Now(), cpuTime()
 	}})
 	if err != nil {
 		return err
 	}
-	m.Chunks, m.Seconds, m.CPUSeconds, m.PeakMB = res.Embedded, end.Sub(start).Seconds(), (cpu1 - cpu0).Seconds(), peakMB()
+	m.Chunks, m.Seconds, m.CPUSeconds, m.PeakMB = res.Embedded, end.Sub(start).Seconds(), (cpu1 - cpu0).Seconds(), procstat.PeakMB()
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
@@ -290,32 +291,6 @@ func writeFile(path string, b []byte) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
-}
-
-// peakMB is the process's peak resident set (VmHWM) in MB.
-func peakMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
-			var kb float64
-			fmt.Sscan(f[1], &kb)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	fmt.Sscan(string(b), &l)
-	return l
 }
 
 // cpuTime is the process's user and system time so far.

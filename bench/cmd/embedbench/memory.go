@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,7 @@ func memoryParent(kind, docs, shared string, n, passes int, configs []string) er
 		return err
 	}
 	defer os.RemoveAll(cache)
-	fmt.Printf("memory by stage, MB (rss = anon + file; go = Go heap held), load %.1f\n", loadAverage())
+	fmt.Printf("memory by stage, MB (rss = anon + file; go = Go heap held), load %.1f\n", procstat.Load1())
 	fmt.Printf("%-26s %4s %-9s %7s %7s %7s %7s %7s\n", "config", "pass", "stage", "rss", "anon", "file", "peak", "go")
 	for p := 1; p <= passes; p++ {
 		for _, c := range configs {

@@ -16,6 +16,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"math"
 	"path/filepath"
 	"slices"
@@ -41,7 +42,7 @@ func compareQuant(kind, docs, shared string, n int, quality bool, queries int) e
 		return err
 	}
 	defer int8.Close()
-	fmt.Printf("%d %s texts, load %.1f\n", len(texts), kind, loadAverage())
+	fmt.Printf("%d %s texts, load %.1f\n", len(texts), kind, procstat.Load1())
 	if quality {
 		if err := cosines(fp32, int8, texts); err != nil {
 			return err
@@ -127,7 +128,7 @@ func queryLatency(fp32, int8 *onnx.Embedder, texts []string) error {
 			s.cpu = append(s.cpu, (cpuTime()-c0).Seconds()*1000)
 		}
 	}
-	fmt.Printf("query embedding, %d calls each, alternating (ms a call), load %.1f:\n", len(texts), loadAverage())
+	fmt.Printf("query embedding, %d calls each, alternating (ms a call), load %.1f:\n", len(texts), procstat.Load1())
 	fmt.Printf("%-6s %9s %9s %9s %9s\n", "model", "wall p50", "wall p99", "cpu p50", "cpu p99")
 	for _, s := range sides {
 		fmt.Printf("%-6s %9.2f %9.2f %9.2f %9.2f\n", s.name, pct(s.wall, 50), pct(s.wall, 99), pct(s.cpu, 50), pct(s.cpu, 99))

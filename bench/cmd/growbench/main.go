@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"io"
 	"os"
 	"os/signal"
@@ -186,7 +187,7 @@ func (m *meter) line(now time.Time) {
 	cpu := cpuSeconds()
 	dt := now.Sub(m.lastAt).Seconds()
 	fmt.Fprintf(m.out, "%7.0f s  files %8d / %d  %7.0f files/s  cpu %5.1f s  load %.1f\n",
-		now.Sub(m.start).Seconds(), m.done, m.total, float64(m.done-m.lastDone)/dt, cpu-m.lastCPU, load1())
+		now.Sub(m.start).Seconds(), m.done, m.total, float64(m.done-m.lastDone)/dt, cpu-m.lastCPU, procstat.Load1())
 	m.lastDone, m.lastAt, m.lastCPU = m.done, now, cpu
 }
 
@@ -255,14 +256,4 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func load1() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	fmt.Sscan(string(b), &l)
-	return l
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -156,7 +157,7 @@ func run(notes, nq int, shared, work string) error {
 	if dataDir == "" {
 		dataDir = filepath.Join(work, "data")
 	}
-	fmt.Printf("index model %s, load %.2f\n", names[0], loadAverage())
+	fmt.Printf("index model %s, load %.2f\n", names[0], procstat.Load1())
 	eng, err := local.Open(ctx, engine.Options{Dir: dataDir, Embedder: sw,
 		Corpora: []cairn.Corpus{{Name: "bench", Kind: cairn.KindFiles, Paths: []string{dir}}}})
 	if err != nil {
@@ -170,7 +171,7 @@ func run(notes, nq int, shared, work string) error {
 	}
 	secs := time.Since(t0).Seconds()
 	fmt.Printf("%d notes, %d chunks: sync with embedding %.1fs, CPU %.1fs (%d chunks embedded, %.0f chunks/s overall), peak RSS %.0f MB, load %.2f\n",
-		notes, res.Corpora[0].Chunks, secs, (processCPU() - c0).Seconds(), res.Embedded, float64(res.Embedded)/secs, peakMB(), loadAverage())
+		notes, res.Corpora[0].Chunks, secs, (processCPU() - c0).Seconds(), res.Embedded, float64(res.Embedded)/secs, procstat.PeakMB(), procstat.Load1())
 	qs := corpus.Queries(nq, 1)
 	if cpuProfile != nil {
 		if err := pprof.StartCPUProfile(cpuProfile); err != nil {
@@ -265,7 +266,7 @@ func run(notes, nq int, shared, work string) error {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("heap in use %.0f MB after the runs, load %.2f\n", float64(ms.HeapInuse)/(1<<20), loadAverage())
+	fmt.Printf("heap in use %.0f MB after the runs, load %.2f\n", float64(ms.HeapInuse)/(1<<20), procstat.Load1())
 	// Linux: how much of the process sits on 2 MB pages (the vector index
 	// after Settle, see vector/mem.go).
 	if b, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {

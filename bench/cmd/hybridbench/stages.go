@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -113,7 +112,7 @@ func measureStages(ctx context.Context, eng *engine.Engine, sw *switchEmbedder, 
 		}
 	}
 	fmt.Printf("hybrid split into parts, %d queries each, %s alternating, index embedded %s (the percentiles of each part alone do not add up); %d searches left out (not one query embedding); load %.2f\n",
-		len(qs), names, names[sw.id], odd, loadAverage())
+		len(qs), names, names[sw.id], odd, procstat.Load1())
 	for side, name := range names {
 		printLatency("h-"+name, total[side], 0)
 		printLatency("  cpu", cpu[side], 0)
@@ -133,32 +132,4 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// peakMB is the process's peak resident set so far (VmHWM), 0 where
-// unreadable.
-func peakMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
-			var kb float64
-			fmt.Sscan(f[1], &kb)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// loadAverage is the one-minute load average, 0 where unreadable.
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	fmt.Sscan(string(b), &l)
-	return l
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"io"
 	"os"
 	"os/signal"
@@ -137,7 +138,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error) {
-	r := &Result{Load1: load1()}
+	r := &Result{Load1: procstat.Load1()}
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
 		if err != nil {
@@ -211,14 +212,4 @@ func cpuTimes() (user, sys float64) {
 		return 0, 0
 	}
 	return time.Duration(ru.Utime.Nano()).Seconds(), time.Duration(ru.Stime.Nano()).Seconds()
-}
-
-func load1() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	fmt.Sscan(string(b), &l)
-	return l
 }

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/cairnmemory/cairn/bench/procstat"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -98,7 +99,7 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 			st.Close()
 		}
 	}()
-	r := &WriterResult{Load1: load1()}
+	r := &WriterResult{Load1: procstat.Load1()}
 	var batches []*cairn.Batch
 	budget := int64(1 << 20)
 	for i := 0; i < len(docs); {
