@@ -25,15 +25,7 @@ func TestSearchAsksMemoriesOnce(t *testing.T) {
 	if n := st.has.Load(); n != 1 {
 		t.Fatalf("5 lexical searches asked HasMemories %d times, want 1", n)
 	}
-	other, err := Open(ctx, f.eng.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	res, err := other.Remember(ctx, &cairn.RememberRequest{Agent: "cli", Kind: "fact", Title: "Hive roof", Summary: "The hive roof is cedar."})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := rememberElsewhere(t, f)
 	hits, err := f.eng.Search(ctx, "cedar roof", &cairn.SearchOptions{Mode: cairn.ModeLexical})
 	if err != nil || len(hits) == 0 || hits[0].Memory == nil || hits[0].Memory.ID != res.Memory.ID {
 		t.Fatalf("search after another engine remembered = %+v, %v; want memory %s", hits, err, res.Memory.ID)

@@ -111,15 +111,7 @@ func TestSearchCorporaSeesOthers(t *testing.T) {
 	if _, err := f.eng.searchCorpora(ctx, &g, nil, cairn.ModeLexical); err != nil {
 		t.Fatal(err)
 	}
-	other, err := Open(ctx, f.eng.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	res, err := other.Remember(ctx, &cairn.RememberRequest{Agent: "cli", Kind: "fact", Title: "Hive roof", Summary: "The hive roof is cedar."})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := rememberElsewhere(t, f)
 	st := &askCounter{Storage: f.eng.store}
 	f.eng.store = st
 	sel, err := f.eng.searchCorpora(ctx, &g, nil, cairn.ModeLexical)
@@ -157,4 +149,22 @@ func TestSearchCorporaSeesOthers(t *testing.T) {
 	if _, err := cairn.SelectCorpora(sel, nil); err == nil {
 		t.Error("selecting from no corpus is not an error")
 	}
+}
+
+// rememberElsewhere has a second engine over f's data directory (another
+// process, as far as f's engine can tell) remember "The hive roof is
+// cedar." and returns what it stored.
+func rememberElsewhere(t *testing.T, f *fixture) *cairn.RememberResult {
+	t.Helper()
+	ctx := context.Background()
+	other, err := Open(ctx, f.eng.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	res, err := other.Remember(ctx, &cairn.RememberRequest{Agent: "cli", Kind: "fact", Title: "Hive roof", Summary: "The hive roof is cedar."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

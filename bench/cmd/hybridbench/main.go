@@ -334,11 +334,7 @@ func printLatency(name string, lat []time.Duration, refused int) {
 // default options, with Hamming distance alone (the pool stage off) and
 // with more candidates.
 func measureRecall(ctx context.Context, emb cairn.Embedder, path string, qs []string) error {
-	st, err := vector.FileStamp(path)
-	if err != nil {
-		return err
-	}
-	ix, err := vector.Load(path, st, true)
+	ix, err := loadIndex(path)
 	if err != nil {
 		return err
 	}
@@ -377,4 +373,14 @@ func measureRecall(ctx context.Context, emb cairn.Embedder, path string, qs []st
 		fmt.Printf("recall@10 %-30s %.4f  %.2f ms/query (%d items)\n", o.name, float64(hit)/float64(total), float64(took.Microseconds())/1000, ix.Len())
 	}
 	return nil
+}
+
+// loadIndex loads the vector index file at path as it is now (its own
+// stamp), populated into memory as a long-lived process holds it.
+func loadIndex(path string) (*vector.Index, error) {
+	st, err := vector.FileStamp(path)
+	if err != nil {
+		return nil, err
+	}
+	return vector.Load(path, st, true)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/engine"
-	"github.com/cairnmemory/cairn/vector"
 )
 
 // switchEmbedder is the engine's embedder in hybridbench: it embeds with
@@ -69,11 +68,7 @@ const stageK = 15
 // the same query right after. Each line's percentiles are of that part
 // alone, so they do not add up.
 func measureStages(ctx context.Context, eng *engine.Engine, sw *switchEmbedder, names []string, path string, qs []string) error {
-	st, err := vector.FileStamp(path)
-	if err != nil {
-		return err
-	}
-	ix, err := vector.Load(path, st, true)
+	ix, err := loadIndex(path)
 	if err != nil {
 		return err
 	}

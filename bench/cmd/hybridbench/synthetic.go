@@ -20,11 +20,7 @@ import (
 // the real distribution, not new text. The lexical half of hybrid at that
 // size is not measured here.
 func measureSynthetic(ctx context.Context, emb cairn.Embedder, path string, qs []string, n int) error {
-	st, err := vector.FileStamp(path)
-	if err != nil {
-		return err
-	}
-	src, err := vector.Load(path, st, true)
+	src, err := loadIndex(path)
 	if err != nil {
 		return err
 	}
