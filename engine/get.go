@@ -70,15 +70,18 @@ type getDoc struct {
 //   - the absolute path of an indexed file, mapped back to the corpus and
 //     relative path it was indexed under (the first configured corpus that
 //     holds it). A file on disk that is not indexed stays not found: Get
-//     reads the index, never the disk.
+//     reads the index, never the disk. A :<line> or :<from>-<to> suffix
+//     works as on a cairn:// path, only when the path without it is an
+//     indexed file.
 //
 // A zero getDoc means not found.
 func (e *Engine) resolveGet(ctx context.Context, path string, o *cairn.GetOptions) (getDoc, error) {
+	lookup, minColon := e.indexedDoc, len(Scheme)
 	if filepath.IsAbs(path) && !strings.HasPrefix(path, Scheme) {
-		return e.absoluteDoc(ctx, path)
+		lookup, minColon = e.absoluteDoc, 1
 	}
-	if base, from, to, ok := splitRange(path); ok {
-		doc, err := e.indexedDoc(ctx, base)
+	if base, from, to, ok := splitRange(path, minColon); ok {
+		doc, err := lookup(ctx, base)
 		if err != nil || doc.path != "" {
 			if o.From == 0 {
 				o.From = from
@@ -89,11 +92,11 @@ func (e *Engine) resolveGet(ctx context.Context, path string, o *cairn.GetOption
 			return doc, err
 		}
 	}
-	doc, err := e.indexedDoc(ctx, path)
+	doc, err := lookup(ctx, path)
 	if err != nil || doc.path != "" {
 		return doc, err
 	}
-	if r, bad := badRange(path); bad {
+	if r, bad := badRange(path, minColon); bad {
 		return getDoc{}, cairn.Invalidf("get %s: line range %q: allowed :<line> or :<from>-<to> with 1 <= from <= to (as search prints hits, e.g. :10-25)", path, r)
 	}
 	return getDoc{}, nil
@@ -123,10 +126,11 @@ func (e *Engine) indexedDoc(ctx context.Context, path string) (getDoc, error) {
 }
 
 // splitRange cuts a trailing ":<from>-<to>" or ":<line>" (positive
-// numbers) off a cairn:// path.
-func splitRange(path string) (base string, from, to int, ok bool) {
+// numbers) off a path whose last colon is at minColon or later
+// (len(Scheme) for a cairn:// path, 1 for an absolute one).
+func splitRange(path string, minColon int) (base string, from, to int, ok bool) {
 	i := strings.LastIndexByte(path, ':')
-	if i < len(Scheme) {
+	if i < minColon {
 		return "", 0, 0, false
 	}
 	a, b, isRange := strings.Cut(path[i+1:], "-")
@@ -150,9 +154,9 @@ func splitRange(path string) (base string, from, to int, ok bool) {
 // line 0, a range that ends before it starts, a number too large), and
 // returns that suffix: Get answers it with an error naming the range, not
 // "not found", unless a document is named so.
-func badRange(path string) (string, bool) {
+func badRange(path string, minColon int) (string, bool) {
 	i := strings.LastIndexByte(path, ':')
-	if i < len(Scheme) {
+	if i < minColon {
 		return "", false
 	}
 	r := path[i+1:]
@@ -160,7 +164,7 @@ func badRange(path string) (string, bool) {
 	if !digits(a) || isRange && !digits(b) {
 		return "", false
 	}
-	_, _, _, ok := splitRange(path)
+	_, _, _, ok := splitRange(path, minColon)
 	return r, !ok
 }
 
