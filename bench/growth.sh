@@ -30,6 +30,7 @@ git -C "$repo" archive "$base" | tar -x -C "$work/base-src"
 mkdir -p "$work/base-src/bench/cmd/growbench"
 cp "$repo/bench/cmd/growbench/main.go" "$work/base-src/bench/cmd/growbench/" # the same meter for both
 cp "$repo/bench/cmd/indexbench/main.go" "$work/base-src/bench/cmd/indexbench/" # (noopCPUSeconds)
+rm -rf "$work/base-src/bench/procstat" && cp -r "$repo/bench/procstat" "$work/base-src/bench/" # the meters read load and peak RSS through it (94a7116)
 for v in base new; do
   src=$repo
   [ $v = base ] && src=$work/base-src
