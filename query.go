@@ -1,6 +1,9 @@
 package cairn
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Hit is one search result. JSON names are fixed (scripts depend on them).
 type Hit struct {
@@ -176,6 +179,26 @@ func (o *GetOptions) Validate() error {
 	}
 	return nil
 }
+
+// PastEndError is Get's answer to a From past the document's last line:
+// an error that matches ErrInvalid, names the path and says which lines
+// there are. A From in range with Lines running past the end is no error
+// (Get returns the lines there are). An empty document (0 lines) takes
+// From 1 only, and reads as empty text.
+type PastEndError struct {
+	Path  string // the cairn:// path read
+	From  int    // the From asked for
+	Total int    // the document's lines
+}
+
+func (e *PastEndError) Error() string {
+	if e.Total == 0 {
+		return fmt.Sprintf("from %d is past the end of %s (0 lines: the document is empty): from must be 1", e.From, e.Path)
+	}
+	return fmt.Sprintf("from %d is past the end of %s (%d lines): from must be 1..%d", e.From, e.Path, e.Total, e.Total)
+}
+
+func (e *PastEndError) Unwrap() error { return ErrInvalid }
 
 // Get statuses.
 const (

@@ -22,7 +22,10 @@ const Scheme = "cairn://"
 // cairn:// path. Anything not indexed, including traversal attempts, files
 // on disk that were never indexed and unconfigured corpora, is Status
 // "not_found"; a line range that is not one (line 0, a range that ends
-// before it starts) is an ErrInvalid error naming it. Lines [From, From+Lines) are returned, dropping
+// before it starts) is an ErrInvalid error naming it, and so is a From
+// past the document's last line (a *cairn.PastEndError, saying how many
+// lines there are; an empty document takes From 1 only). Lines
+// [From, From+Lines) are returned, as many as there are, dropping
 // trailing lines until the text fits cairn.MaxGetChars characters (then
 // Truncated is set); a single longer line is cut hard. NextFrom names the
 // next line whenever the document continues past the returned text, except
@@ -48,7 +51,11 @@ func (e *Engine) Get(ctx context.Context, path string, opts *cairn.GetOptions) (
 		return notFound, err
 	}
 	o.SetDefaults()
-	res := sliceLines(doc.text, o.From, o.Lines)
+	starts := lineStarts(doc.text)
+	if o.From > max(len(starts), 1) {
+		return nil, &cairn.PastEndError{Path: doc.path, From: o.From, Total: len(starts)}
+	}
+	res := sliceStarts(doc.text, starts, o.From, o.Lines)
 	res.Path = doc.path
 	return res, nil
 }
@@ -238,9 +245,14 @@ func (e *Engine) configured(corpus string) bool {
 	return false
 }
 
-// sliceLines implements Get's line window and character cap.
+// sliceLines implements Get's line window and character cap; a from past
+// the end gives no lines (Get refuses it before).
 func sliceLines(text string, from, n int) *cairn.GetResult {
-	starts := lineStarts(text)
+	return sliceStarts(text, lineStarts(text), from, n)
+}
+
+// sliceStarts is sliceLines over the text's lineStarts.
+func sliceStarts(text string, starts []int, from, n int) *cairn.GetResult {
 	total := len(starts)
 	res := &cairn.GetResult{Status: cairn.StatusOK, From: from}
 	if from > total {

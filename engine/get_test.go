@@ -34,7 +34,6 @@ func TestGet(t *testing.T) {
 		{"cairn://notes/short.md", 0, 0, cairn.GetResult{Status: "ok", Text: "one\ntwo\nthree", From: 1, Lines: 3}},
 		{"cairn://notes/short.md", 2, 1, cairn.GetResult{Status: "ok", Text: "two\n", From: 2, Lines: 1, NextFrom: 3}},
 		{"cairn://notes/short.md", 3, 5, cairn.GetResult{Status: "ok", Text: "three", From: 3, Lines: 1}},
-		{"cairn://notes/short.md", 9, 5, cairn.GetResult{Status: "ok", From: 9}},
 		{"  cairn://notes/crlf.md ", 2, 1, cairn.GetResult{Status: "ok", Text: "b\r\n", From: 2, Lines: 1, NextFrom: 3}},
 		{"cairn://notes/sub/deep.md", 1, 1, cairn.GetResult{Status: "ok", Text: "deep\n", From: 1, Lines: 1}},
 	}
@@ -61,6 +60,69 @@ func TestGet(t *testing.T) {
 	got, _ = f.eng.Get(ctx, "cairn://notes/huge-line.md", nil)
 	if !got.Truncated || got.NextFrom != 0 || len([]rune(got.Text)) != cairn.MaxGetChars {
 		t.Errorf("hard cut: truncated=%v next=%d runes=%d", got.Truncated, got.NextFrom, len([]rune(got.Text)))
+	}
+}
+
+// TestGetPastEnd: a from past the document's last line is an ErrInvalid
+// *cairn.PastEndError naming the from, the path and the lines there are
+// (before, Get said ok with no text); from at the last line, and a window
+// that runs past the end from a line in range, stay ok and return the
+// lines there are. An empty document reads as empty text from line 1.
+func TestGetPastEnd(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"short.md": "one\ntwo\nthree",
+		"nl.md":    "one\ntwo\n",
+		"empty.md": "",
+	}, Options{})
+	f.sync()
+	ctx := context.Background()
+	const short, nl, empty = "cairn://notes/short.md", "cairn://notes/nl.md", "cairn://notes/empty.md"
+	ok := func(path, text string, from, lines int) *cairn.GetResult {
+		return &cairn.GetResult{Status: cairn.StatusOK, Path: path, Text: text, From: from, Lines: lines}
+	}
+	past := func(path string, from, total int) *cairn.PastEndError {
+		return &cairn.PastEndError{Path: path, From: from, Total: total}
+	}
+	for _, tt := range []struct {
+		path        string
+		from, lines int
+		want        *cairn.GetResult    // nil: the error
+		wantErr     *cairn.PastEndError // nil: ok
+	}{
+		{short, 3, 0, ok(short, "three", 3, 1), nil},
+		{short, 2, 1000, ok(short, "two\nthree", 2, 2), nil},
+		{short + ":3-9", 0, 0, ok(short, "three", 3, 1), nil},
+		{short, 4, 0, nil, past(short, 4, 3)},
+		{short, 9, 5, nil, past(short, 9, 3)},
+		{short + ":9", 0, 0, nil, past(short, 9, 3)}, // a range in the path, as search prints hits
+		{short + ":4-7", 0, 0, nil, past(short, 4, 3)},
+		{short, 1<<53 - 1, 1, nil, past(short, 1<<53-1, 3)},
+		{filepath.Join(f.notes, "short.md"), 5, 0, nil, past(short, 5, 3)},
+		{nl, 2, 5, ok(nl, "two\n", 2, 1), nil},
+		{nl, 3, 0, nil, past(nl, 3, 2)}, // a final newline starts no line
+		{empty, 0, 0, ok(empty, "", 1, 0), nil},
+		{empty, 1, 1000, ok(empty, "", 1, 0), nil},
+		{empty, 2, 0, nil, past(empty, 2, 0)},
+	} {
+		got, err := f.eng.Get(ctx, tt.path, &cairn.GetOptions{From: tt.from, Lines: tt.lines})
+		if tt.wantErr == nil {
+			if err != nil || *got != *tt.want {
+				t.Errorf("Get(%q, %d, %d) = %+v, %v; want %+v", tt.path, tt.from, tt.lines, got, err, *tt.want)
+			}
+			continue
+		}
+		var pe *cairn.PastEndError
+		if !errors.As(err, &pe) || !errors.Is(err, cairn.ErrInvalid) || got != nil || *pe != *tt.wantErr {
+			t.Errorf("Get(%q, %d, %d) = %+v, %v; want %+v", tt.path, tt.from, tt.lines, got, err, *tt.wantErr)
+			continue
+		}
+		want := fmt.Sprintf("from %d is past the end of %s (%d lines): from must be 1..%d", pe.From, pe.Path, pe.Total, pe.Total)
+		if pe.Total == 0 {
+			want = fmt.Sprintf("from %d is past the end of %s (0 lines: the document is empty): from must be 1", pe.From, pe.Path)
+		}
+		if err.Error() != want {
+			t.Errorf("Get(%q, %d, %d) error %q, want %q", tt.path, tt.from, tt.lines, err, want)
+		}
 	}
 }
 

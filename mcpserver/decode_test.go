@@ -2,14 +2,14 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 )
 
 // numberCases are numeric arguments that do not fit their field, written
 // as raw JSON so the literal reaches the server unchanged, with the error
-// each must give. maxFrom is MaxGetFrom spelled out.
+// each must give. maxFrom is MaxGetFrom spelled out: the largest from
+// parses exactly, and so meets long.md's end (3000 lines) and the
+// past-the-end error naming it.
 const maxFrom = "9007199254740991"
 
 // memoriesMax ends the maxResults range error of a search of every corpus.
@@ -52,8 +52,21 @@ func numberArgs(tool, args string) string {
 	return `{"query":"ledger",` + args + `}`
 }
 
+// pastEnd are memory_get arguments that parse and pass the schema but
+// start past long.md's end: the error the engine gives, the same text
+// over MCP (no tool prefix: it is the handler's, as for a bad line range)
+// and HTTP.
+var pastEnd = []struct{ args, want string }{
+	{`"from":` + maxFrom, "from " + maxFrom + " is past the end of cairn://notes/long.md (3000 lines): from must be 1..3000"},
+	{`"from":3001,"lines":1000`, "from 3001 is past the end of cairn://notes/long.md (3000 lines): from must be 1..3000"},
+}
+
+// lastLine is long.md's last line read from there with the most lines
+// allowed: in range, the window runs past the end and returns that line.
+const lastLine = `"from":3000,"lines":1000`
+
 // TestNumberArgumentsMCP: over MCP every case is a tool error with the
-// range message, and the largest allowed from comes back exactly.
+// range message, and from at the last line reads it.
 func TestNumberArgumentsMCP(t *testing.T) {
 	f := newFixture(t, fixtureOpts{})
 	cs := connect(t, f.agent)
@@ -63,10 +76,17 @@ func TestNumberArgumentsMCP(t *testing.T) {
 			t.Errorf("%s {%s}: error %v %q, want %q", tt.tool, tt.args, isErr, text, tt.tool+": "+tt.want)
 		}
 	}
+	for _, tt := range pastEnd {
+		text, isErr := call(t, cs, ToolGet, json.RawMessage(numberArgs(ToolGet, tt.args)))
+		if !isErr || text != tt.want {
+			t.Errorf("%s {%s}: error %v %q, want %q", ToolGet, tt.args, isErr, text, tt.want)
+		}
+	}
 	var out GetOut
-	callOK(t, cs, ToolGet, json.RawMessage(numberArgs(ToolGet, `"from":`+maxFrom)), &out)
-	if out.Status != "ok" || out.From == nil || fmt.Sprint(*out.From) != maxFrom {
-		t.Errorf("from %s: %+v, want it back exactly", maxFrom, out)
+	callOK(t, cs, ToolGet, json.RawMessage(numberArgs(ToolGet, lastLine)), &out)
+	if out.Status != "ok" || out.From == nil || *out.From != 3000 || out.Lines == nil || *out.Lines != 1 ||
+		out.Text == nil || *out.Text != "line 3000 of the long ledger document\n" || out.NextFrom != 0 {
+		t.Errorf("{%s}: %+v, want the last line alone", lastLine, out)
 	}
 }
 
@@ -85,8 +105,17 @@ func TestNumberArgumentsHTTP(t *testing.T) {
 			t.Errorf("POST %s {%s}: %d %s, want 400 %q", path, tt.args, status, body, tt.want)
 		}
 	}
-	status, body := do(t, srv, request{"POST", "/v1/get", numberArgs(ToolGet, `"from":`+maxFrom), nil})
-	if status != 200 || !strings.Contains(body, `"from":`+maxFrom+`,`) {
-		t.Errorf("from %s: %d %s, want it back exactly", maxFrom, status, body)
+	for _, tt := range pastEnd {
+		status, body := do(t, srv, request{"POST", "/v1/get", numberArgs(ToolGet, tt.args), nil})
+		var e struct{ Error string }
+		if err := json.Unmarshal([]byte(body), &e); status != 400 || err != nil || e.Error != tt.want {
+			t.Errorf("POST /v1/get {%s}: %d %s, want 400 %q", tt.args, status, body, tt.want)
+		}
+	}
+	status, body := do(t, srv, request{"POST", "/v1/get", numberArgs(ToolGet, lastLine), nil})
+	var out GetOut
+	if err := json.Unmarshal([]byte(body), &out); status != 200 || err != nil || out.Status != "ok" || out.From == nil || *out.From != 3000 ||
+		out.Lines == nil || *out.Lines != 1 || out.Text == nil || *out.Text != "line 3000 of the long ledger document\n" || out.NextFrom != 0 {
+		t.Errorf("{%s}: %d %s, want the last line alone", lastLine, status, body)
 	}
 }

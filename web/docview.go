@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
-	"github.com/cairnmemory/cairn/engine"
 )
 
 // contextLines are shown before and after the lines a hit or a source
@@ -70,23 +70,26 @@ func (h *Handler) doc(w http.ResponseWriter, r *http.Request) {
 		return res, start, err
 	}
 	res, start, err := read()
+	total := -1 // the document's lines, once a range is found to run past them
+	var past *cairn.PastEndError
+	if errors.As(err, &past) {
+		total, err = past.Total, nil // the window starts past the end
+	}
 	if err != nil {
 		h.fail(w, r, 0, err)
 		return
 	}
 	d.Title = d.Path
-	if res.Status != cairn.StatusOK {
+	if total < 0 && res.Status != cairn.StatusOK {
 		d.Message = "not indexed: " + d.Path
 		h.render(w, r, http.StatusNotFound, "doc", d)
 		return
 	}
-	if d.From > 0 && !all && res.NextFrom == 0 && !res.Truncated && start+res.Lines-1 < d.To {
+	if total < 0 && d.From > 0 && !all && res.NextFrom == 0 && !res.Truncated && start+res.Lines-1 < d.To {
+		total = start + res.Lines - 1 // the window holds the last line
+	}
+	if total >= 0 {
 		// The range runs past the end: clamp it to the document's lines.
-		total, err := docLineCount(r, eng, d.Path, start+res.Lines)
-		if err != nil {
-			h.fail(w, r, 0, err)
-			return
-		}
 		asked := fmt.Sprintf("%d–%d", d.From, d.To)
 		if d.From > total {
 			d.Message = fmt.Sprintf("the document has %d lines: lines %s are past its end", total, asked)
@@ -98,11 +101,9 @@ func (h *Handler) doc(w http.ResponseWriter, r *http.Request) {
 			d.Message = fmt.Sprintf("the document has %d lines: lines %s cut to %d–%d", total, asked, d.From, total)
 			d.To = total
 		}
-		if d.From > 0 {
-			if res, start, err = read(); err != nil {
-				h.fail(w, r, 0, err)
-				return
-			}
+		if res, start, err = read(); err != nil {
+			h.fail(w, r, 0, err)
+			return
 		}
 	}
 	d.Found, d.Path, d.Truncated = true, res.Path, res.Truncated
@@ -170,26 +171,6 @@ func parseDocRange(q url.Values, from, to *int) (all bool, err error) {
 	default:
 		return false, cairn.Invalidf("all %q: allowed 1, true, 0, false or empty", s)
 	}
-}
-
-// docLineCount finds how many lines the document at path has, knowing it
-// has fewer than below (a read from below returned nothing): a binary
-// search of one-line reads.
-func docLineCount(r *http.Request, eng *engine.Engine, path string, below int) (int, error) {
-	lo, hi := 0, below // lo lines exist; line hi does not
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		res, err := eng.Get(r.Context(), path, &cairn.GetOptions{From: mid, Lines: 1})
-		if err != nil {
-			return 0, err
-		}
-		if res.Lines > 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo, nil
 }
 
 // queryWord finds the words of a query: letters, digits, _ . - and ':'

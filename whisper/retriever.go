@@ -92,6 +92,10 @@ func (r EngineRetriever) passages(ctx context.Context, hits []cairn.Hit) ([]Pass
 				continue
 			}
 			got, err := r.Engine.Get(ctx, h.Path, &cairn.GetOptions{From: h.StartLine, Lines: n})
+			var past *cairn.PastEndError
+			if errors.As(err, &past) {
+				continue // shortened since the lane read it
+			}
 			if err != nil {
 				return nil, err
 			}

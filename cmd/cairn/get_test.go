@@ -34,3 +34,30 @@ func TestGetTakesSearchOutput(t *testing.T) {
 		t.Errorf("get of a file never indexed: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestGetPastEnd: --from past the document's last line (given as a flag or
+// in the path's range) exits 2 naming the from, the document and its
+// lines, with --json too; before, it printed nothing and exited 0. From
+// the last line, --lines past the end prints what there is.
+func TestGetPastEnd(t *testing.T) {
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "db.md"), []byte("# Database\n\nSet busy_timeout to 5000 ms.\n\n# Other\n\nUnrelated words here.\n"), 0o644)
+	c.ok("corpus", "add", "notes", notes)
+	c.ok("sync")
+	const want = "from 8 is past the end of cairn://notes/db.md (7 lines): from must be 1..7"
+	for _, args := range [][]string{
+		{"get", "cairn://notes/db.md", "--from", "8"},
+		{"get", "cairn://notes/db.md", "--from", "8", "--json"},
+		{"get", "cairn://notes/db.md:8-9"},
+		{"get", filepath.Join(notes, "db.md"), "--from", "8", "--lines", "1"},
+	} {
+		out, errs, code := c.run(args...)
+		if code != 2 || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", args, code, out, errs, want)
+		}
+	}
+	if got := c.ok("get", "cairn://notes/db.md", "--from", "7", "--lines", "1000"); got != "Unrelated words here.\n" {
+		t.Errorf("get --from 7 --lines 1000 = %q, want the last line", got)
+	}
+}
