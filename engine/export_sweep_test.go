@@ -23,3 +23,21 @@ func SetFusionSpeakerStrip(strip, prfNamed bool) {
 // SetFusionSpeakerPair sets the spread over two named participants
 // (fusionWeights.SpeakerPair).
 func SetFusionSpeakerPair(penalty float64) { fusion.SpeakerPair = penalty }
+
+// SetFusionVecFeedback sets the vector lane's feedback pass
+// (fusionWeights.VecPRF, VecPRFDocs, VecPRFBeta).
+func SetFusionVecFeedback(share float64, docs int, beta float64) {
+	fusion.VecPRF, fusion.VecPRFDocs, fusion.VecPRFBeta = share, docs, beta
+}
+
+// SetFusionSession sets the session lift (fusionWeights.Session,
+// SessionTop) and whether the vector lane is asked without the one named
+// participant (fusionWeights.VecStrip).
+func SetFusionSession(lift float64, top int, vecStrip bool) {
+	fusion.Session, fusion.SessionTop, fusion.VecStrip = lift, top, vecStrip
+}
+
+// SetFusionVecStripShare sets the share of the vector weight the pass
+// without the one named participant takes beside the whole query's
+// (fusionWeights.VecStripShare; 0: it replaces it).
+func SetFusionVecStripShare(share float64) { fusion.VecStripShare = share }

@@ -45,6 +45,13 @@ type sweepSetting struct {
 	speakerStr  bool    // the lexical lane asked again without the one named participant (fusionWeights.SpeakerStrip)
 	prfNamed    bool    // feedback only for the queries the speaker lift applies to (fusionWeights.PRFNamed)
 	speakerPair float64 // the spread over two named participants (fusionWeights.SpeakerPair)
+	vecPRF      float64 // the vector lane's feedback share (fusionWeights.VecPRF)
+	vecPRFDocs  int     // how many first fused hits it reads (fusionWeights.VecPRFDocs)
+	vecPRFBeta  float64 // how far the query moves toward them (fusionWeights.VecPRFBeta)
+	session     float64 // the session lift (fusionWeights.Session)
+	sessionTop  int     // how many of a session's best units its score sums (fusionWeights.SessionTop)
+	vecStrip    bool    // the vector lane asked without the one named participant (fusionWeights.VecStrip)
+	vecStripShr float64 // that pass fused beside the whole query's with this share (fusionWeights.VecStripShare)
 }
 
 func (s sweepSetting) String() string {
@@ -99,6 +106,18 @@ func (s sweepSetting) String() string {
 		if s.speakerPair > 0 {
 			out += fmt.Sprintf(" pair %.2f", s.speakerPair)
 		}
+		if s.vecStrip {
+			out += " vecstrip"
+			if s.vecStripShr > 0 {
+				out += fmt.Sprintf(" %.2f", s.vecStripShr)
+			}
+		}
+	}
+	if s.vecPRF > 0 {
+		out += fmt.Sprintf(" vprf %.2f docs %d beta %.2f", s.vecPRF, s.vecPRFDocs, s.vecPRFBeta)
+	}
+	if s.session > 0 {
+		out += fmt.Sprintf(" session %.2f top %d", s.session, s.sessionTop)
 	}
 	return out
 }
@@ -160,7 +179,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -178,7 +197,13 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // weight times 1 + that when the lift applies; speakerstrip 1: the
 // lexical lane asked again without the one name; prfnamed 1: feedback
 // only for the queries the lift applies to; speakerpair: the spread over
-// two named participants). CAIRN_FUSION_DIR
+// two named participants; vecprf, vecprfdocs and vecprfbeta: the vector
+// lane's feedback pass, its share, how many first fused hits it reads and
+// how far the query moves toward them; session and sessiontop: the lift
+// of a unit by its session's score, the sum of that many best units;
+// vecstrip 1: the vector lane asked without the one name; vecstripshare:
+// that pass fused beside the whole query's with this share instead).
+// CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
@@ -209,14 +234,15 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+strings.Repeat(":0", 25), ":")
-		var x [25]float64
+		f := strings.Split(p+strings.Repeat(":0", 32), ":")
+		var x [32]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0, x[24]})
+		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0, x[24],
+			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	engine.SetLaneMemo(true)
@@ -246,6 +272,9 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionSpeakerDepth(s.speakerDep, s.speakerVec)
 			engine.SetFusionSpeakerStrip(s.speakerStr, s.prfNamed)
 			engine.SetFusionSpeakerPair(s.speakerPair)
+			engine.SetFusionVecFeedback(s.vecPRF, s.vecPRFDocs, s.vecPRFBeta)
+			engine.SetFusionSession(s.session, s.sessionTop, s.vecStrip)
+			engine.SetFusionVecStripShare(s.vecStripShr)
 		}
 		return s.mode
 	})

@@ -126,6 +126,44 @@ type fusionWeights struct {
 	// to its speaker than to the other (pairSpread). The lift cannot help
 	// such a query: in a conversation of two it would reach every turn.
 	SpeakerPair float64
+	// VecPRF, when above 0 with VecPRFDocs, is pseudo-relevance feedback
+	// on the vector lane (Rocchio): the query's vector plus VecPRFBeta
+	// times the mean of the vectors of the first fused list's best
+	// VecPRFDocs hits the vector lane holds, normalized, asks the vector
+	// index again; its candidates take VecPRF of the vector weight and
+	// the first pass keeps the rest (fuseAll). It reaches turns that
+	// share the sense of the question's best answers rather than its
+	// words ("swimming with the kids" for a question about a family's
+	// activities). It costs a second vector search, not an embedding.
+	VecPRF     float64
+	VecPRFDocs int
+	VecPRFBeta float64
+	// Session, when above 0, lifts each unit by Lex × Session times its
+	// document's score over the best document's (liftSessions): a
+	// document's score is the sum of its SessionTop best units' fused
+	// scores (1 when SessionTop is 0). For sessions a document is one
+	// session of a conversation, so the turns of the sessions that
+	// answer the question best come up together.
+	Session    float64
+	SessionTop int
+	// VecStrip, with the speaker lift applying for one named
+	// participant, asks the vector lane with the query less the name's
+	// words (withoutName) instead: the lift already favours the
+	// person's turns, and the name weighs on the embedding of a short
+	// question. It costs a second query embedding.
+	VecStrip bool
+	// VecStripShare, when above 0 with VecStrip, keeps the vector lane
+	// of the whole query and fuses the pass without the name beside it
+	// with that share of the vector weight (as VecPRF's pass; the vector
+	// feedback pass is then not run): two queries, one of them the
+	// question's topic alone.
+	VecStripShare float64
+}
+
+// vecLane is the vector lane's candidates with the query's vector.
+type vecLane struct {
+	cands []cairn.Candidate
+	qv    []float32
 }
 
 // Kinds of lexical confidence fusionWeights.Lean reads (lexConfidence).
@@ -287,10 +325,11 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if fw.Speaker > 0 && fw.SpeakerDepth > 1 {
 		vn = n * fw.SpeakerDepth
 	}
-	vecCands, verr := memoLane(laneKey{"vec", query, fmt.Sprint(o.Corpora, scope), vn}, func() ([]cairn.Candidate, error) {
-		c, _, err := e.vectorLane(ctx, query, o.Corpora, scope, vn)
-		return c, err
+	vl, verr := memoLane(laneKey{"vec", query, fmt.Sprint(o.Corpora, scope), vn}, func() (vecLane, error) {
+		c, qv, err := e.vectorLane(ctx, query, o.Corpora, scope, vn)
+		return vecLane{c, qv}, err
 	})
+	vecCands := vl.cands
 	<-done
 	if verr != nil && !errors.Is(verr, errNoVectors) {
 		return nil, "", verr
@@ -318,6 +357,27 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 			return nil, "", err
 		}
 	}
+	var stripCands []cairn.Candidate
+	if fw.VecStrip && len(names) == 1 && len(spoken) > 0 {
+		// The vector lane asked again without the one name (VecStrip).
+		if q := withoutName(query, names[0]); q != "" {
+			sl, err := memoLane(laneKey{"vecstrip", q, fmt.Sprint(o.Corpora, scope), vn}, func() (vecLane, error) {
+				c, qv, err := e.vectorLane(ctx, q, o.Corpora, scope, vn)
+				return vecLane{c, qv}, err
+			})
+			if err != nil {
+				return nil, "", err
+			}
+			if fw.VecStripShare > 0 {
+				stripCands = sl.cands // fused beside the first pass below
+			} else {
+				vl, vecCands = sl, sl.cands
+			}
+			if spoken, _, err = e.spokenUnits(ctx, query, lex, append(vecCands[:len(vecCands):len(vecCands)], stripCands...)); err != nil {
+				return nil, "", err
+			}
+		}
+	}
 	vo := lo
 	if vn > n {
 		vecCands = deepSpoken(vecCands, n, spoken, e.docKey)
@@ -325,6 +385,43 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	}
 	vecHits, ids := e.vectorHits(vecCands, &vo)
 	hits := fuseLifted(lex, prf, vecHits, o, e.docKey, fw, spoken, dated...)
+	if len(stripCands) > 0 {
+		// The two vector passes side by side (VecStripShare): the second
+		// takes its share of the vector weight as the feedback pass would.
+		if vn > n {
+			stripCands = deepSpoken(stripCands, n, spoken, e.docKey)
+		}
+		sp := vo
+		sp.Limit = max(vo.Limit, len(stripCands))
+		sh, sids := e.vectorHits(stripCands, &sp)
+		for k, id := range sids {
+			if !hasKey(ids, k) {
+				ids[k] = id
+			}
+		}
+		fs := fw
+		fs.VecPRF = fw.VecStripShare
+		hits = fuseAll(lex, prf, vecHits, sh, o, e.docKey, fs, spoken, dated...)
+	} else if fw.VecPRF > 0 && fw.VecPRFDocs > 0 {
+		// The vector lane's feedback pass: the query vector moved toward
+		// the first fused hits' vectors, asked again, fused beside the
+		// first pass (VecPRF).
+		vprf, err := e.vectorFeedback(ctx, query, hits, vl, o.Corpora, scope, vn, fw)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(vprf) > 0 {
+			vp := vo
+			vp.Limit = max(vo.Limit, len(vprf))
+			ph, pids := e.vectorHits(vprf, &vp)
+			for k, id := range pids {
+				if !hasKey(ids, k) {
+					ids[k] = id
+				}
+			}
+			hits = fuseAll(lex, prf, vecHits, ph, o, e.docKey, fw, spoken, dated...)
+		}
+	}
 	if fw.SpeakerPair > 0 && len(names) == 2 {
 		if err := e.pairSpread(ctx, hits, names, fw.SpeakerPair); err != nil {
 			return nil, "", err
@@ -538,7 +635,7 @@ type fused struct {
 	hit    cairn.Hit
 	score  float64
 	top    float64 // the largest single-lane contribution: whose chunk hit shows
-	parts  [5]lanePart
+	parts  [7]lanePart
 	nparts int
 }
 
@@ -594,6 +691,17 @@ func fuseLanes(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(ca
 // fw.SpeakerBy is set. Like the date lift it adds to the fused order only:
 // no lane signal, so a hit's calibrated score does not read it.
 func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string, fw fusionWeights, spoken map[string]bool, dated ...cairn.Hit) []cairn.Hit {
+	return fuseAll(lex, prf, vec, nil, o, docKey, fw, spoken, dated...)
+}
+
+// fuseAll is fuseLifted with the vector lane's feedback pass (vprf, see
+// fusionWeights.VecPRF): its hits add the vector weight × VecPRF × their
+// cosine to the moved query over the pass's range, and the first pass's
+// hits count for the vector weight × (1 − VecPRF). Like the lexical
+// feedback pass it carries no lane signal (its cosines are of another
+// query). Then the session lift (fusionWeights.Session) before the
+// neighbours' share.
+func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey func(cairn.Hit) string, fw fusionWeights, spoken map[string]bool, dated ...cairn.Hit) []cairn.Hit {
 	units := make([]fused, 0, len(lex)+len(vec))
 	index := make(map[string]int, len(lex)+len(vec))
 	add := func(lane string, hits []cairn.Hit, w float64, norm func(cairn.Hit) float64) {
@@ -636,7 +744,14 @@ func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(c
 	}
 	lw *= 1 - share
 	add("bm25", lex, lw, lexNorm(lex, fw.LexMatch))
-	add("vec", vec, vw, vecNorm(vec, fw.VecScale))
+	vshare := 0.0
+	if len(vprf) > 0 {
+		vshare = min(max(fw.VecPRF, 0), 1)
+	}
+	add("vec", vec, vw*(1-vshare), vecNorm(vec, fw.VecScale))
+	if vshare > 0 {
+		add("vprf", vprf, vw*vshare, vecNorm(vprf, fw.VecScale))
+	}
 	if share > 0 {
 		// Last, so a unit shows a chunk of the first two lanes unless the
 		// feedback pass weighs more for it.
@@ -657,6 +772,9 @@ func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(c
 	}
 	if fw.Speaker > 0 && len(spoken) > 0 {
 		liftSpoken(units, lex, docKey, fw, spoken)
+	}
+	if fw.Session > 0 {
+		liftSessions(units, fw.Lex*fw.Session, fw.SessionTop)
 	}
 	if fw.Context > 0 {
 		withContext(units, fw.Context)
@@ -688,7 +806,7 @@ func fuseLifted(lex, prf, vec []cairn.Hit, o *cairn.SearchOptions, docKey func(c
 		for _, p := range f.parts[:f.nparts] {
 			score := p.score
 			switch p.lane {
-			case "prf", "date", "speaker": // these passes' signals are of another query, or none
+			case "prf", "vprf", "date", "speaker", "session": // these passes' signals are of another query, or none
 			case "bm25":
 				h.TextScore = &score
 				sig.BM25, sig.Match, sig.AllWords, sig.LexRank, sig.Known = p.sig.BM25, p.sig.Match, p.sig.AllWords, p.rank, p.sig.Known

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/search"
+	"github.com/cairnmemory/cairn/vector"
+)
+
+// vectorFeedback is the vector lane's feedback pass (fusionWeights.VecPRF):
+// the query's vector (vl.qv) plus VecPRFBeta times the mean of the vectors
+// of the first VecPRFDocs fused hits that the vector lane holds (hits, best
+// first; their vectors read from the index by chunk id), normalized, asked
+// of the index for n candidates over the same corpora and scope. Nothing
+// when no fused hit is among the lane's candidates.
+func (e *Engine) vectorFeedback(ctx context.Context, query string, hits []cairn.Hit, vl vecLane, corpora []string, scope search.Scope, n int, fw fusionWeights) ([]cairn.Candidate, error) {
+	if len(vl.qv) == 0 {
+		return nil, nil
+	}
+	byKey := make(map[chunkKey]int64, len(vl.cands))
+	for _, c := range vl.cands {
+		h := candidateHit(c)
+		if k := (chunkKey{h.Path, h.StartLine}); !hasKey(byKey, k) {
+			byKey[k] = c.ChunkID
+		}
+	}
+	var ids []int64
+	for _, h := range hits {
+		if len(ids) == fw.VecPRFDocs {
+			break
+		}
+		if id, ok := byKey[chunkKey{h.Path, h.StartLine}]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	e.vec.mu.RLock()
+	ix := e.vec.index
+	e.vec.mu.RUnlock()
+	if ix == nil {
+		return nil, nil
+	}
+	q := movedQuery(vl.qv, ids, ix.Vector, fw.VecPRFBeta)
+	if q == nil {
+		return nil, nil
+	}
+	return memoLane(laneKey{"vprf", fmt.Sprint(query, ids, fw.VecPRFBeta), fmt.Sprint(corpora, scope), n}, func() ([]cairn.Candidate, error) {
+		return e.vectorAt(ctx, q, corpora, scope, n)
+	})
+}
+
+// movedQuery is qv/|qv| plus beta times the mean of the unit vectors
+// vectorOf gives for ids, normalized (Rocchio); nil when none of ids has a
+// vector or the sum is zero.
+func movedQuery(qv []float32, ids []int64, vectorOf func(int64) ([]float32, bool), beta float64) []float32 {
+	mean := make([]float64, len(qv))
+	got := 0
+	for _, id := range ids {
+		v, ok := vectorOf(id)
+		if !ok || len(v) != len(qv) {
+			continue
+		}
+		norm := l2(v)
+		if norm == 0 {
+			continue
+		}
+		for i, x := range v {
+			mean[i] += float64(x) / norm
+		}
+		got++
+	}
+	if got == 0 {
+		return nil
+	}
+	qn := l2(qv)
+	if qn == 0 {
+		return nil
+	}
+	out := make([]float64, len(qv))
+	for i := range out {
+		out[i] = float64(qv[i])/qn + beta*mean[i]/float64(got)
+	}
+	var sum float64
+	for _, x := range out {
+		sum += x * x
+	}
+	if sum == 0 {
+		return nil
+	}
+	s := math.Sqrt(sum)
+	q := make([]float32, len(out))
+	for i, x := range out {
+		q[i] = float32(x / s)
+	}
+	return q
+}
+
+func l2(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// vectorAt is vectorLane for a query vector given: the n nearest chunks of
+// the corpora and scope, each with its cosine to qv.
+func (e *Engine) vectorAt(ctx context.Context, qv []float32, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, error) {
+	e.vec.mu.RLock()
+	ix := e.vec.index
+	e.vec.mu.RUnlock()
+	allowC := map[string]bool{}
+	for _, c := range corpora {
+		allowC[c] = true
+	}
+	var allowP map[string]bool
+	if scope.Paths != nil {
+		allowP = map[string]bool{}
+		for _, p := range scope.Paths {
+			allowP[p] = true
+		}
+	}
+	ok := func(d docRef) bool {
+		return allowC[d.corpus] && (allowP == nil || scope.PathCorpora != nil && !slices.Contains(scope.PathCorpora, d.corpus) || allowP[d.path])
+	}
+	var filter func(int64) bool
+	if allowP != nil || len(corpora) < e.searchableCorpora() {
+		docs, err := e.vectorDocs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		filter = func(k int64) bool {
+			for _, d := range docs[k] {
+				if ok(d) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	res := ix.Search(qv, n, &vector.SearchOptions{Filter: filter})
+	ids := make([]int64, len(res))
+	score := map[int64]float32{}
+	for i, r := range res {
+		ids[i], score[r.Key] = r.Key, r.Score
+	}
+	cands, err := e.store.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if ok(docRef{c.Corpus, c.Path}) {
+			c.Score, c.Lane = float64(score[c.ChunkID]), cairn.LaneVector
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// liftSessions adds to each unit lift times its document's score over the
+// best document's (fusionWeights.Session): a document's score is the sum
+// of its top best units' scores (1 when top is 0 or less). Scores are read
+// before any is changed.
+func liftSessions(units []fused, lift float64, top int) {
+	top = max(top, 1)
+	per := map[string][]float64{}
+	for _, u := range units {
+		per[u.hit.Path] = append(per[u.hit.Path], u.score)
+	}
+	doc := make(map[string]float64, len(per))
+	best := 0.0
+	for p, s := range per {
+		sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+		sum := 0.0
+		for _, x := range s[:min(top, len(s))] {
+			sum += x
+		}
+		doc[p] = sum
+		best = max(best, sum)
+	}
+	if best <= 0 {
+		return
+	}
+	for i := range units {
+		f := &units[i]
+		c := lift * doc[f.hit.Path] / best
+		f.score += c
+		if f.nparts < len(f.parts) {
+			f.parts[f.nparts] = lanePart{"session", doc[f.hit.Path], c, 0, f.hit.StartLine, f.hit.EndLine, f.hit.Path, cairn.HitSignals{}}
+			f.nparts++
+		}
+	}
+}

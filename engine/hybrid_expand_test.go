@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cairnmemory/cairn"
+)
+
+// TestMovedQuery: the query vector moves toward the mean of the feedback
+// vectors by beta (Rocchio, fusionWeights.VecPRF), comes out of unit
+// length, and ids without a vector are skipped.
+func TestMovedQuery(t *testing.T) {
+	vecs := map[int64][]float32{1: {0, 2}, 2: {0, 1}, 3: {3, 4}}
+	of := func(id int64) ([]float32, bool) { v, ok := vecs[id]; return v, ok }
+	for _, c := range []struct {
+		name string
+		ids  []int64
+		beta float64
+		want []float32 // nil: no moved query
+	}{
+		// (1,0) + 1 × (0,1), normalized.
+		{"one feedback vector", []int64{1}, 1, []float32{float32(1 / math.Sqrt2), float32(1 / math.Sqrt2)}},
+		// mean of (0,1) and (0,1) is (0,1); beta 3: (1,3)/√10.
+		{"two alike, beta 3", []int64{1, 2}, 3, []float32{float32(1 / math.Sqrt(10)), float32(3 / math.Sqrt(10))}},
+		{"beta 0: the query", []int64{3}, 0, []float32{1, 0}},
+		{"an id without a vector skipped", []int64{9, 1}, 1, []float32{float32(1 / math.Sqrt2), float32(1 / math.Sqrt2)}},
+		{"no vector at all", []int64{9}, 1, nil},
+	} {
+		got := movedQuery([]float32{5, 0}, c.ids, of, c.beta)
+		if (got == nil) != (c.want == nil) {
+			t.Fatalf("%s: got %v, want %v", c.name, got, c.want)
+		}
+		for i := range c.want {
+			if math.Abs(float64(got[i]-c.want[i])) > 1e-6 {
+				t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+				break
+			}
+		}
+	}
+}
+
+// TestFuseVecFeedback: the vector feedback pass takes its share of the
+// vector weight (fusionWeights.VecPRF): a unit only it found enters, and a
+// unit only the first pass found loses that share; without the pass's hits
+// the fusion is fuseLifted's.
+func TestFuseVecFeedback(t *testing.T) {
+	lex := []cairn.Hit{{Path: "cairn://s/a.md", StartLine: 1, Score: 10, Signals: &cairn.HitSignals{BM25: 10, LexRank: 1}}}
+	vec := []cairn.Hit{{Path: "cairn://s/b.md", StartLine: 1, Score: 0.9, Signals: &cairn.HitSignals{Cosine: 0.9}},
+		{Path: "cairn://s/c.md", StartLine: 1, Score: 0.5, Signals: &cairn.HitSignals{Cosine: 0.5}}}
+	vprf := []cairn.Hit{{Path: "cairn://s/d.md", StartLine: 1, Score: 0.8, Signals: &cairn.HitSignals{Cosine: 0.8}},
+		{Path: "cairn://s/c.md", StartLine: 1, Score: 0.7, Signals: &cairn.HitSignals{Cosine: 0.7}},
+		{Path: "cairn://s/b.md", StartLine: 1, Score: 0.4, Signals: &cairn.HitSignals{Cosine: 0.4}}}
+	fw := fusionWeights{Lex: 0.5, Vec: 1, Convex: true, VecPRF: 0.5}
+	o := &cairn.SearchOptions{Limit: 10}
+	// Without the pass: a 0.5, b 1, c 0. With it, half of the vector weight
+	// each: a 0.5, b 0.5 + 0, c 0 + 0.375, d 0.5.
+	if got := fusedOrder(fuseAll(lex, nil, vec, nil, o, fuseKey, fw, nil)); got != "b.md:1 a.md:1 c.md:1" {
+		t.Errorf("no feedback hits: order %s", got)
+	}
+	hits := fuseAll(lex, nil, vec, vprf, o, fuseKey, fw, nil)
+	if got := fusedOrder(hits); got != "a.md:1 b.md:1 d.md:1 c.md:1" {
+		t.Errorf("with feedback: order %s", got)
+	}
+	for _, h := range hits {
+		if h.Path == "cairn://s/d.md" && (h.VectorScore != nil || h.Signals.Cosine != 0) {
+			t.Errorf("a hit of the feedback pass alone carries vector signals: %+v", h.Signals)
+		}
+		if h.Path == "cairn://s/c.md" && h.Signals.Cosine != 0.5 {
+			t.Errorf("c keeps the first pass's cosine, got %v", h.Signals.Cosine)
+		}
+	}
+}
+
+// TestLiftSessions: each unit gains the lift times its document's score
+// (the sum of its top best units) over the best document's.
+func TestLiftSessions(t *testing.T) {
+	mk := func(path string, line int, score float64) fused {
+		return fused{hit: cairn.Hit{Path: path, StartLine: line}, score: score}
+	}
+	for _, c := range []struct {
+		name string
+		top  int
+		want []float64
+	}{
+		// top 1: x's best 0.6, y's 0.5: x units + 0.1, y units + 0.1 × 5/6.
+		{"top 1", 1, []float64{0.7, 0.1 + 0.1, 0.5 + 0.1*0.5/0.6, 0.4 + 0.1*0.5/0.6}},
+		// top 2: x 0.7, y 0.9 (best): x + 0.1 × 7/9, y + 0.1.
+		{"top 2", 2, []float64{0.6 + 0.1*0.7/0.9, 0.1 + 0.1*0.7/0.9, 0.6, 0.5}},
+	} {
+		units := []fused{mk("x", 1, 0.6), mk("x", 5, 0.1), mk("y", 1, 0.5), mk("y", 3, 0.4)}
+		liftSessions(units, 0.1, c.top)
+		for i, u := range units {
+			if math.Abs(u.score-c.want[i]) > 1e-9 {
+				t.Errorf("%s: unit %d score %v, want %v", c.name, i, u.score, c.want[i])
+			}
+			if u.nparts != 1 || u.parts[0].lane != "session" {
+				t.Errorf("%s: unit %d parts %+v", c.name, i, u.parts[:u.nparts])
+			}
+		}
+	}
+}
