@@ -167,13 +167,17 @@ func (e *Engine) vectorAt(ctx context.Context, qv []float32, corpora []string, s
 
 // liftSessions adds to each unit lift times its document's score over the
 // best document's (fusionWeights.Session): a document's score is the sum
-// of its top best units' scores (1 when top is 0 or less). Scores are read
+// of its top best units' scores (1 when top is 0 or less). Only units that
+// are part of a document move (docKey not the document's path: a session's
+// turns); a file, one unit, is neither lifted nor counted. Scores are read
 // before any is changed.
-func liftSessions(units []fused, lift float64, top int) {
+func liftSessions(units []fused, lift float64, top int, docKey func(cairn.Hit) string) {
 	top = max(top, 1)
 	per := map[string][]float64{}
 	for _, u := range units {
-		per[u.hit.Path] = append(per[u.hit.Path], u.score)
+		if docKey(u.hit) != u.hit.Path {
+			per[u.hit.Path] = append(per[u.hit.Path], u.score)
+		}
 	}
 	doc := make(map[string]float64, len(per))
 	best := 0.0
@@ -191,6 +195,9 @@ func liftSessions(units []fused, lift float64, top int) {
 	}
 	for i := range units {
 		f := &units[i]
+		if _, ok := doc[f.hit.Path]; !ok || docKey(f.hit) == f.hit.Path {
+			continue
+		}
 		c := lift * doc[f.hit.Path] / best
 		f.score += c
 		if f.nparts < len(f.parts) {

@@ -89,7 +89,7 @@ func TestLiftSessions(t *testing.T) {
 		{"top 2", 2, []float64{0.6 + 0.1*0.7/0.9, 0.1 + 0.1*0.7/0.9, 0.6, 0.5}},
 	} {
 		units := []fused{mk("x", 1, 0.6), mk("x", 5, 0.1), mk("y", 1, 0.5), mk("y", 3, 0.4)}
-		liftSessions(units, 0.1, c.top)
+		liftSessions(units, 0.1, c.top, fuseKey)
 		for i, u := range units {
 			if math.Abs(u.score-c.want[i]) > 1e-9 {
 				t.Errorf("%s: unit %d score %v, want %v", c.name, i, u.score, c.want[i])
@@ -98,5 +98,28 @@ func TestLiftSessions(t *testing.T) {
 				t.Errorf("%s: unit %d parts %+v", c.name, i, u.parts[:u.nparts])
 			}
 		}
+	}
+}
+
+// TestLiftSessionsFiles: a unit that is a whole document (a file: docKey
+// is its path) is neither lifted nor counted as a session.
+func TestLiftSessionsFiles(t *testing.T) {
+	key := func(h cairn.Hit) string {
+		if h.Path == "file.md" {
+			return h.Path
+		}
+		return fuseKey(h)
+	}
+	units := []fused{{hit: cairn.Hit{Path: "file.md", StartLine: 1}, score: 0.9},
+		{hit: cairn.Hit{Path: "s", StartLine: 1}, score: 0.5}, {hit: cairn.Hit{Path: "s", StartLine: 4}, score: 0.2}}
+	liftSessions(units, 0.1, 1, key)
+	// The session is the best session (the file does not count): + 0.1 each.
+	for i, want := range []float64{0.9, 0.6, 0.3} {
+		if math.Abs(units[i].score-want) > 1e-9 {
+			t.Errorf("unit %d score %v, want %v", i, units[i].score, want)
+		}
+	}
+	if units[0].nparts != 0 {
+		t.Errorf("the file was lifted: %+v", units[0].parts[:units[0].nparts])
 	}
 }
