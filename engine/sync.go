@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -157,6 +158,36 @@ func missingRoots(c cairn.Corpus) ([]ingest.Source, error) {
 	return out, nil
 }
 
+// unreadableDirs lists the document-path prefixes of the folders the scan
+// could not read: a folder below a root fails under its exposed path (the
+// prefix of the documents in it), a root under its absolute path, which
+// maps to its source's prefix ("" for a single-root corpus: every document).
+func unreadableDirs(c cairn.Corpus, failures []cairn.FileFailure) ([]string, error) {
+	var dirs []string
+	var srcs []ingest.Source
+	for _, f := range failures {
+		if !strings.HasPrefix(f.Reason, ingest.ReasonUnreadableDir) {
+			continue
+		}
+		if !filepath.IsAbs(f.Path) {
+			dirs = append(dirs, f.Path)
+			continue
+		}
+		if srcs == nil {
+			var err error
+			if srcs, err = ingest.Resolve(c); err != nil {
+				return nil, err
+			}
+		}
+		for _, src := range srcs {
+			if src.Root == f.Path {
+				dirs = append(dirs, src.Prefix)
+			}
+		}
+	}
+	return dirs, nil
+}
+
 // changed reports whether a sync may have orphaned content.
 func changed(res *cairn.SyncResult, pruned int) bool {
 	for _, c := range res.Corpora {
@@ -231,6 +262,21 @@ func (e *Engine) syncCorpus(ctx context.Context, c cairn.Corpus, force bool, pro
 	missing, err := missingRoots(c)
 	if err != nil {
 		return r, err
+	}
+	// An unreadable folder (a changed permission, a flaky network mount)
+	// keeps what was indexed below it, as a missing root does: the scan saw
+	// nothing there, which is not the same as the files being gone.
+	if dirs, err := unreadableDirs(c, failures); err != nil {
+		return r, err
+	} else if len(dirs) > 0 {
+		for _, st := range unseen {
+			for _, d := range dirs {
+				if d == "" || strings.HasPrefix(st.Path, d+"/") {
+					keep[st.Path] = true
+					break
+				}
+			}
+		}
 	}
 	for _, src := range missing {
 		// An unmounted disk or a moved folder must not empty the index:
