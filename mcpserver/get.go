@@ -43,6 +43,9 @@ func (a *Agent) Get(ctx context.Context, in GetIn) (*GetOut, error) {
 		}
 		text += fmt.Sprintf("[continues at line %d: call memory_get with from=%d]\n", res.NextFrom, res.NextFrom)
 	}
+	if res.Truncated && res.NextFrom == 0 { // a single line over cairn.MaxGetChars, cut hard
+		text += fmt.Sprintf("\n[line %d cut at %d characters: memory_get reads whole lines, and the rest of this one is past the limit]\n", res.From, cairn.MaxGetChars)
+	}
 	if res.Path != "" {
 		path = res.Path // the cairn:// path the engine resolved
 	}

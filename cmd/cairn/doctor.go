@@ -17,7 +17,7 @@ var errDoctorProblems = errors.New("problems found")
 
 func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("doctor")
-	repair := fs.Bool("repair", false, "rebuild what is derived: the full-text index, stray rows, vectors.bin, a damaged index.db (moved aside)")
+	repair := fs.Bool("repair", false, "rebuild what is derived: the full-text index, stray rows, vectors.bin, a damaged index (SQLite: index.db moved aside; PostgreSQL: the agent's index rows deleted), memories kept")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {

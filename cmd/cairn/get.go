@@ -48,14 +48,26 @@ func cmdGet(ctx context.Context, e *env, args []string) error {
 		return e.printJSON(res)
 	}
 	if res.Status == cairn.StatusNotFound {
-		return fmt.Errorf("get %s: %w (only indexed documents can be read: run cairn search to find paths)", res.Path, cairn.ErrNotFound)
+		return fmt.Errorf("get %s: %w (only indexed documents can be read: run cairn search to find paths)", visible(res.Path), cairn.ErrNotFound)
 	}
 	fmt.Fprint(e.stdout, res.Text)
 	if res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
 		fmt.Fprintln(e.stdout)
 	}
+	// The notes go to stderr, the path's control characters visible
+	// (printsafe.go); the document's own text above stays raw.
 	if res.NextFrom > 0 {
-		fmt.Fprintf(e.stderr, "[more: cairn get %s --from %d]\n", res.Path, res.NextFrom)
+		fmt.Fprintf(e.stderr, "[more: cairn get %s --from %d]\n", visible(res.Path), res.NextFrom)
+	}
+	if res.Truncated && res.NextFrom == 0 {
+		fmt.Fprintln(e.stderr, hardCutNote(res))
 	}
 	return nil
+}
+
+// hardCutNote says that Get cut a single line longer than
+// cairn.MaxGetChars characters: the rest of that line cannot be read by
+// line (before, the text just stopped mid-word, with no note).
+func hardCutNote(res *cairn.GetResult) string {
+	return fmt.Sprintf("[line %d cut at %s characters: get reads whole lines, and the rest of this one is past the limit]", res.From, thousands(cairn.MaxGetChars))
 }

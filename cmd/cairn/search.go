@@ -99,23 +99,25 @@ func printHits(e *env, hits []cairn.Hit) error {
 		return nil
 	}
 	for _, h := range hits {
-		fmt.Fprintf(e.stdout, "%s:%d-%d  score %.2f\n", h.Path, h.StartLine, h.EndLine, h.Score)
+		// printsafe.go: paths and text of the index print their control
+		// characters visibly.
+		fmt.Fprintf(e.stdout, "%s:%d-%d  score %.2f\n", visible(h.Path), h.StartLine, h.EndLine, h.Score)
 		if h.Session != nil {
-			fmt.Fprintf(e.stdout, "    session %s (%s, started %s)\n", h.Session.SessionID, h.Session.Source, h.Session.StartedAt)
+			fmt.Fprintf(e.stdout, "    session %s (%s, started %s)\n", visible(h.Session.SessionID), visible(h.Session.Source), visible(h.Session.StartedAt))
 			for _, m := range h.Messages {
-				fmt.Fprintf(e.stdout, "    [%s %s %s]\n", orDash(m.Type), m.Name, m.Timestamp)
+				fmt.Fprintf(e.stdout, "    [%s %s %s]\n", visible(orDash(m.Type)), visible(m.Name), visible(m.Timestamp))
 				for _, l := range strings.Split(m.Body, "\n") {
-					fmt.Fprintf(e.stdout, "      %s\n", l)
+					fmt.Fprintf(e.stdout, "      %s\n", visibleText(l))
 				}
 			}
 			fmt.Fprintln(e.stdout)
 			continue
 		}
 		for _, l := range strings.Split(h.Snippet, "\n") {
-			fmt.Fprintf(e.stdout, "    %s\n", l)
+			fmt.Fprintf(e.stdout, "    %s\n", visibleText(l))
 		}
 		if len(h.Explain) > 0 {
-			fmt.Fprintf(e.stdout, "    explain: %s\n", strings.Join(h.Explain, " "))
+			fmt.Fprintf(e.stdout, "    explain: %s\n", visible(strings.Join(h.Explain, " ")))
 		}
 		fmt.Fprintln(e.stdout)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -62,7 +63,7 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 	}
 	for _, c := range res.Corpora {
 		for _, f := range c.Failures {
-			fmt.Fprintf(e.stdout, "failed: %s/%s: %s\n", c.Name, f.Path, f.Reason)
+			fmt.Fprintln(e.stdout, failedLine(c.Name, f))
 		}
 		if c.Sessions != nil {
 			printSources(e, c.Sessions.Sources)
@@ -78,6 +79,19 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 	return nil
 }
 
+// failedLine is a corpus's failure as sync prints it: the corpus and the
+// path inside it ("notes/sub/a.md"), or the corpus and the root itself
+// when the failure is the root's (an absolute path: "notes: /srv/notes",
+// which printed as "notes//srv/notes"), control characters visible
+// (printsafe.go).
+func failedLine(corpus string, f cairn.FileFailure) string {
+	sep := "/"
+	if filepath.IsAbs(f.Path) {
+		sep = ": "
+	}
+	return "failed: " + corpus + sep + visible(f.Path) + ": " + visible(f.Reason)
+}
+
 func printSources(e *env, sources []cairn.SourceSyncStats) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "source\tfiles\tchanged\tsessions\tprojected\tunchanged\tskipped\tremoved\tfailed\t")
@@ -87,7 +101,7 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 	tw.Flush()
 	for _, s := range sources {
 		for reason, n := range s.LinesSkipped {
-			fmt.Fprintf(e.stdout, "%s: %d records skipped: %s\n", s.Source, n, reason)
+			fmt.Fprintf(e.stdout, "%s: %d records skipped: %s\n", s.Source, n, visible(reason))
 		}
 		for kind, n := range s.Redactions {
 			fmt.Fprintf(e.stdout, "%s: %d secrets redacted: %s\n", s.Source, n, kind)
@@ -103,7 +117,7 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 				s.Source, d.InternalMessagesCleaned, d.AttachmentsCleaned, d.AttachmentBudgetSkipped)
 		}
 		for _, f := range s.Failures {
-			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, f.Path, f.Reason)
+			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, visible(f.Path), visible(f.Reason))
 		}
 	}
 }
@@ -138,7 +152,7 @@ func cmdSyncStatus(ctx context.Context, e *env, args []string) error {
 	for _, kv := range [][2]string{{"started", st.StartedAt}, {"completed", st.CompletedAt}, {"last success", st.LastSuccessfulSyncAt},
 		{"last checked", st.LastCheckedAt}, {"last indexed", st.LastIndexedAt}, {"nothing indexed", st.SkipReason}, {"error", st.Error}} {
 		if kv[1] != "" {
-			fmt.Fprintf(e.stdout, "%s: %s\n", kv[0], kv[1])
+			fmt.Fprintf(e.stdout, "%s: %s\n", kv[0], visible(kv[1]))
 		}
 	}
 	if st.Status == "completed" {
