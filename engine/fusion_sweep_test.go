@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/embed/onnx"
@@ -245,15 +247,29 @@ func TestFusionSweep(t *testing.T) {
 			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
-	engine.SetLaneMemo(true)
+	// CAIRN_FUSION_COST: every search pays its own lanes and embeddings
+	// (no memo), and each setting's wall and process CPU time is logged:
+	// a grid repeating two settings in turn compares their cost.
+	cost := os.Getenv("CAIRN_FUSION_COST") != ""
+	engine.SetLaneMemo(!cost)
 	defer engine.SetLaneMemo(false)
-	memo := &memoEmbedder{Embedder: emb, seen: map[string][]float32{}}
+	var qemb cairn.Embedder = &memoEmbedder{Embedder: emb, seen: map[string][]float32{}}
+	if cost {
+		qemb = emb
+	}
+	var began time.Time
+	var cpu0 time.Duration
 	done := map[string][]eval.SweepQuestion{}
 	ctx := context.Background()
 	o := eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev),
-		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: memo,
+		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: qemb,
 		Dir: os.Getenv("CAIRN_FUSION_DIR"),
 		SettingDone: func(i int, qs []eval.SweepQuestion) {
+			if cost {
+				t.Logf("cost %s: %d questions, wall %.1f ms, CPU %.1f ms a question (load %s)", grid[i], len(qs),
+					float64(time.Since(began).Microseconds())/1e3/float64(max(len(qs), 1)),
+					float64((processCPU()-cpu0).Microseconds())/1e3/float64(max(len(qs), 1)), loadAverage())
+			}
 			t.Logf("done %-34s %s", grid[i], sweepRow(qs, nil))
 			done[grid[i].String()] = qs
 			writeSweep(t, done) // each setting as it ends: a sweep stopped early keeps what it measured
@@ -261,6 +277,7 @@ func TestFusionSweep(t *testing.T) {
 	res, err := eval.LocomoSweep(ctx, o, len(grid), func(i int) string {
 		s := grid[i]
 		t.Logf("setting %d of %d: %s", i+1, len(grid), s)
+		began, cpu0 = time.Now(), processCPU()
 		if s.mode == cairn.ModeHybrid {
 			engine.SetFusion(s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
 			engine.SetFusionShape(s.lean, s.leanBy, s.diverse, s.after, s.context)
@@ -386,4 +403,22 @@ func sweepRow(qs []eval.SweepQuestion, sel func(eval.SweepQuestion) bool) string
 		keys = append(keys, fmt.Sprintf("@%d %4.1f", k, m[fmt.Sprintf("turn_recall@%d", k)]))
 	}
 	return fmt.Sprintf("n %3d  %s  mrr %4.1f", len(s), strings.Join(keys, " "), m["mrr"])
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage is the first field of /proc/loadavg, "?" without it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
