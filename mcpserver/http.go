@@ -90,7 +90,7 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &httpServer{opts: opts, agents: map[string]*Agent{}, mcp: map[string]*mcp.Server{}}
+	h := &httpServer{opts: opts, agents: map[string]*Agent{}, mcp: map[string]*mcp.Server{}, authFail: authFailures{now: time.Now}}
 	for _, a := range opts.Agents {
 		h.agents[a.name] = a
 		h.mcp[a.name] = NewMCPServer(a, opts.Logger)
@@ -137,9 +137,10 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 }
 
 type httpServer struct {
-	opts   HTTPOptions
-	agents map[string]*Agent
-	mcp    map[string]*mcp.Server
+	opts     HTTPOptions
+	agents   map[string]*Agent
+	mcp      map[string]*mcp.Server
+	authFail authFailures // authlog.go
 }
 
 type agentKey struct{}
@@ -175,6 +176,9 @@ func (h *httpServer) guard(next http.Handler) http.Handler {
 			w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
 		}
 		if (h.opts.Token != "" || h.opts.Access != nil) && r.URL.Path != "/healthz" && !h.authorized(r) {
+			if r.Header.Get("Authorization") != "" {
+				h.authFail.note(h.opts.Logger, r.RemoteAddr, r.URL.Path) // a token sent and wrong: logged, rate-limited
+			}
 			switch h.uiRoute(r) {
 			case "static":
 				h.opts.UI.ServeHTTP(w, r)

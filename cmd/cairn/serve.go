@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -88,6 +90,37 @@ func (f serveFlags) check() error {
 	if f.maxBody < 1 || f.maxBody > maxBodyLimit {
 		return usagef("--max-body %d: allowed 1 to %d bytes", f.maxBody, maxBodyLimit)
 	}
+	for _, o := range f.origins {
+		if err := checkOrigin(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOrigin refuses an --allow-origin value that no browser's Origin
+// header can equal, or that lets in every site: the header is compared as
+// written, so "app.example" (no scheme) or "https://app.example/" (a path)
+// matched nothing and nothing said why; "null" is what sandboxed iframes,
+// data: URLs and redirects of any site send, and "*" is no origin.
+func checkOrigin(o string) error {
+	const allowed = "allowed scheme://host[:port] with scheme http or https and nothing after the port, e.g. https://app.example or http://192.168.1.5:3000"
+	if o == "null" || o == "*" {
+		return usagef("--allow-origin %q refused: it would let in pages of every site (%q is not one origin); %s", o, o, allowed)
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
+		return usagef("--allow-origin %q: %s", o, allowed)
+	}
+	if canon := u.Scheme + "://" + u.Host; canon != o {
+		return usagef("--allow-origin %q: browsers send %q: %s", o, strings.ToLower(canon), allowed)
+	}
+	if u.Port() != "" {
+		if p, err := strconv.Atoi(u.Port()); err != nil || p < 1 || p > 65535 {
+			return usagef("--allow-origin %q: port %q: %s", o, u.Port(), allowed)
+		}
+	}
 	return nil
 }
 
@@ -106,8 +139,12 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 	}
 	var token string
 	if access == nil {
-		if token, err = serveToken(f.addr, f.tokenFile, os.Getenv("CAIRN_TOKEN")); err != nil {
+		var warn string
+		if token, warn, err = serveToken(f.addr, f.tokenFile, os.Getenv("CAIRN_TOKEN")); err != nil {
 			return err
+		}
+		if warn != "" {
+			fmt.Fprintln(e.stderr, "cairn: warning: "+warn)
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -136,7 +173,7 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	ln, err := net.Listen(listenNetwork(f.addr), f.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
@@ -144,7 +181,7 @@ func serve(ctx context.Context, e *env, f serveFlags, listening func(net.Addr)) 
 		WriteTimeout: f.requestTimeout + 10*time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	fmt.Fprintf(e.stderr, "cairn: serving agents %s on http://%s (MCP at /mcp, JSON API at /v1/, auth %s)\n",
-		strings.Join(f.agents, ", "), ln.Addr(), map[bool]string{true: "bearer token", false: map[bool]string{true: "access file tokens", false: "none (loopback)"}[access != nil]}[token != ""])
+		strings.Join(f.agents, ", "), shownAddr(f.addr, ln.Addr()), map[bool]string{true: "bearer token", false: map[bool]string{true: "access file tokens", false: "none (loopback)"}[access != nil]}[token != ""])
 	if listening != nil {
 		listening(ln.Addr())
 	}
@@ -203,23 +240,60 @@ func syncInterval(cfg *config.Config) int {
 	return 0
 }
 
+// MinNetworkTokenBytes is the shortest bearer token serve takes on a
+// non-loopback address: a token of a few characters is guessed in minutes
+// by anyone who can reach the port (openssl rand -hex 32 makes 64).
+const MinNetworkTokenBytes = 16
+
 // serveToken reads the bearer token from the file or the environment, and
-// refuses a non-loopback address without one.
-func serveToken(addr, file, env string) (string, error) {
-	token := strings.TrimSpace(env)
+// refuses a non-loopback address without one or with one shorter than
+// MinNetworkTokenBytes. warn, when set, says the token file can be read by
+// other users (group or world bits in its mode).
+func serveToken(addr, file, env string) (token, warn string, err error) {
+	token, from := strings.TrimSpace(env), "CAIRN_TOKEN"
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("read token file: %w", err)
+			return "", "", fmt.Errorf("read token file: %w", err)
 		}
 		if token = strings.TrimSpace(string(data)); token == "" {
-			return "", usagef("token file %s is empty: put a long random token in it (e.g. openssl rand -hex 32 > %s)", file, file)
+			return "", "", usagef("token file %s is empty: put a long random token in it (e.g. openssl rand -hex 32 > %s)", file, file)
+		}
+		from = "--token-file " + file
+		if fi, err := os.Stat(file); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			warn = fmt.Sprintf("token file %s can be read by other users (mode %04o): chmod 600 %s", file, fi.Mode().Perm(), file)
 		}
 	}
-	if token == "" && !loopbackAddr(addr) {
-		return "", usagef("serve on %s refused: a non-loopback address needs a token; put one in a file and pass --token-file FILE, or set CAIRN_TOKEN (e.g. openssl rand -hex 32 > ~/.config/cairn/token)", addr)
+	loopback := loopbackAddr(addr)
+	if token == "" && !loopback {
+		return "", "", usagef("serve on %s refused: a non-loopback address needs a token; put one in a file and pass --token-file FILE, or set CAIRN_TOKEN (e.g. openssl rand -hex 32 > ~/.config/cairn/token)", addr)
 	}
-	return token, nil
+	if !loopback && len(token) < MinNetworkTokenBytes {
+		return "", "", usagef("serve on %s refused: the token of %s has %d bytes, a non-loopback address needs at least %d (e.g. openssl rand -hex 32 > ~/.config/cairn/token)", addr, from, len(token), MinNetworkTokenBytes)
+	}
+	return token, warn, nil
+}
+
+// listenNetwork is "tcp4" for an IPv4 literal host (0.0.0.0:7777 asks
+// for IPv4 only; "tcp" made it a dual-stack socket that took IPv6 too),
+// "tcp" otherwise.
+func listenNetwork(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err == nil && ip != nil && ip.To4() != nil && !strings.Contains(host, ":") {
+		return "tcp4"
+	}
+	return "tcp"
+}
+
+// shownAddr is the listen address as given, with the port the listener
+// got (--addr 127.0.0.1:0 picks one): 0.0.0.0:7777 printed as [::]:7777.
+func shownAddr(addr string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(addr)
+	_, port, perr := net.SplitHostPort(got.String())
+	if err != nil || perr != nil {
+		return got.String()
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // loopbackAddr reports whether a listen address binds loopback only.
