@@ -124,6 +124,9 @@ func New(o Options) (*Embedder, error) {
 		return nil, cairn.Invalidf("onnx embedder: %v", err)
 	}
 	qkey := quantizeKey(q, top)
+	if o.Tokenizer == nil && o.LoadTokenizer == nil { // before the runtime: the same error with or without one
+		return nil, cairn.Invalidf("onnx embedder: no tokenizer: set Options.Tokenizer or Options.LoadTokenizer")
+	}
 	modelPath := filepath.Join(o.ModelDir, ModelFile)
 	st, err := statOf(modelPath)
 	if err != nil {
@@ -252,10 +255,7 @@ func (e *Embedder) finish(o Options, sum []byte, getTok func() (Tokenizer, error
 		e.Close()
 		return nil, err
 	}
-	sp := e.spec
-	e.id = cairn.EmbedderIdentity{Provider: "onnx", Model: modelID(o.ModelDir, sum) + quantizeSuffix(o.Quantize), Dimension: sp.dim,
-		Normalized: sp.normalize, QueryPrefix: sp.queryPrefix, DocumentPrefix: sp.docPrefix,
-		Tokenizer: tokenizerID(o.ModelDir)}
+	e.id = identityOf(o, sum, e.spec) // peek.go
 	return e, nil
 }
 

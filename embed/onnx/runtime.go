@@ -59,6 +59,7 @@ func initRuntime(lib string) error {
 		return nil
 	}
 	ort.SetSharedLibraryPath(lib)
+	noTelemetry()
 	if err := ort.InitializeEnvironment(); err != nil {
 		return libraryError(lib, err)
 	}
@@ -70,3 +71,19 @@ func libraryError(lib string, err error) error {
 	return &cairn.Error{Op: "load onnx runtime", Path: lib,
 		Err: fmt.Errorf("%w: %v", cairn.ErrUnavailable, err), Hint: libraryHint}
 }
+
+// TelemetryEnv is the variable ONNX Runtime (1.2x and later on Linux)
+// reads when its environment is created: unless it is "1", the runtime
+// starts Microsoft's telemetry client, which writes a device id and an
+// offline event store under ~/.cache/Microsoft/DeveloperTools/.onnxruntime,
+// a /tmp/mat-debug-<pid>.log a process, and queues events for upload. A
+// memory tool should send nothing anywhere, and the client's start was
+// also about 10 ms of a one-shot search's 50 to 65 ms runtime start here
+// (bench/RESULTS.md, "The cold one-shot hybrid search").
+const TelemetryEnv = "ORT_DISABLE_TELEMETRY"
+
+// noTelemetry sets TelemetryEnv to "1" for this process before the
+// runtime is loaded (the runtime reads it through getenv, which sees
+// os.Setenv in a cgo program). A value the user set is overwritten: the
+// runtime's telemetry is never wanted.
+func noTelemetry() { _ = os.Setenv(TelemetryEnv, "1") }
