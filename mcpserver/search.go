@@ -281,7 +281,7 @@ func toHit(h cairn.Hit, mode string) SearchHit {
 	}
 	if s := h.Session; s != nil {
 		out.Session = &HitSession{SessionID: s.SessionID, Source: s.Source, Provider: s.Provider, ChatType: s.ChatType,
-			AccountID: s.AccountID, ConversationID: s.ConversationID, StartedAt: s.StartedAt}
+			AccountID: s.AccountID, ConversationID: s.ConversationID, Cwd: s.Cwd, Title: s.Title, StartedAt: s.StartedAt, ParentID: s.ParentID}
 	}
 	// textScore and vectorScore are the lanes' own measures (the BM25 score
 	// as s/(1+s), the cosine); score is the calibrated one.

@@ -94,7 +94,10 @@ type HitSession struct {
 	ChatType       string `json:"chatType,omitempty"`
 	AccountID      string `json:"accountId,omitempty"`
 	ConversationID string `json:"conversationId,omitempty"`
+	Cwd            string `json:"cwd,omitempty" jsonschema:"the session's working folder"`
+	Title          string `json:"title,omitempty" jsonschema:"the session's title, when its source gives one"`
 	StartedAt      string `json:"startedAt"`
+	ParentID       string `json:"parentSessionId,omitempty" jsonschema:"a sub-agent's parent session"`
 }
 
 // GetIn is the input of memory_get (spec C13).
