@@ -773,7 +773,11 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 	}
 	add("vec", vec, vw*(1-vshare), vecNorm(vec, fw.VecScale))
 	if vshare > 0 {
-		add("vprf", vprf, vw*vshare, vecNorm(vprf, fw.VecScale))
+		lane := "vprf"
+		if fw.VecStrip && fw.VecStripShare > 0 {
+			lane = "vecnoname" // the pass without the name (searchLanes runs one or the other)
+		}
+		add(lane, vprf, vw*vshare, vecNorm(vprf, fw.VecScale))
 	}
 	if share > 0 {
 		// Last, so a unit shows a chunk of the first two lanes unless the
@@ -829,7 +833,7 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 		for _, p := range f.parts[:f.nparts] {
 			score := p.score
 			switch p.lane {
-			case "prf", "vprf", "date", "speaker", "session": // these passes' signals are of another query, or none
+			case "prf", "vprf", "vecnoname", "date", "speaker", "session": // these passes' signals are of another query, or none
 			case "bm25":
 				h.TextScore = &score
 				sig.BM25, sig.Match, sig.AllWords, sig.LexRank, sig.Known = p.sig.BM25, p.sig.Match, p.sig.AllWords, p.rank, p.sig.Known

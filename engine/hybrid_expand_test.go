@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -61,6 +62,15 @@ func TestFuseVecFeedback(t *testing.T) {
 	hits := fuseAll(lex, nil, vec, vprf, o, fuseKey, fw, nil)
 	if got := fusedOrder(hits); got != "a.md:1 b.md:1 d.md:1 c.md:1" {
 		t.Errorf("with feedback: order %s", got)
+	}
+	strip := fw
+	strip.VecStrip, strip.VecStripShare = true, 0.5
+	named := fuseAll(lex, nil, vec, vprf, &cairn.SearchOptions{Limit: 10, Explain: true}, fuseKey, strip, nil)
+	if got := fusedOrder(named); got != "a.md:1 b.md:1 d.md:1 c.md:1" {
+		t.Errorf("the pass without the name: order %s", got)
+	}
+	if ex := strings.Join(named[2].Explain, " "); !strings.Contains(ex, "vecnoname(") {
+		t.Errorf("the pass without the name is not named in the explanation: %s", ex)
 	}
 	for _, h := range hits {
 		if h.Path == "cairn://s/d.md" && (h.VectorScore != nil || h.Signals.Cosine != 0) {
