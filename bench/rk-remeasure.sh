@@ -19,6 +19,10 @@
 #    transcripts (12 sessions of 1,000 to 5,000 messages and 150 LoCoMo-sized ones), lift off, on
 #    without the span cache and on with it alternating query by query (about 4 min to build the
 #    index at load 20, kept in $OUT/cost; COST_DIR=DIR reuses one, /tmp/rk/cost was kept).
+# 4. (2026-12-03) the session lift and the vector pass without the name (sweep fields 29 to 32) on
+#    top of the default before them, as a family checked against lexical, that default and the
+#    one adopted ("Ranking: a session lift and the vector lane without the name"); FCOST=1 also
+#    their cost per question (CAIRN_FUSION_COST: wall and process CPU, three rounds alternating).
 # Usage: bench/rk-remeasure.sh [BASE [NEW [OUT]]]   (defaults 1df441c, HEAD, /tmp/rk-remeasure; from
 # the repository root, ../shared beside it). INDEX=DIR starts the sweep from a copy of a kept sweep
 # index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk/fdir was kept, LoCoMo dev with
@@ -48,6 +52,8 @@ G="$B,$D,$D:0.1,$D:0.2,$D:0.3,$D:0.5,$D:0.1:4,$D:0.2:4,$D:0.3:4,$D:0.5:4,$D:0.75
 G="$G,$D:0.5:0:1,$D:0.75:0:1,$D:1:0:1,$D:0.5:4:1,$D:0.5:0:0:3,$D:0.5:0:0:0:0.5,$D:0.5:0:0:0:1,$D:0.75:0:0:0:1"  # one, cap, share
 G="$G,$D:0.3:0:1"
 for p in 0.3:5:10 0.5:5:10 0.5:10:20; do for by in 0 4 1; do G="$G,$B:$p:0.5:0.75:0:1:0:0:$by"; done; done  # feedback on the default, gated
+Z="$D:0.75:0:1:0:0:0:0:0:0:0:0:0:0:0"  # the default before 2026-12-03, fields 18 to 28 off
+G="$G,$Z:0.75:1,$Z:0:0:1:0.5,$Z:0.5:1:1:0.5,$Z:0.75:1:1:0.5,$Z:1:1:1:0.5,$Z:0.75:1:1:0.3,$Z:0.75:1:1:0.7"  # session lift, vector pass without the name
 SPEAKER=${SPEAKER:-speaker 0.75 one}
 (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/sweep.json" \
   CAIRN_FUSION_GRID="$G" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
@@ -55,7 +61,17 @@ python3 "$HERE/bench/rk-cv.py" "$OUT/sweep.json" -all -diff "$SPEAKER" | tee "$O
 python3 "$HERE/bench/rk-fam.py" "$OUT/sweep.json" -fam 'one=speaker [\d.]+ one$' \
   -fam 'feedback on one=(ctx 0.30 dates 0.50 speaker 0.75 one$|prf .* speaker 0.75 one$)' \
   -fam 'gated feedback on one=(ctx 0.30 dates 0.50 speaker 0.75 one$|prf .* by \d dates 0.50 speaker 0.75 one$)' \
-  -vs 'the default=ctx 0.30 dates 0.50 speaker 0.75 one$' | tee "$OUT/families.md"
+  -fam 'session and vecstrip=(ctx 0.30 dates 0.50 speaker 0.75 one( vecstrip( [\d.]+)?)?( session [\d.]+ top \d)?$)' \
+  -vs 'the default before 2026-12-03=ctx 0.30 dates 0.50 speaker 0.75 one$' \
+  -vs 'the default=speaker 0.75 one vecstrip 0.50 session 0.75 top 1$' | tee "$OUT/families.md"
+if [ -n "${FCOST:-}" ]; then
+  # What the two passes cost: every search pays its lanes and embeddings (CAIRN_FUSION_COST),
+  # the default before 2026-12-03, the default and the session lift alone in turn, three rounds.
+  A="$Z"; N="$Z:0.75:1:1:0.5"; S="$Z:0.75:1"
+  (cd "$OUT/new" && CAIRN_FUSION_COST=1 CAIRN_FUSION_NO_LEXICAL=1 CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" \
+    CAIRN_FUSION_OUT="$OUT/fcost.json" CAIRN_FUSION_GRID="$A,$N,$S,$A,$N,$S,$A,$N,$S" \
+    nice -n 19 go test -tags sqlite_fts5 ./engine/ -run 'TestFusionSweep$' -v -timeout 2h) | grep -E 'cost ' | tee "$OUT/fcost.log"
+fi
 if [ -n "${COST:-}" ]; then
   (cd "$OUT/new" && CAIRN_SPEAKER_COST=1 CAIRN_SPEAKER_COST_DIR="${COST_DIR:-$OUT/cost}" \
     nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestSpeakerLiftCost -v -timeout 1h) | tee "$OUT/cost.log"
