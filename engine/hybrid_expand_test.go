@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -131,5 +133,65 @@ func TestLiftSessionsFiles(t *testing.T) {
 	}
 	if units[0].nparts != 0 {
 		t.Errorf("the file was lifted: %+v", units[0].parts[:units[0].nparts])
+	}
+}
+
+// TestSearchVecStripAndSession: through Search, a hybrid query naming one
+// participant of a session fuses the vector pass without the name
+// (vecnoname) and lifts turns by their session (session) with the default
+// fusion; with both knobs off neither part appears, and a query naming
+// nobody never runs the pass without the name.
+func TestSearchVecStripAndSession(t *testing.T) {
+	f := newFixture(t, nil, Options{Embedder: &conceptEmbedder{model: "v1"}, Corpora: []cairn.Corpus{{Name: "sessions", Kind: cairn.KindSessions}}})
+	ctx := context.Background()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	msg := func(who, text string, min int) cairn.Message {
+		return cairn.Message{Role: cairn.RoleUser, Speaker: who, Text: text, Time: at.Add(time.Duration(min) * time.Minute)}
+	}
+	sessions := []cairn.Session{
+		{Source: cairn.SourceCodex, ID: "chat", StartedAt: at, Messages: []cairn.Message{
+			msg("Melanie", "tomatoes grew in the garden: the garden grew tomatoes", 0),
+			msg("Melanie", "the quarterly budget and spending", 1),
+			msg("Caroline", "my garden had tomatoes this year and I sat among them all afternoon on the porch", 3),
+		}},
+		{Source: cairn.SourceCodex, ID: "chat2", StartedAt: at.Add(48 * time.Hour), Messages: []cairn.Message{
+			msg("Caroline", "the finance meeting ran late", 0),
+			msg("Melanie", "spending less this quarter", 1),
+		}},
+	}
+	if _, err := f.eng.ImportSessions(ctx, "sessions", "fixture", sessions); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	parts := func(query string, fw fusionWeights) string {
+		old := fusion
+		fusion = fw
+		defer func() { fusion = old }()
+		hits, err := f.eng.Search(ctx, query, &cairn.SearchOptions{Limit: 5, Mode: cairn.ModeHybrid, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Fatal("no hits")
+		}
+		var all []string
+		for _, h := range hits {
+			all = append(all, h.Explain...)
+		}
+		return strings.Join(all, " ")
+	}
+	on := parts("what grew in Caroline's garden?", fusion)
+	if !strings.Contains(on, "vecnoname(") || !strings.Contains(on, "session(") {
+		t.Errorf("default fusion, one name: no vecnoname or session part: %s", on)
+	}
+	off := fusion
+	off.VecStrip, off.VecStripShare, off.Session = false, 0, 0
+	if got := parts("what grew in Caroline's garden?", off); strings.Contains(got, "vecnoname(") || strings.Contains(got, "session(") {
+		t.Errorf("knobs off: %s", got)
+	}
+	if got := parts("what grew in the garden?", fusion); strings.Contains(got, "vecnoname(") {
+		t.Errorf("nobody named, yet the pass without the name ran: %s", got)
 	}
 }
