@@ -25,7 +25,17 @@
 #          and TestLexicalTail CAIRN_PG_TAIL_AB=stores (search.Searcher over
 #          each store, p50/p99 by query kind, every query's hits compared
 #          with SQLite's: paths, lines, order, scores within 1e-9)
+#  own     NEW's TestLexicalTail CAIRN_PG_TAIL_AB=ownpairs on each server's
+#          store: every query with phrases over GramWords's pairs alone and
+#          over the agent's own pair words too (postgres/ownpairs.go),
+#          alternating, hits compared (an import by a build of schema 6
+#          chooses the words; a store without them gets them first, as
+#          Optimize gives them: minutes)
 #  size    SQLite's files, PostgreSQL per table, Citus per worker
+#
+# From schema 6 (own pair words) a build before it refuses the stores a
+# newer one imported or opened: then pass the same build as BASE and NEW
+# (BASE's search is that build beside itself) and compare over `own`.
 #
 #   eval "$(scripts/pg-test-servers.sh start)"
 #   bench/pg1m-remeasure.sh 28a0aac HEAD                  # all steps, ~1.5 h at load 30, 30 GB of disk
@@ -121,6 +131,16 @@ if [[ $steps == *search* ]]; then
 				nice -n 10 "$work/postgres.test-$rev" -test.run 'TestLexicalTail$' -test.v -test.timeout 0 |
 				grep -E 'chunks \(ids|round 1|tail_test.go:[0-9]+: +(common|mid|rare|mixed|ident|phrase) |differ|hits |FAIL|ok|PASS' || true
 		done
+	done
+fi
+
+if [[ $steps == *own* ]]; then
+	for url in "$pg" "$citus"; do
+		echo "== own pairs A/B, $url, build $a, load $(load)"
+		CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=ownpairs CAIRN_PG_TAIL_URL=$url \
+			CAIRN_PG_TAIL_QUERIES=$queries CAIRN_PG_TAIL_ROUNDS=${OWN_ROUNDS:-2} CAIRN_PG_TAIL_EXPLAIN=3 \
+			nice -n 10 "$work/postgres.test-$a" -test.run 'TestLexicalTail$' -test.v -test.timeout 0 |
+			grep -E 'chunks \(ids|own pairs:|round [0-9]|tail_test.go:[0-9]+: +(common|mid|rare|mixed|ident|phrase) |differ|hits |FAIL|ok|PASS' || true
 	done
 fi
 

@@ -68,6 +68,10 @@ func (b Backend) Open(ctx context.Context, dir string, o cairn.StorageOptions) (
 		s.Close()
 		return nil, err
 	}
+	if _, err := s.readPairWords(ctx, s.pool); err != nil {
+		s.Close()
+		return nil, classify("open store", err)
+	}
 	return s, nil
 }
 
@@ -186,7 +190,7 @@ func (s *Store) dropIndex(ctx context.Context, tx pgx.Tx, whole bool) error {
 	}
 	if whole {
 		if _, err := tx.Exec(ctx, `DELETE FROM agent_meta WHERE agent = $1 AND key <> ALL($2)`, s.agent,
-			[]string{vectorsVersionKey, memoriesStampKey}); err != nil {
+			[]string{vectorsVersionKey, memoriesStampKey, pairWordsKey}); err != nil { // the pair words only grow (ownpairs.go)
 			return fmt.Errorf("empty agent meta: %w", err)
 		}
 	}

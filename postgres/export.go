@@ -345,6 +345,24 @@ func (s *Store) finishImport(ctx context.Context, tx pgx.Tx, maxWindow int64) er
 	if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
 		return fmt.Errorf("write postings: %w", err)
 	}
+	// The agent's own pair words (ownpairs.go) gain the imported chunks'
+	// frequent lexemes first, so the one statement writes their pairs too.
+	v, _, err := getMeta(ctx, tx, s.agent, pairWordsKey)
+	if err != nil {
+		return fmt.Errorf("read pair words: %w", err)
+	}
+	all, added, err := s.choosePairWords(ctx, tx, strings.Fields(v))
+	if err != nil {
+		return err
+	}
+	if len(added) > 0 {
+		if err := setMeta(ctx, tx, s.agent, pairWordsKey, strings.Join(all, " ")); err != nil {
+			return err
+		}
+		if s.logf != nil {
+			s.logf("postgres: agent %q: pairing its %d most frequent words for phrases (%s)", s.agent, len(added), strings.Join(added, " "))
+		}
+	}
 	if _, err := tx.Exec(ctx, importPostingsSQL, s.agent); err != nil {
 		return fmt.Errorf("write postings: %w", err)
 	}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/jackc/pgx/v5"
@@ -93,9 +94,11 @@ func (s *Store) DeleteStrayVectors(ctx context.Context) (int, error) {
 
 // RebuildFTS computes every indexed chunk's tsvector and tf map again from
 // its text, and its postings from them, in one transaction, and recounts
-// the indexed rows.
+// the indexed rows; the agent's own pair words gain its frequent lexemes
+// not listed yet (choosePairWords).
 func (s *Store) RebuildFTS(ctx context.Context) error {
-	return s.write(ctx, "rebuild full-text index", func(tx pgx.Tx) error {
+	var picked []string
+	err := s.write(ctx, "rebuild full-text index", func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT c.id, ct.title, substring(ct.doc FROM c.pos::int + 1 FOR c.len::int) FROM chunks c
 			JOIN content ct ON ct.agent = c.agent AND ct.hash = c.hash WHERE c.agent = $1 AND NOT c.noise`, s.agent)
 		if err != nil {
@@ -135,11 +138,31 @@ func (s *Store) RebuildFTS(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM postings WHERE agent = $1`, s.agent); err != nil {
 			return err
 		}
+		// New pair words come only here and with an import (the list
+		// grows: ownpairs.go); the postings below pair the whole list.
+		v, _, err := getMeta(ctx, tx, s.agent, pairWordsKey)
+		if err != nil {
+			return err
+		}
+		all, added, err := s.choosePairWords(ctx, tx, strings.Fields(v))
+		if err != nil {
+			return err
+		}
+		if len(added) > 0 {
+			if err := setMeta(ctx, tx, s.agent, pairWordsKey, strings.Join(all, " ")); err != nil {
+				return err
+			}
+			picked = all
+		}
 		if _, err := tx.Exec(ctx, agentPostingsSQL, s.agent); err != nil {
 			return err
 		}
 		return setMeta(ctx, tx, s.agent, "fts_rows", fmt.Sprint(len(ids)))
 	})
+	if err == nil && picked != nil {
+		s.pairs.Store(&pairWords{words: picked})
+	}
+	return err
 }
 
 // CheckDurable counts the agent's memories, links and windows: the

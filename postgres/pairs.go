@@ -45,16 +45,31 @@ func pairable(common map[string]bool, a, b string) bool {
 var commonLexemesSQL = `ARRAY(SELECT lexeme FROM unnest(to_tsvector('cairn', ` +
 	quoteLiteral(strings.Join(cairn.GramWords, " ")) + `)))`
 
+// pairLexemesSQL is the array of every lexeme that pairs for agent $1:
+// the common lexemes and the agent's own pair words (pairWordsKey; see
+// ownpairs.go), one init plan each per statement. Every statement that
+// makes pairs binds $1 to the agent, and reads the list in its own
+// snapshot: a write holds the agent's write lock, under which the list
+// changes, so the pairs a chunk gets are those of the list its readers
+// see once the write commits.
+var pairLexemesSQL = `(` + commonLexemesSQL + ` || ` + ownLexemesSQL + `)`
+
 // chunkPairsSQL is the pair postings of chunk c (a row of chunks: its tsv
-// and tf), as rows (lexeme, tf, pos), for a LATERAL join.
-var chunkPairsSQL = `SELECT chr(31) || a.lexeme || chr(31) || b.lexeme AS lexeme,
+// and tf) of agent $1, as rows (lexeme, tf, pos), for a LATERAL join.
+var chunkPairsSQL = pairsWhere(`a.lexeme = ANY(` + pairLexemesSQL + `) OR b.lexeme = ANY(` + pairLexemesSQL + `)`)
+
+// pairsWhere is the pair postings of chunk c whose two adjacent lexemes
+// a and b meet cond (and are short enough to pair).
+func pairsWhere(cond string) string {
+	return `SELECT chr(31) || a.lexeme || chr(31) || b.lexeme AS lexeme,
 		least(coalesce((c.tf->>a.lexeme)::real, 0), coalesce((c.tf->>b.lexeme)::real, 0)) AS tf,
 		array_agg(a.p ORDER BY a.p) AS pos
 	FROM (SELECT x.lexeme, p FROM unnest(c.tsv) x, unnest(x.positions) p) a
 	JOIN (SELECT x.lexeme, p FROM unnest(c.tsv) x, unnest(x.positions) p) b ON b.p = a.p + 1
-	WHERE (a.lexeme = ANY(` + commonLexemesSQL + `) OR b.lexeme = ANY(` + commonLexemesSQL + `))
+	WHERE (` + cond + `)
 		AND octet_length(a.lexeme) <= 64 AND octet_length(b.lexeme) <= 64
 	GROUP BY a.lexeme, b.lexeme`
+}
 
 // chunkPostingsSQL is every posting of chunk c: one per lexeme of its
 // tsvector, with its count from the tf map and its positions, and its
@@ -79,13 +94,10 @@ func postingsOf(where, order string) string {
 // TestLexicalTail turn it off to compare.
 var pairPhrases = true
 
-// ownPairs are lexemes that phrases also read pairs of, beside
-// cairn.GramWords's: a measurement switch, empty in every build. A store
-// writes no pairs of them; TestLexicalTail's CAIRN_PG_TAIL_AB=ownpairs
-// writes them into the store it measures (an agent's own frequent words,
-// as SQLite pairs them: sqlite/pairs.go) and turns this on and off query
-// by query.
-var ownPairs []string
+// readOwnPairs turns phrases over the pairs of the agent's own words
+// (ownpairs.go) on; TestLexicalTail's CAIRN_PG_TAIL_AB=ownpairs turns it
+// off and on query by query to compare. Writes make them either way.
+var readOwnPairs = true
 
 // unit is one posting list a phrase reads: a pair or a lexeme, at its
 // offset from the phrase's first lexeme.

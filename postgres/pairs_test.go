@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,8 +259,8 @@ func TestPairMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if n, v := count(); n != pairs || v != "5" {
-				t.Errorf("after the migration: %d pairs, schema %s; want %d (as written at schema 5) and 5", n, v, pairs)
+			if n, v := count(); n != pairs || v != strconv.Itoa(SchemaVersion) {
+				t.Errorf("after the migration: %d pairs, schema %s; want %d (as written at schema 5) and %d", n, v, pairs, SchemaVersion)
 			}
 			text := strings.Join(lines, "\n")
 			if !strings.Contains(text, "writing the phrase pair postings of 120 chunks") || !strings.Contains(text, "upgraded to version 5") {

@@ -20,7 +20,7 @@ type compiled struct {
 	leaves  int
 	weights []float64
 	args    []any           // $1 is the agent, then the lexemes and phrases rel uses: a query numbers its own after them
-	common  map[string]bool // the lexemes of cairn.GramWords, which form pairs (pairs.go)
+	common  map[string]bool // the lexemes that form pairs: cairn.GramWords's (pairs.go) and the agent's own (ownpairs.go)
 }
 
 // relation is a SELECT over the postings whose rows are the chunks a
@@ -102,8 +102,14 @@ func (s *Store) compiler(ctx context.Context, q querier, ms ...cairn.Match) (*co
 			c.common[l] = true
 		}
 	}
-	for _, l := range ownPairs {
-		c.common[l] = true
+	if readOwnPairs {
+		own, err := s.ownWords(ctx, q)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, l := range own {
+			c.common[l] = true
+		}
 	}
 	return c, lex, nil
 }

@@ -233,6 +233,13 @@ var migrations = []string{
 	// 5: pair postings for phrases of common words (pairs.go), written for
 	// the stored chunks by fillPairs (migrationSteps); no DDL.
 	"",
+	// 6: pair postings of an agent's own frequent words (ownpairs.go), and
+	// their list in agent_meta; no DDL. The version is the fence: a build
+	// before it would write and delete chunks without the own pairs, and
+	// phrases read through them would then miss chunks, so it refuses
+	// the schema ("schema version 6 is newer than this binary's 5").
+	// Agents get their lists later (Optimize, import, RebuildFTS).
+	"",
 }
 
 // migrationSteps run after migration i's SQL, distribution and fill, in

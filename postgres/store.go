@@ -51,6 +51,8 @@ type Store struct {
 	wmu sync.Mutex // one write transaction of this handle at a time
 	gen atomic.Int64
 	lex lexemeCache
+	// pairs: the agent's own pair words as last read (ownpairs.go).
+	pairs atomic.Pointer[pairWords]
 
 	fmu    sync.Mutex
 	floors map[string]floor // PendingChunks' floor per identity

@@ -31,9 +31,9 @@ import (
 // without, alternating, and compares their hits; =counts the same with a
 // query's term counts sent one statement each and in one (MatchCounts,
 // as search/ sends them); =ownpairs the same with
-// pairs of the agent's own frequent words read and not (writeOwnPairs
-// writes them into the store first: CAIRN_PG_TAIL_PAIRSHARE, _PAIRWORDS;
-// a store writes none of them); =cost the same with the
+// pairs of the agent's own frequent words read and not (readOwnPairs; a
+// store without its list gets it first, as Optimize gives it:
+// CAIRN_PG_TAIL_PAIRSHARE, default pairShare); =cost the same with the
 // server's random_page_cost and with 1.1; =stores the same index in the
 // stores CAIRN_PG_TAIL_STORES names (default sqlite,postgres,citus): the
 // SQLite data directory CAIRN_PG_TAIL_SQLITE (a copy: it is opened with
@@ -82,30 +82,45 @@ func TestLexicalTail(t *testing.T) {
 		name  string
 		pairs bool
 		tm    *tailIndex
-		own   []string // ownPairs: =ownpairs's second variant
+		own   bool // readOwnPairs: off in =ownpairs's first variant
 	}
 	var variants []variant
 	ab := os.Getenv("CAIRN_PG_TAIL_AB")
 	switch ab {
 	case "":
 		s := open()
-		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}, nil}}
+		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}, true}}
 	case "pairs":
 		s := open()
-		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}, nil}, {"with pairs", true, &tailIndex{s: s, pg: s}, nil}}
+		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}, true}, {"with pairs", true, &tailIndex{s: s, pg: s}, true}}
 	case "counts":
 		s := open()
-		variants = []variant{{"counts one by one", true, &tailIndex{s: s, pg: s, single: true}, nil}, {"counts in one statement", true, &tailIndex{s: s, pg: s}, nil}}
+		variants = []variant{{"counts one by one", true, &tailIndex{s: s, pg: s, single: true}, true}, {"counts in one statement", true, &tailIndex{s: s, pg: s}, true}}
 	case "ownpairs":
 		s := open()
-		own := writeOwnPairs(ctx, t, s)
-		variants = []variant{{"GramWords pairs", true, &tailIndex{s: s, pg: s}, nil}, {"own pairs too", true, &tailIndex{s: s, pg: s}, own}}
+		if v, err := strconv.ParseFloat(os.Getenv("CAIRN_PG_TAIL_PAIRSHARE"), 64); err == nil && v > 0 {
+			defer func(v float64) { pairShare = v }(pairShare)
+			pairShare = v
+		}
+		start, load := time.Now(), loadAvg()
+		before, _ := ownCounts(t, s)
+		if err := s.Optimize(ctx); err != nil {
+			t.Fatal(err)
+		}
+		words, err := s.PairWords(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := ownCounts(t, s)
+		t.Logf("own pairs: %d words (%s): %d pair postings, were %d; Optimize took %s (load %s then, %s now)",
+			len(words), strings.Join(words, " "), after, before, time.Since(start).Round(time.Second), load, loadAvg())
+		variants = []variant{{"GramWords pairs", true, &tailIndex{s: s, pg: s}, false}, {"own pairs too", true, &tailIndex{s: s, pg: s}, true}}
 	case "cost":
 		s := open()
 		defer func(c string) { randomPageCost = c }(randomPageCost)
 		randomPageCost = "1.1"
 		low := open()
-		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}, nil}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}, nil}}
+		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}, true}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}, true}}
 	case "stores":
 		names := os.Getenv("CAIRN_PG_TAIL_STORES")
 		if names == "" {
@@ -114,17 +129,17 @@ func TestLexicalTail(t *testing.T) {
 		for _, name := range strings.Split(names, ",") {
 			switch name {
 			case "sqlite":
-				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}, nil})
+				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}, true})
 			case "postgres":
 				s := open()
-				variants = append(variants, variant{"postgres", pairPhrases, &tailIndex{s: s, pg: s}, nil})
+				variants = append(variants, variant{"postgres", pairPhrases, &tailIndex{s: s, pg: s}, true})
 			case "citus":
 				curl := os.Getenv("CAIRN_PG_TAIL_CITUS")
 				if curl == "" {
 					curl = serverURL(t, "CAIRN_TEST_CITUS_URL")
 				}
 				s := openAt(curl)
-				variants = append(variants, variant{"citus", pairPhrases, &tailIndex{s: s, pg: s}, nil})
+				variants = append(variants, variant{"citus", pairPhrases, &tailIndex{s: s, pg: s}, true})
 			default:
 				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite, postgres, citus)", name)
 			}
@@ -139,7 +154,7 @@ func TestLexicalTail(t *testing.T) {
 		}
 		t.Logf("%s: %d chunks (ids %d to %d)", v.name, st.Rows, st.MinID, st.MaxID)
 	}
-	defer func() { pairPhrases, ownPairs = true, nil }()
+	defer func() { pairPhrases, readOwnPairs = true, true }()
 	qs := corpus.LabeledQueries(n, 1)
 	// The statements explained are the last PostgreSQL variant's.
 	last := len(variants) - 1
@@ -166,7 +181,7 @@ func TestLexicalTail(t *testing.T) {
 			for k := range variants {
 				vi := (i + k) % len(variants)
 				v := variants[vi]
-				pairPhrases, ownPairs = v.pairs, v.own
+				pairPhrases, readOwnPairs = v.pairs, v.own
 				v.tm.calls = nil
 				t0 := time.Now()
 				var ix search.Index = v.tm
@@ -227,7 +242,7 @@ func TestLexicalTail(t *testing.T) {
 				pgKinds[k][hitsAlike], pgKinds[k][hitsTied], pgKinds[k][hitsCut], pgKinds[k][hitsDiffer])
 		}
 	}
-	pairPhrases, ownPairs = variants[last].pairs, variants[last].own
+	pairPhrases, readOwnPairs = variants[last].pairs, variants[last].own
 	tm := variants[last].tm
 	if tm.pg == nil {
 		return

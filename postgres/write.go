@@ -302,7 +302,16 @@ func (s *Store) PruneCorpora(ctx context.Context, keep []string) (int, error) {
 // does too, but only once a fifth of the table is new); the statistics
 // let the planner start an all-words join from the rarest lexeme. On
 // Citus the coordinator passes both to every shard.
+//
+// An agent past pairMinChunks without its own pair words gets them first
+// (pairOwnWords: the pairs of every stored chunk, once).
 func (s *Store) Optimize(ctx context.Context) error {
+	if _, err := s.pairOwnWords(ctx); err != nil {
+		return err
+	}
+	if _, err := s.readPairWords(ctx, s.pool); err != nil { // another process's list too
+		return classify("optimize index", err)
+	}
 	_, err := s.pool.Exec(ctx, `VACUUM (ANALYZE) postings`, pgx.QueryExecModeSimpleProtocol)
 	return classify("optimize index", err)
 }
