@@ -260,7 +260,12 @@ func (e *Engine) indexAndEmbed(ctx context.Context, ms []cairn.Memory, other cai
 
 // writeMemory renders a memory's document and writes it atomically, with
 // the time it was told as its modification time.
+// An id or kind that could name a place outside the memories folder (an
+// import's or a shared store's row) is refused before any path is made.
 func (e *Engine) writeMemory(m *cairn.Memory) (cairn.Document, error) {
+	if err := cairn.CheckMemoryPath(m.ID, m.Kind); err != nil {
+		return cairn.Document{}, fmt.Errorf("write memory: %w", err)
+	}
 	rel := consolidate.DocumentPath(m)
 	text := consolidate.Document(m)
 	path := filepath.Join(e.memoriesRoot(), filepath.FromSlash(rel))
@@ -296,10 +301,17 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 		return r, fmt.Errorf("create memories folder: %w", err)
 	}
 	want := map[string]bool{}
+	var refused []cairn.FileFailure
 	for i := range ms {
 		m := &ms[i]
 		if m.Status != cairn.StatusActive {
 			continue // superseded: out of searches, read with cairn memories show
+		}
+		if err := cairn.CheckMemoryPath(m.ID, m.Kind); err != nil {
+			// A stored row Cairn did not make (an old import, a shared
+			// store): reported, never written, the rest go on.
+			refused = append(refused, cairn.FileFailure{Path: m.ID, Reason: err.Error()})
+			continue
 		}
 		rel := consolidate.DocumentPath(m)
 		want[rel] = true
@@ -326,6 +338,8 @@ func (e *Engine) syncMemories(ctx context.Context, progress func(cairn.ProgressE
 		return r, fmt.Errorf("prune memories folder: %w", err)
 	}
 	r, err = e.syncCorpus(ctx, cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindFiles, Paths: []string{root}, Glob: cairn.DefaultGlob}, false, progress)
+	r.Failures = append(r.Failures, refused...)
+	r.Failed += len(refused)
 	if err != nil || e.opts.Embedder == nil {
 		return r, err
 	}

@@ -284,6 +284,16 @@ func (rd *Reader) check(r cairn.PortRow) error {
 		if !slices.Contains([]string{cairn.TaskPending, cairn.TaskResolved, cairn.TaskDeferred, cairn.TaskIrrelevant}, v[8].(string)) {
 			return fmt.Errorf("maintenance_tasks.status %q is not a task status", v[8])
 		}
+	case "memories":
+		// The id and kind name the memory's document (kind/id.md): one
+		// that could name a place outside the memories folder is a broken
+		// row, like any other damage.
+		if err := cairn.CheckMemoryPath(v[0].(string), v[1].(string)); err != nil {
+			return err
+		}
+		if s := v[13].(string); s != "" && !cairn.ValidMemoryID(s) {
+			return fmt.Errorf("memories.superseded_by %q is not a memory id", s)
+		}
 	case "temporal_annotations":
 		if !slices.Contains([]string{cairn.BasisPath, cairn.BasisFrontmatter, cairn.BasisSession, cairn.BasisAgentVerified}, v[4].(string)) {
 			return fmt.Errorf("temporal_annotations.basis %q is not a basis", v[4])
