@@ -227,7 +227,7 @@ func TestWhisperHTTP(t *testing.T) {
 	}
 	var res whisper.Result
 	json.Unmarshal([]byte(got), &res)
-	if !strings.HasPrefix(res.AppendContext, "<cairn_memory>\n<memory>\n[{\"source\":\"cairn://notes/db.md\"") || !strings.HasSuffix(res.AppendContext, "</memory>\n</cairn_memory>") {
+	if !strings.HasPrefix(res.AppendContext, "<cairn_memory>\n"+whisper.RetrievedNote+"\n<memory>\n[{\"source\":\"cairn://notes/db.md\"") || !strings.HasSuffix(res.AppendContext, "</memory>\n</cairn_memory>") {
 		t.Errorf("appendContext %q", res.AppendContext)
 	}
 	for _, tt := range []struct {

@@ -56,7 +56,7 @@ func TestServiceCompose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "<cairn_memory>\n<memory>\n" + `[{"source":"cairn://notes/db.md","lines":"1-3","body":"x"}]` + "\n</memory>\n<skill>\n" +
+	want := "<cairn_memory>\n" + RetrievedNote + "\n<memory>\n" + `[{"source":"cairn://notes/db.md","lines":"1-3","body":"x"}]` + "\n</memory>\n<skill>\n" +
 		`The skill "deploy" may help: "/skills/deploy/SKILL.md"` + "\n</skill>\n</cairn_memory>"
 	if res.AppendContext != want {
 		t.Errorf("appendContext\n%s\nwant\n%s", res.AppendContext, want)
