@@ -33,6 +33,11 @@
 #          Optimize gives them: minutes)
 #  size    SQLite's files, PostgreSQL per table, Citus per worker
 #
+# SERVERS (default pg,citus) names the servers every step uses: SERVERS=pg
+# imports into the single server alone (half the import's CPU on a busy
+# machine), then searches SQLite beside it, runs `own` and `size` on it only;
+# a later SERVERS=citus STEPS=import adds the Citus copy.
+#
 # From schema 6 (own pair words) a build before it refuses the stores a
 # newer one imported or opened: then pass the same build as BASE and NEW
 # (BASE's search is that build beside itself) and compare over `own`.
@@ -54,6 +59,12 @@ work=${WORK:-/tmp/pg1m-re}
 steps=${STEPS:-export,import,search,size}
 queries=${QUERIES:-1000}
 rounds=${ROUNDS:-2}
+servers=${SERVERS:-pg,citus}
+case $servers in pg | citus | pg,citus | citus,pg) ;; *) echo "SERVERS=$servers: want pg, citus or pg,citus" >&2; exit 2 ;; esac
+on() { [[ ,$servers, == *,$1,* ]]; }
+stores=sqlite
+on pg && stores+=,postgres
+on citus && stores+=,citus
 src1m=${SRC1M:-/tmp/l1big/n480000/home/agents/default}
 notes=${NOTES:-/tmp/l1big/n480000/notes}
 agent=pg1m schema=pg1m
@@ -95,6 +106,7 @@ fi
 if [[ $steps == *import* ]]; then
 	pids=()
 	for s in pg citus; do
+		on "$s" || continue
 		url=$pg && [[ $s == citus ]] && url=$citus
 		psql -q "$url" -c "DROP SCHEMA IF EXISTS $schema CASCADE" 2>/dev/null || true
 		mkdir -p "$work/home-$s"
@@ -104,6 +116,7 @@ if [[ $steps == *import* ]]; then
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
 	for s in pg citus; do
+		on "$s" || continue
 		echo "import $s: $(grep -a '^imported' "$work/import-$s.log" | tail -1)"
 		grep -aE 'Elapsed|Maximum resident|User time|System time' "$work/import-$s.log"
 	done
@@ -111,9 +124,11 @@ if [[ $steps == *import* ]]; then
 fi
 
 if [[ $steps == *search* ]]; then
-	n=$(psql -qAt "$citus" -c "SELECT count(*) FROM $schema.chunks WHERE agent = '$agent'")
-	echo "citus: $n chunks of $agent; its shard: $(psql -qAt "$citus" -c "SELECT nodename || ':' || nodeport FROM citus_shards
-		WHERE shardid = get_shard_id_for_distribution_column('$schema.chunks', '$agent')")"
+	if on citus; then
+		n=$(psql -qAt "$citus" -c "SELECT count(*) FROM $schema.chunks WHERE agent = '$agent'")
+		echo "citus: $n chunks of $agent; its shard: $(psql -qAt "$citus" -c "SELECT nodename || ':' || nodeport FROM citus_shards
+			WHERE shardid = get_shard_id_for_distribution_column('$schema.chunks', '$agent')")"
+	fi
 	# Each build searches its own copy of the index: a newer build may
 	# mark the file with a schema an older one refuses (sqlite's pair
 	# fence, schema 13).
@@ -125,8 +140,8 @@ if [[ $steps == *search* ]]; then
 			echo "== round $round, build $rev, load $(load)"
 			nice -n 10 "$work/portbench-$rev" -search -data "$work/sqlite-$rev" -notes "$notes" -corpus bench -glob default \
 				-pg "$pg" -citus "$citus" -schema "$schema" -agent "$agent" -work "$work/pb-$rev" -queries "$queries" \
-				-stores sqlite,postgres,citus -modes lexical
-			CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=stores CAIRN_PG_TAIL_SQLITE=$work/sqlite-$rev \
+				-stores "$stores" -modes lexical
+			CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=stores CAIRN_PG_TAIL_STORES=$stores CAIRN_PG_TAIL_SQLITE=$work/sqlite-$rev \
 				CAIRN_PG_TAIL_URL=$pg CAIRN_PG_TAIL_CITUS=$citus CAIRN_PG_TAIL_QUERIES=$queries CAIRN_PG_TAIL_ROUNDS=1 CAIRN_PG_TAIL_EXPLAIN=3 \
 				nice -n 10 "$work/postgres.test-$rev" -test.run 'TestLexicalTail$' -test.v -test.timeout 0 |
 				grep -E 'chunks \(ids|round 1|tail_test.go:[0-9]+: +(common|mid|rare|mixed|ident|phrase) |differ|hits |FAIL|ok|PASS' || true
@@ -135,7 +150,9 @@ if [[ $steps == *search* ]]; then
 fi
 
 if [[ $steps == *own* ]]; then
-	for url in "$pg" "$citus"; do
+	for s in pg citus; do
+		on "$s" || continue
+		url=$pg && [[ $s == citus ]] && url=$citus
 		echo "== own pairs A/B, $url, build $a, load $(load)"
 		CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=ownpairs CAIRN_PG_TAIL_URL=$url \
 			CAIRN_PG_TAIL_QUERIES=$queries CAIRN_PG_TAIL_ROUNDS=${OWN_ROUNDS:-2} CAIRN_PG_TAIL_EXPLAIN=3 \
@@ -146,9 +163,13 @@ fi
 
 if [[ $steps == *size* ]]; then
 	echo "SQLite: $(du -b "$work/sqlite/index.db" | cut -f1) bytes index.db"
-	psql -qAt "$pg" -c "SELECT 'postgres ' || c.relname || ' ' || pg_total_relation_size(c.oid) || ' (table ' || pg_table_size(c.oid) || ')' FROM pg_class c
-		WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 8"
-	psql -qAt "$pg" -c "SELECT 'postgres all ' || sum(pg_total_relation_size(c.oid)) FROM pg_class c WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind = 'r'"
-	psql -qAt "$citus" -c "SELECT 'citus ' || nodename || ':' || nodeport || ' ' || sum(shard_size) FROM citus_shards
-		WHERE table_name::text LIKE '$schema.%' GROUP BY nodename, nodeport ORDER BY 1"
+	if on pg; then
+		psql -qAt "$pg" -c "SELECT 'postgres ' || c.relname || ' ' || pg_total_relation_size(c.oid) || ' (table ' || pg_table_size(c.oid) || ')' FROM pg_class c
+			WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 8"
+		psql -qAt "$pg" -c "SELECT 'postgres all ' || sum(pg_total_relation_size(c.oid)) FROM pg_class c WHERE c.relnamespace = '$schema'::regnamespace AND c.relkind = 'r'"
+	fi
+	if on citus; then
+		psql -qAt "$citus" -c "SELECT 'citus ' || nodename || ':' || nodeport || ' ' || sum(shard_size) FROM citus_shards
+			WHERE table_name::text LIKE '$schema.%' GROUP BY nodename, nodeport ORDER BY 1"
+	fi
 fi
