@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/search"
-	"github.com/cairnmemory/cairn/vector"
 )
 
 // vectorFeedback is the vector lane's feedback pass (fusionWeights.VecPRF):
@@ -108,61 +106,6 @@ func l2(v []float32) float64 {
 		s += float64(x) * float64(x)
 	}
 	return math.Sqrt(s)
-}
-
-// vectorAt is vectorLane for a query vector given: the n nearest chunks of
-// the corpora and scope, each with its cosine to qv.
-func (e *Engine) vectorAt(ctx context.Context, qv []float32, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, error) {
-	e.vec.mu.RLock()
-	ix := e.vec.index
-	e.vec.mu.RUnlock()
-	allowC := map[string]bool{}
-	for _, c := range corpora {
-		allowC[c] = true
-	}
-	var allowP map[string]bool
-	if scope.Paths != nil {
-		allowP = map[string]bool{}
-		for _, p := range scope.Paths {
-			allowP[p] = true
-		}
-	}
-	ok := func(d docRef) bool {
-		return allowC[d.corpus] && (allowP == nil || scope.PathCorpora != nil && !slices.Contains(scope.PathCorpora, d.corpus) || allowP[d.path])
-	}
-	var filter func(int64) bool
-	if allowP != nil || len(corpora) < e.searchableCorpora() {
-		docs, err := e.vectorDocs(ctx)
-		if err != nil {
-			return nil, err
-		}
-		filter = func(k int64) bool {
-			for _, d := range docs[k] {
-				if ok(d) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	res := ix.Search(qv, n, &vector.SearchOptions{Filter: filter})
-	ids := make([]int64, len(res))
-	score := map[int64]float32{}
-	for i, r := range res {
-		ids[i], score[r.Key] = r.Key, r.Score
-	}
-	cands, err := e.store.Chunks(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := cands[:0]
-	for _, c := range cands {
-		if ok(docRef{c.Corpus, c.Path}) {
-			c.Score, c.Lane = float64(score[c.ChunkID]), cairn.LaneVector
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }
 
 // liftSessions adds to each unit lift times its document's score over the

@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/search"
 )
 
 // TestMovedQuery: the query vector moves toward the mean of the feedback
@@ -193,5 +196,50 @@ func TestSearchVecStripAndSession(t *testing.T) {
 	}
 	if got := parts("what grew in the garden?", fusion); strings.Contains(got, "vecnoname(") {
 		t.Errorf("nobody named, yet the pass without the name ran: %s", got)
+	}
+}
+
+// TestVectorAtSameAsLane: a pass that asks the vector index with a query
+// vector of its own (vectorAt: the feedback pass, VecPRF) searches as the
+// vector lane does (both are nearest): the query's own vector gives the
+// lane's candidates and cosines exactly, with the corpus and path filters
+// applied the same way.
+func TestVectorAtSameAsLane(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{
+		"a.md": "# Week\n\nCaroline went to the support group on Tuesday.\n",
+		"b.md": "# Garden\n\nThe tomatoes need compost and better soil.\n",
+		"c.md": "# Money\n\nQuarterly budget review with the finance team.\n",
+		"d.md": "# Soil\n\nGarden beds want soil tests before compost.\n",
+	}, Options{Embedder: &conceptEmbedder{model: "v1"}})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		scope search.Scope
+		want  int // candidates
+	}{
+		{"every path", search.Scope{}, 4},
+		{"two paths", search.Scope{Paths: []string{"b.md", "c.md"}}, 2},
+	} {
+		lane, qv, err := f.eng.vectorLane(ctx, "garden soil", []string{"notes"}, c.scope, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, err := f.eng.vectorAt(ctx, qv, []string{"notes"}, c.scope, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lane) != c.want || !reflect.DeepEqual(lane, at) {
+			t.Errorf("%s: lane %+v\nvectorAt %+v\nwant the same %d candidates", c.name, lane, at, c.want)
+		}
+		if c.scope.Paths != nil {
+			for _, x := range at {
+				if !slices.Contains(c.scope.Paths, x.Path) {
+					t.Errorf("%s: %s is outside the scope", c.name, x.Path)
+				}
+			}
+		}
 	}
 }

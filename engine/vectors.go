@@ -273,9 +273,9 @@ func (e *Engine) vectorDocs(ctx context.Context) (map[int64][]docRef, error) {
 var errNoVectors = errors.New("vectors are not complete")
 
 // vectorLane returns up to n chunk candidates by cosine similarity, only
-// from the allowed corpora and paths (filters apply before top-k).
+// from the allowed corpora and paths (filters apply before top-k), with
+// the query's vector.
 func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, []float32, error) {
-	paths := scope.Paths
 	if err := e.loadVectors(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -292,6 +292,28 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 	if err != nil {
 		return nil, nil, fmt.Errorf("embed query: %w", err)
 	}
+	cands, err := e.nearest(ctx, ix, qv[0], corpora, scope, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cands, qv[0], nil
+}
+
+// vectorAt is vectorLane for a query vector given (a pass that moves or
+// rewrites the query: hybrid_expand.go): the n nearest chunks of the
+// corpora and scope in the lane as loaded, each with its cosine to qv.
+func (e *Engine) vectorAt(ctx context.Context, qv []float32, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, error) {
+	e.vec.mu.RLock()
+	ix := e.vec.index
+	e.vec.mu.RUnlock()
+	return e.nearest(ctx, ix, qv, corpora, scope, n)
+}
+
+// nearest is the search both share: the n chunks of ix nearest qv whose
+// documents the corpora and scope allow (filters apply before top-k),
+// read from the store, each scored by its cosine to qv.
+func (e *Engine) nearest(ctx context.Context, ix *vector.Index, qv []float32, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, error) {
+	paths := scope.Paths
 	allowC := map[string]bool{}
 	for _, c := range corpora {
 		allowC[c] = true
@@ -312,7 +334,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 		// documents of removed corpora are dropped below and pruned at sync.
 		docs, err := e.vectorDocs(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		filter = func(k int64) bool {
 			for _, d := range docs[k] {
@@ -323,7 +345,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 			return false
 		}
 	}
-	res := ix.Search(qv[0], n, &vector.SearchOptions{Filter: filter})
+	res := ix.Search(qv, n, &vector.SearchOptions{Filter: filter})
 	ids := make([]int64, len(res))
 	score := map[int64]float32{}
 	for i, r := range res {
@@ -331,7 +353,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 	}
 	cands, err := e.store.Chunks(ctx, ids)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out := cands[:0]
 	for _, c := range cands {
@@ -340,7 +362,7 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 			out = append(out, c)
 		}
 	}
-	return out, qv[0], nil
+	return out, nil
 }
 
 // searchableCorpora counts the configured corpora a search can select.
