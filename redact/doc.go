@@ -55,7 +55,9 @@
 //	database-password      postgres|mysql|mongodb(+srv)|redis|amqp|...://user:<password>@host;
 //	                       Server=...;User ID=...;Password=<value>; (ADO-style)
 //	password               password|passwd|pwd|pass|passphrase-named key = or : <value>
-//	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x
+//	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x;
+//	                       in prose: password|passphrase|passwd|pwd is|was|:|= <value> when the value
+//	                       is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in", "required")
 //	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
 //	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case)
 //	high-entropy-secret    a key that mentions a secret word (SECRET_KEY_BASE, signing_key_material)
@@ -93,7 +95,12 @@
 // password: cfg.Password, password=get_password(). A bare value after a
 // colon counts only as a YAML scalar alone on its line, and then (like a
 // flag value after a space) only if it is not a plain word, so
-// "Password: required" in prose stays.
+// "Password: required" in prose stays. In a sentence ("the password is
+// hunter2", "Password: Tr0ub4dor-q7Z for staging") the value after the
+// password word is taken when quoted as one token, or when bare and not
+// made of words and numbers alone: "the password is in the vault",
+// "password is required", "password: 12-character minimum" and
+// "password is hunter-2" stay (prose.go).
 //
 // # Cost
 //

@@ -126,6 +126,7 @@ func buildRules() []rule {
 			`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
 
 		{anchors: assignAnchors, fold: true, find: findAssignments},
+		{anchors: proseAnchors, fold: true, find: findProse}, // prose.go: "the password is hunter2"
 	}
 }
 

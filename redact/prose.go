@@ -1,0 +1,101 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// proseAnchors are the words findProse starts from (lower case).
+var proseAnchors = []string{"password", "passphrase", "passwd", "pwd"}
+
+// proseRe matches a password word standing alone, then "is", "was" (either
+// may take a colon) or a colon or equals sign: what comes before a value in
+// prose ("the password is hunter2", "Password: Tr0ub4dor-q7Z for staging").
+var proseRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$.-])(?:password|passphrase|passwd|pwd)` +
+		`(?:[ \t]+(?:is|was)\b[ \t]*:?[ \t]*|[ \t]*[:=][ \t]*)`)
+})
+
+// findProse finds a password given in a sentence: the value after
+// "password is", "passphrase was", "pwd:" and the like, when it is shaped
+// like a secret (proseSecret). The assignment rule keeps a bare value after
+// a colon unless it is alone on its line; this rule takes such a value in
+// the middle of a line too, but only when no plain word or code could be
+// meant: "the password is in the vault", "password is required" and
+// "Password: cfg.Password," stay.
+func findProse(s string, hits []hit) []hit {
+	for _, m := range proseRe().FindAllStringIndex(s, -1) {
+		k := m[1]
+		if k > 0 && k < len(s) && (s[k-1] == ':' || s[k-1] == '=') && strings.IndexByte(":=>", s[k]) >= 0 {
+			continue // :=, ==, =>, ::
+		}
+		if a, b, ok := proseValue(s, k); ok {
+			hits = append(hits, hit{a, b, kindPassword})
+		}
+	}
+	return hits
+}
+
+// proseValue returns the span of the value starting at s[k] when it is
+// a secret: a quoted single token (any shape but a stand-in) or a bare one
+// that proseSecret accepts.
+func proseValue(s string, k int) (int, int, bool) {
+	if k >= len(s) {
+		return 0, 0, false
+	}
+	if q := s[k]; q == '"' || q == '\'' || q == '`' {
+		end := strings.IndexByte(s[k+1:], q)
+		if end < 0 {
+			return 0, 0, false
+		}
+		a, b := k+1, k+1+end
+		v := s[a:b]
+		if len(v) < 3 || strings.ContainsAny(v, " \t\r\n") || isPlaceholder(v) || looksLikeLocation(v) {
+			return 0, 0, false
+		}
+		return a, b, true
+	}
+	b := k
+	for b < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[b])) {
+		b++
+	}
+	for b > k && strings.IndexByte(".,;:?)]}\"'`", s[b-1]) >= 0 {
+		b--
+	}
+	return k, b, proseSecret(s[k:b])
+}
+
+// proseSecret reports whether a bare value after a password word in prose
+// is a secret: six or more characters, not a stand-in, a path or code (a
+// call, a field, an index), and not made of words alone. Words are runs of
+// letters and numbers joined by '-' or '_': so "required", "NOT_SET",
+// "newPassword", "12-character" and "SHA-256" are prose, while hunter2,
+// Summer2024!, Tr0ub4dor-q7Z and 123456 are secrets. A word and a number
+// joined (hunter-2) read as prose and stay.
+func proseSecret(v string) bool {
+	if len(v) < 6 || isPlaceholder(v) || looksLikeLocation(v) ||
+		strings.ContainsAny(v, "()[]{}") || dottedIdentRe().MatchString(v) || strings.IndexByte("=:>-<", v[0]) >= 0 {
+		return false
+	}
+	if strings.Trim(v, "0123456789") == "" {
+		return true // a PIN-like number
+	}
+	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' }) {
+		if !plainWord(part) && strings.Trim(part, "0123456789") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// plainWord reports letters only: a word of prose or an identifier
+// (newPassword), whatever its case.
+func plainWord(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !isLower(p[i]) && !isUpper(p[i]) {
+			return false
+		}
+	}
+	return p != ""
+}
