@@ -5,10 +5,13 @@
 // Query language: bare words, "quoted phrases" and prefix* terms. Words are
 // split the way the index tokenizer (unicode61) splits them; English stop
 // words are dropped outside phrases; a word that looks like an identifier
-// (snake_case, camelCase, kebab-case, dotted.name, a/path) matches both its
+// (snake_case, camelCase, kebab-case, dotted.name) matches both its
 // joined form and its parts in sequence, so parseConfig finds
 // parse_config and parse-config and the other way round. The index side of
 // that bargain is IdentText, which the store writes into the ident column.
+// There are no field filters: a word with a colon or another join
+// (timeout:5000, key=value, src/main) is text, searched as the phrase of
+// its words, exactly as if it were quoted.
 //
 // Plan: all terms required first (cheap in FTS5); when that finds fewer hits
 // than asked for, an any-of query fills the list. The any-of query is where

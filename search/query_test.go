@@ -29,6 +29,13 @@ func TestParse(t *testing.T) {
 		{in: "HTTPServer", exprs: []cairn.Match{anyOf(term("httpserver"), ph("http", "server"))}},
 		{in: "loader.go", exprs: []cairn.Match{anyOf(term("loadergo"), ph("loader", "go"))}},
 		{in: "Café", exprs: []cairn.Match{term("café")}},
+		// A colon or another join IdentText does not index as one word: the
+		// phrase alone, as quoted (review finding F19).
+		{in: "timeout:5000", exprs: []cairn.Match{ph("timeout", "5000")}},
+		{in: `"timeout:5000"`, exprs: []cairn.Match{ph("timeout", "5000")}},
+		{in: "retries: 3 key=value src/main.go a::b", exprs: []cairn.Match{term("retries"), term("3"), ph("key", "value"), ph("src", "main", "go"), ph("a", "b")}},
+		{in: "(parse_config),", exprs: []cairn.Match{anyOf(term("parseconfig"), ph("parse", "config"))}},
+		{in: "parse__config", exprs: []cairn.Match{ph("parse", "config")}},
 		{in: `say "hi" AND OR NOT`, exprs: []cairn.Match{term("say"), term("hi")}, dropped: []string{"and", "or", "not"}},
 		{in: `a"b`, exprs: []cairn.Match{term("b")}, dropped: []string{"a"}},
 		{in: "walrus Walrus WALRUS tusk walrus", exprs: []cairn.Match{term("walrus"), term("tusk")}},
