@@ -19,8 +19,9 @@ import (
 // redact's rules, and the newlines it keeps). Bump it when those rules
 // change: the next sync then reads every file of such a corpus again (see
 // syncCorpus). 2: fixed-shape keys with "example" or "your" among their
-// letters (AWS's AKIAIOSFODNN7EXAMPLE) are redacted.
-const redactVersion = "2"
+// letters (AWS's AKIAIOSFODNN7EXAMPLE) are redacted. 3: a password given in prose
+// ("the password is hunter2", dcf0dc1) is redacted.
+const redactVersion = "3"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.
