@@ -9,9 +9,10 @@ import (
 var (
 	embedderKeys      = []string{"provider", "model", "library", "base_url", "api_key_env", "query_prefix", "document_prefix", "quantize"}
 	embedderProviders = []string{"onnx", "openai", "none"}
-	// embedderQuantize is what quantize allows (onnx.Quantizations; config
-	// does not import the runtime's package).
-	embedderQuantize = []string{"none", "int8"}
+	// embedderQuantize is what quantize allows (onnx.Quantizations, and
+	// "auto", which cmd/cairn resolves to one of them for the index;
+	// config does not import the runtime's package).
+	embedderQuantize = []string{"none", "int8", "auto"}
 )
 
 type rawEmbedder struct {
@@ -35,8 +36,11 @@ type Embedder struct {
 	QueryPrefix    string
 	DocumentPrefix string
 	// Quantize is onnx's weight quantization: "" (none: the model's FP32
-	// weights) or "int8" (onnx.Options.Quantize). Part of the embedder's
-	// identity: changing it re-embeds the index.
+	// weights), "int8" (onnx.Options.Quantize) or "auto": the identity
+	// the index's vectors already have, and for an index without vectors
+	// int8 where the CPU has VNNI, else none (cmd/cairn/embedder_auto.go).
+	// Part of the embedder's identity: changing it between none and int8
+	// re-embeds the index; auto never does.
 	Quantize string
 }
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// [embedder] quantize: "none" and left out are FP32 (""), "int8" passes
-// through for onnx; any other value, or int8 for an endpoint, is an
+// [embedder] quantize: "none" and left out are FP32 (""), "int8" and
+// "auto" pass through for onnx; any other value, or int8 for an endpoint, is an
 // error naming the key and what it allows.
 func TestEmbedderQuantize(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
@@ -18,8 +18,10 @@ func TestEmbedderQuantize(t *testing.T) {
 		{onnx, "", ""},
 		{onnx + "quantize = \"none\"\n", "", ""},
 		{onnx + "quantize = \"int8\"\n", "int8", ""},
-		{onnx + "quantize = \"int4\"\n", "", `quantize "int4"; allowed: none, int8`},
-		{onnx + "quantize = \"INT8\"\n", "", `quantize "INT8"; allowed: none, int8`},
+		{onnx + "quantize = \"auto\"\n", "auto", ""},
+		{openai + "quantize = \"auto\"\n", "", `quantize "auto" is for provider "onnx"`},
+		{onnx + "quantize = \"int4\"\n", "", `quantize "int4"; allowed: none, int8, auto`},
+		{onnx + "quantize = \"INT8\"\n", "", `quantize "INT8"; allowed: none, int8, auto`},
 		{openai + "quantize = \"int8\"\n", "", `quantize "int8" is for provider "onnx"`},
 		{openai + "quantize = \"none\"\n", "", ""},
 	} {

@@ -79,7 +79,8 @@ const Template = `# Cairn configuration (TOML). Everything below is a comment: u
 # api_key_env = "EMBEDDING_API_KEY"          # openai: the variable holding the key
 # query_prefix = ""                 # text put before queries (some models want one)
 # document_prefix = ""              # and before documents
-# quantize = "none"                 # onnx: "int8" quantizes the weights at load (half the CPU with VNNI, about 15% less without; changing it re-embeds)
+# quantize = "auto"                 # onnx: int8 for a new index where the CPU has VNNI (half the CPU), else none (FP32);
+#                                   # an index with vectors keeps theirs. "none" (left out) or "int8" fix it (a change re-embeds)
 #
 # Long-term memories: cairn consolidate uses [llm.consolidate], cairn memories
 # sleep uses [llm.fast]. Keys of both:

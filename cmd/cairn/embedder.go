@@ -33,7 +33,22 @@ func (e *env) embedder(cfg *config.Config) (cairn.Embedder, error) {
 		_, dataDir := e.paths()
 		cache := filepath.Join(dataDir, "cache")
 		tightenDir(cache)
-		return onnxEmbedder(ec, e.embedWorkers, filepath.Join(cache, "onnx"))
+		cacheDir := filepath.Join(cache, "onnx")
+		if ec.Quantize == quantizeAuto { // embedder_auto.go
+			c, err := e.chooseQuantize(context.Background(), cfg, ec, cacheDir)
+			if err != nil {
+				return nil, err
+			}
+			// Sync says which when the CPU chose (a new index, or an even
+			// split): later syncs follow the vectors and say nothing.
+			if e.bulkEmbed && c.ByCPU {
+				e.logf("cairn: embedder: %s", c)
+			}
+			resolved := *ec
+			resolved.Quantize = c.Quantize
+			ec = &resolved
+		}
+		return onnxEmbedder(ec, e.embedWorkers, cacheDir)
 	}
 	return nil, cairn.Invalidf("[embedder] provider %q: allowed onnx, openai, none", ec.Provider)
 }

@@ -2,11 +2,13 @@ package onnx
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -100,4 +102,53 @@ func identityOf(o Options, sum []byte, sp spec) cairn.EmbedderIdentity {
 	return cairn.EmbedderIdentity{Provider: "onnx", Model: modelID(o.ModelDir, sum) + quantizeSuffix(o.Quantize), Dimension: sp.dim,
 		Normalized: sp.normalize, QueryPrefix: sp.queryPrefix, DocumentPrefix: sp.docPrefix,
 		Tokenizer: tokenizerID(o.ModelDir)}
+}
+
+// IdentityFor is the identity New(o) would give, without the runtime:
+// PeekIdentity when a cache file names it, else from model.onnx itself
+// (read and hashed, its inputs and outputs read from the graph). It fails
+// when the model cannot be read or only a run would tell the dimension.
+// With quantize, the same model's identity under another quantization
+// ("" or "none", or "int8") is the same but for the "+int8" suffix
+// (QuantizedIdentity).
+func IdentityFor(o Options) (cairn.EmbedderIdentity, error) {
+	if id, ok := PeekIdentity(o); ok {
+		return id, nil
+	}
+	q, err := normalizeQuantize(o.Quantize)
+	if err != nil {
+		return cairn.EmbedderIdentity{}, cairn.Invalidf("onnx embedder: %v", err)
+	}
+	o.Quantize = q
+	m, err := readManifest(o.ModelDir)
+	if err != nil {
+		return cairn.EmbedderIdentity{}, err
+	}
+	model, err := os.ReadFile(filepath.Join(o.ModelDir, ModelFile))
+	if err != nil {
+		return cairn.EmbedderIdentity{}, modelError(o.ModelDir, err)
+	}
+	sum := sha256.Sum256(model)
+	ins, outs, err := modelInfo(model)
+	if err != nil {
+		return cairn.EmbedderIdentity{}, cairn.Invalidf("read model %s: %v", o.ModelDir, err)
+	}
+	sp, err := resolve(m, ins, outs)
+	if err != nil {
+		return cairn.EmbedderIdentity{}, err
+	}
+	if sp.dim == 0 {
+		return cairn.EmbedderIdentity{}, cairn.Invalidf("model %s: its output does not fix the dimension", o.ModelDir)
+	}
+	return identityOf(o, sum[:], sp), nil
+}
+
+// QuantizedIdentity is id (an onnx identity) under quantization q
+// ("" or "none", or "int8").
+func QuantizedIdentity(id cairn.EmbedderIdentity, q string) cairn.EmbedderIdentity {
+	id.Model = strings.TrimSuffix(id.Model, quantizeSuffix(QuantizeInt8))
+	if nq, err := normalizeQuantize(q); err == nil {
+		id.Model += quantizeSuffix(nq)
+	}
+	return id
 }

@@ -100,3 +100,46 @@ func TestUSELiteFastTokenizerSameVectors(t *testing.T) {
 		}
 	}
 }
+
+// IdentityFor, with no cache file to peek at, reads the identity New
+// gives from the model itself, for FP32 and INT8; QuantizedIdentity turns
+// either into the other; a missing model is an error.
+func TestIdentityFor(t *testing.T) {
+	shared := sharedDir(t)
+	o := Options{ModelDir: filepath.Join(shared, "models", "use-lite"), Library: libraryPath(shared), Tokenizer: mapTokenizer(t, nil), Workers: 1}
+	ids := map[string]cairn.EmbedderIdentity{}
+	for _, q := range []string{QuantizeNone, QuantizeInt8} {
+		o.Quantize = q
+		got, err := IdentityFor(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := e.Identity()
+		e.Close()
+		if got != want {
+			t.Errorf("quantize %q: IdentityFor = %+v, New's identity %+v", q, got, want)
+		}
+		ids[q] = got
+	}
+	if ids[QuantizeNone] == ids[QuantizeInt8] {
+		t.Fatalf("FP32 and INT8 share an identity: %+v", ids[QuantizeNone])
+	}
+	for from, fid := range ids {
+		for to, tid := range ids {
+			if got := QuantizedIdentity(fid, to); got != tid {
+				t.Errorf("QuantizedIdentity(%q identity, %q) = %+v, want %+v", from, to, got, tid)
+			}
+		}
+	}
+	if got := QuantizedIdentity(ids[QuantizeInt8], "none"); got != ids[QuantizeNone] {
+		t.Errorf(`QuantizedIdentity(int8 identity, "none") = %+v`, got)
+	}
+	o.ModelDir = t.TempDir()
+	if id, err := IdentityFor(o); err == nil {
+		t.Errorf("IdentityFor of an empty folder = %+v, want an error", id)
+	}
+}
