@@ -44,26 +44,29 @@ type Embedder struct {
 	Quantize string
 }
 
-func validateEmbedder(file string, raw *rawEmbedder, r resolver) (*Embedder, error) {
+// validateEmbedder checks the [embedder] table; an error names the line of
+// the bad key (of the table when the key is missing).
+func validateEmbedder(file string, data []byte, raw *rawEmbedder, r resolver) (*Embedder, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	fail := func(format string, args ...any) (*Embedder, error) {
-		return nil, &LoadError{File: file, Line: 1, Msg: "[embedder]: " + fmt.Sprintf(format, args...)}
+	lines := tableLines(data, func(t []string) bool { return len(t) == 1 && t[0] == "embedder" })
+	fail := func(key, format string, args ...any) (*Embedder, error) {
+		return nil, &LoadError{File: file, Line: lineOf(lines, "embedder", key), Msg: "[embedder]: " + fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case !slices.Contains(embedderProviders, raw.Provider):
-		return fail("provider %q; allowed: %s", raw.Provider, strings.Join(embedderProviders, ", "))
+		return fail("provider", "provider %q; allowed: %s", raw.Provider, strings.Join(embedderProviders, ", "))
 	case raw.Provider == "none":
 		return nil, nil
 	case strings.TrimSpace(raw.Model) == "":
-		return fail("model is missing; allowed: a model directory (onnx) or the endpoint's model name (openai)")
+		return fail("model", "model is missing; allowed: a model directory (onnx) or the endpoint's model name (openai)")
 	case raw.Quantize != "" && !slices.Contains(embedderQuantize, raw.Quantize):
-		return fail("quantize %q; allowed: %s", raw.Quantize, strings.Join(embedderQuantize, ", "))
+		return fail("quantize", "quantize %q; allowed: %s", raw.Quantize, strings.Join(embedderQuantize, ", "))
 	case raw.Quantize != "" && raw.Quantize != "none" && raw.Provider != "onnx":
-		return fail("quantize %q is for provider \"onnx\" (the model runs in process); provider %q embeds elsewhere", raw.Quantize, raw.Provider)
+		return fail("quantize", "quantize %q is for provider \"onnx\" (the model runs in process); provider %q embeds elsewhere", raw.Quantize, raw.Provider)
 	case raw.Provider == "openai" && !strings.HasPrefix(raw.BaseURL, "http://") && !strings.HasPrefix(raw.BaseURL, "https://"):
-		return fail("base_url %q; allowed: an http:// or https:// URL of an OpenAI-compatible endpoint", raw.BaseURL)
+		return fail("base_url", "base_url %q; allowed: an http:// or https:// URL of an OpenAI-compatible endpoint", raw.BaseURL)
 	}
 	e := &Embedder{Provider: raw.Provider, Model: raw.Model, BaseURL: strings.TrimRight(raw.BaseURL, "/"), APIKeyEnv: raw.APIKeyEnv,
 		QueryPrefix: raw.QueryPrefix, DocumentPrefix: raw.DocumentPrefix}
@@ -73,11 +76,11 @@ func validateEmbedder(file string, raw *rawEmbedder, r resolver) (*Embedder, err
 	if raw.Provider == "onnx" {
 		var err error
 		if e.Model, err = r.resolve(raw.Model); err != nil {
-			return fail("model: %v", err)
+			return fail("model", "model: %v", err)
 		}
 		if raw.Library != "" {
 			if e.Library, err = r.resolve(raw.Library); err != nil {
-				return fail("library: %v", err)
+				return fail("library", "library: %v", err)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,33 @@ func TestEmbedderQuantize(t *testing.T) {
 		}
 		if cfg.Embedder == nil || cfg.Embedder.Quantize != tt.want {
 			t.Errorf("%q: Embedder %+v, want Quantize %q", tt.text, cfg.Embedder, tt.want)
+		}
+	}
+}
+
+// An error in [embedder] names the line of the bad key, or of the table
+// when the key is missing (review finding F6: every one said line 1).
+func TestEmbedderErrorLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	const head = "# my config\n\n[[corpus]]\nname = \"notes\"\nkind = \"files\"\npaths = [\"notes\"]\n\n[embedder]\n" // the table on line 8
+	for _, tt := range []struct {
+		body string
+		line int
+		msg  string
+	}{
+		{"provider = \"onnx\"\nmodel = \"m\"\n\nquantize = \"int4\"\n", 12, `quantize "int4"`},
+		{"model = \"m\"\nprovider = \"tensorflow\"\n", 10, `provider "tensorflow"`},
+		{"provider = \"openai\"\nmodel = \"m\"\nbase_url = \"ftp://x\"\n", 11, `base_url "ftp://x"`},
+		{"provider = \"openai\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1/v1\"\nquantize = \"int8\"\n", 12, `quantize "int8" is for provider "onnx"`},
+		{"provider = \"onnx\"\n", 8, "model is missing"},
+	} {
+		if err := os.WriteFile(path, []byte(head+tt.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, nil)
+		want := fmt.Sprintf("config %s:%d: [embedder]: ", path, tt.line)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%q: error %v, want %q...%q", tt.body, err, want, tt.msg)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func parse(file string, data []byte, r resolver) (*Config, error) {
 	if cfg.Judge, err = validateJudge(file, data, judgeTable(raw.LLM), cfg.LLM); err != nil {
 		return nil, err
 	}
-	if cfg.Embedder, err = validateEmbedder(file, raw.Embedder, r); err != nil {
+	if cfg.Embedder, err = validateEmbedder(file, data, raw.Embedder, r); err != nil {
 		return nil, err
 	}
 	seen := make(map[string]int) // lower-cased name -> header line
