@@ -41,3 +41,8 @@ func SetFusionSession(lift float64, top int, vecStrip bool) {
 // without the one named participant takes beside the whole query's
 // (fusionWeights.VecStripShare; 0: it replaces it).
 func SetFusionVecStripShare(share float64) { fusion.VecStripShare = share }
+
+// SetFusionAsks sets the lexical feedback pass for queries asking for a
+// thing alone (fusionWeights.PRFAsks) and the vector weight's factor for a
+// query asking when (fusionWeights.VecWhen; 0: none).
+func SetFusionAsks(prfAsks bool, vecWhen float64) { fusion.PRFAsks, fusion.VecWhen = prfAsks, vecWhen }

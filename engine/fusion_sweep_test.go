@@ -54,6 +54,8 @@ type sweepSetting struct {
 	sessionTop  int     // how many of a session's best units its score sums (fusionWeights.SessionTop)
 	vecStrip    bool    // the vector lane asked without the one named participant (fusionWeights.VecStrip)
 	vecStripShr float64 // that pass fused beside the whole query's with this share (fusionWeights.VecStripShare)
+	prfAsks     bool    // the feedback pass only for queries asking for a thing (fusionWeights.PRFAsks)
+	vecWhen     float64 // the vector weight's factor for a query asking when (fusionWeights.VecWhen)
 }
 
 func (s sweepSetting) String() string {
@@ -77,6 +79,9 @@ func (s sweepSetting) String() string {
 		}
 		if s.prfNamed {
 			out += " named"
+		}
+		if s.prfAsks {
+			out += " asks"
 		}
 	}
 	if s.dates > 0 {
@@ -120,6 +125,9 @@ func (s sweepSetting) String() string {
 	}
 	if s.session > 0 {
 		out += fmt.Sprintf(" session %.2f top %d", s.session, s.sessionTop)
+	}
+	if s.vecWhen > 0 {
+		out += fmt.Sprintf(" vecwhen %.2f", s.vecWhen)
 	}
 	return out
 }
@@ -181,7 +189,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare:prfasks:vecwhen],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -204,7 +212,10 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // how far the query moves toward them; session and sessiontop: the lift
 // of a unit by its session's score, the sum of that many best units;
 // vecstrip 1: the vector lane asked without the one name; vecstripshare:
-// that pass fused beside the whole query's with this share instead).
+// that pass fused beside the whole query's with this share instead;
+// prfasks 1: the feedback pass only for queries asking for a thing, not
+// when nor yes or no; vecwhen: the vector weight times that for a query
+// asking when).
 // CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
@@ -236,15 +247,15 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+strings.Repeat(":0", 32), ":")
-		var x [32]float64
+		f := strings.Split(p+strings.Repeat(":0", 34), ":")
+		var x [34]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
 		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0, x[24],
-			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31]})
+			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31], x[32] != 0, x[33]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	// CAIRN_FUSION_COST: every search pays its own lanes and embeddings
@@ -292,6 +303,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionVecFeedback(s.vecPRF, s.vecPRFDocs, s.vecPRFBeta)
 			engine.SetFusionSession(s.session, s.sessionTop, s.vecStrip)
 			engine.SetFusionVecStripShare(s.vecStripShr)
+			engine.SetFusionAsks(s.prfAsks, s.vecWhen)
 		}
 		return s.mode
 	})

@@ -158,6 +158,16 @@ type fusionWeights struct {
 	// feedback pass is then not run): two queries, one of them the
 	// question's topic alone.
 	VecStripShare float64
+	// PRFAsks keeps the lexical feedback pass (PRF) for the queries that
+	// ask for a thing (queryAsk: not a question asking when, nor a yes-or-no
+	// question): the feedback pass reaches instances of a category the
+	// question asks for, while a question asking when has its answer in the
+	// turn its words match, and a yes-or-no question's first hit is the
+	// one its words match best.
+	PRFAsks bool
+	// VecWhen, when above 0, multiplies the vector weight by itself for a
+	// query asking when (queryAsk), lane weights by the kind of question.
+	VecWhen float64
 }
 
 // vecLane is the vector lane's candidates with the query's vector.
@@ -325,6 +335,9 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	var lex, prf, dated []cairn.Hit
 	var lerr error
 	fw := fusion // read once: a sweep sets it between searches
+	if fw.VecWhen > 0 && queryAsk(query) == askWhen {
+		fw.Vec *= fw.VecWhen
+	}
 	_, perr := search.Parse(query)
 	done := make(chan struct{})
 	if perr == nil {
@@ -333,7 +346,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 			lex, lerr = memoLane(laneKey{"lex", query, fmt.Sprint(scope), lo.Limit}, func() ([]cairn.Hit, error) {
 				return e.searcher.SearchPaths(ctx, query, &lo, scope)
 			})
-			if lerr == nil && fw.PRF > 0 {
+			if lerr == nil && fw.PRF > 0 && (!fw.PRFAsks || queryAsk(query) == askThing) {
 				prf, lerr = e.feedbackLane(ctx, query, lex, &lo, scope, fw)
 			}
 			if ds := queryDates(query); lerr == nil && fw.Dates > 0 && len(ds) > 0 {

@@ -149,3 +149,29 @@ func liftSessions(units []fused, lift float64, top int, docKey func(cairn.Hit) s
 		}
 	}
 }
+
+// What a query asks for, by its first word (queryAsk).
+const (
+	askThing = iota // a thing, a reason, a manner, a place or a person; or a query of words
+	askWhen         // a time: "When did Caroline go to the support group?"
+	askYesNo        // yes or no: "Would Melanie go on another roadtrip soon?"
+)
+
+// queryAsk is the kind of question a query is, read from its first word
+// alone: "when" asks when; an auxiliary verb first ("is", "would", "did",
+// "has", ...) asks yes or no; anything else, a query of plain words
+// included, asks for a thing.
+func queryAsk(query string) int {
+	w := queryWords(query)
+	if len(w) == 0 {
+		return askThing
+	}
+	switch w[0] {
+	case "when":
+		return askWhen
+	case "is", "are", "was", "were", "am", "do", "does", "did", "would", "will", "can", "could",
+		"should", "shall", "may", "might", "must", "has", "have", "had":
+		return askYesNo
+	}
+	return askThing
+}

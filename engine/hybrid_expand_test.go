@@ -243,3 +243,76 @@ func TestVectorAtSameAsLane(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryAsk: the kind of question is read from the first word alone
+// (fusionWeights.PRFAsks, VecWhen).
+func TestQueryAsk(t *testing.T) {
+	for q, want := range map[string]int{
+		"When did Caroline go to the LGBTQ support group?":  askWhen,
+		"when is the budget review":                         askWhen,
+		"Would Melanie go on another roadtrip soon?":        askYesNo,
+		"Is Caroline likely to move?":                       askYesNo,
+		"Did Jon open his studio?":                          askYesNo,
+		"What activities has Melanie done with her family?": askThing,
+		"How did John feel about the race?":                 askThing,
+		"Where has Caroline been?":                          askThing,
+		"garden soil compost":                               askThing,
+		"  (When)  the question later":                      askWhen,
+		"":                                                  askThing,
+		"Whenever the build breaks":                         askThing,
+	} {
+		if got := queryAsk(q); got != want {
+			t.Errorf("queryAsk(%q) = %d, want %d", q, got, want)
+		}
+	}
+}
+
+// TestSearchFeedbackAsks: with PRFAsks the lexical feedback pass runs for
+// a question asking for a thing and not for one asking when or yes or no;
+// without it, for all three.
+func TestSearchFeedbackAsks(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{
+		"a.md": "# Garden\n\nThe garden grew tomatoes in compost.\n",
+		"b.md": "# Harvest\n\nTomatoes and compost filled the basket.\n",
+		"c.md": "# Money\n\nQuarterly budget review with the finance team.\n",
+	}, Options{Embedder: &conceptEmbedder{model: "v1"}})
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	parts := func(query string, fw fusionWeights) string {
+		old := fusion
+		fusion = fw
+		defer func() { fusion = old }()
+		hits, err := f.eng.Search(ctx, query, &cairn.SearchOptions{Limit: 5, Mode: cairn.ModeHybrid, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, h := range hits {
+			all = append(all, h.Explain...)
+		}
+		return strings.Join(all, " ")
+	}
+	fb := fusion
+	fb.PRF, fb.PRFDocs, fb.PRFTerms = 0.5, 2, 5
+	asks := fb
+	asks.PRFAsks = true
+	for _, c := range []struct {
+		query    string
+		fw       fusionWeights
+		feedback bool
+		fwName   string
+	}{
+		{"what did the garden grow", fb, true, "feedback"},
+		{"when did the garden grow", fb, true, "feedback"},
+		{"did the garden grow", fb, true, "feedback"},
+		{"what did the garden grow", asks, true, "feedback for things asked"},
+		{"when did the garden grow", asks, false, "feedback for things asked"},
+		{"did the garden grow", asks, false, "feedback for things asked"},
+	} {
+		if got := parts(c.query, c.fw); strings.Contains(got, "prf(") != c.feedback {
+			t.Errorf("%s, %q: feedback part %v, want %v: %s", c.fwName, c.query, !c.feedback, c.feedback, got)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,8 +29,9 @@ import (
 // neighbours").
 func TestNeighbourVectors(t *testing.T) {
 	dir, kind := os.Getenv("CAIRN_NEIGHBOUR_DIR"), os.Getenv("CAIRN_NEIGHBOUR")
-	if dir == "" || kind != "prev" && kind != "both" {
-		t.Skip("set CAIRN_NEIGHBOUR_DIR (a copy of a sweep index) and CAIRN_NEIGHBOUR=prev|both")
+	mix := kind == "mixprev" || kind == "mixboth"
+	if dir == "" || kind != "prev" && kind != "both" && !mix {
+		t.Skip("set CAIRN_NEIGHBOUR_DIR (a copy of a sweep index) and CAIRN_NEIGHBOUR=prev|both|mixprev|mixboth")
 	}
 	shared := testshared.Dir(t, testshared.Model, testshared.Library)
 	emb, err := onnx.New(onnx.Options{ModelDir: filepath.Join(shared, "models", "use-lite"),
@@ -45,8 +47,11 @@ func TestNeighbourVectors(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := context.Background()
+	// The chunks that have a vector (noise chunks get none), by document
+	// and place (chunks belong to a document's content by its id).
 	rows, err := db.QueryContext(ctx, `SELECT d.path, c.id, substr(ct.doc, c.pos + 1, c.len) FROM documents d
-		JOIN chunks c ON c.hash = d.hash JOIN content ct ON ct.hash = d.hash WHERE d.corpus = 'sessions' ORDER BY d.path, c.seq`)
+		JOIN chunks c ON c.cid = d.cid JOIN content ct ON ct.id = d.cid
+		WHERE d.corpus = 'sessions' AND c.id IN (SELECT chunk_id FROM vectors) ORDER BY d.path, c.seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +77,10 @@ func TestNeighbourVectors(t *testing.T) {
 	var identity string
 	if err := db.QueryRowContext(ctx, `SELECT identity FROM vectors LIMIT 1`).Scan(&identity); err != nil {
 		t.Fatal(err)
+	}
+	if mix {
+		mixNeighbours(t, ctx, db, dir, identity, kind == "mixboth", ids(cs, func(c chunk) (string, int64) { return c.doc, c.id }))
+		return
 	}
 	texts := make([]string, len(cs))
 	for i, c := range cs {
@@ -112,4 +121,81 @@ func TestNeighbourVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d session chunks embedded with their %s neighbours", len(cs), kind)
+}
+
+// ids lists each chunk's document and id, in order.
+func ids[T any](cs []T, of func(T) (string, int64)) [][2]any {
+	out := make([][2]any, len(cs))
+	for i, c := range cs {
+		d, id := of(c)
+		out[i] = [2]any{d, id}
+	}
+	return out
+}
+
+// mixNeighbours is TestNeighbourVectors without a model (CAIRN_NEIGHBOUR=
+// mixprev|mixboth): each session chunk's stored vector becomes itself
+// plus CAIRN_NEIGHBOUR_WEIGHT (default 0.5) times the stored vector of the
+// previous chunk of its document (and of the next, with both), normalized.
+// The vectors mixed are the stored ones, read before any is written: what
+// a lane could build from the vectors table at load, with nothing
+// embedded again.
+func mixNeighbours(t *testing.T, ctx context.Context, db *sql.DB, dir, identity string, both bool, cs [][2]any) {
+	w := 0.5
+	if s := os.Getenv("CAIRN_NEIGHBOUR_WEIGHT"); s != "" {
+		var err error
+		if w, err = strconv.ParseFloat(s, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vec := make([][]float32, len(cs))
+	for i, c := range cs {
+		var b []byte
+		if err := db.QueryRowContext(ctx, `SELECT vec FROM vectors WHERE chunk_id = ? AND identity = ?`, c[1], identity).Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		v := make([]float32, len(b)/4)
+		for k := range v {
+			v[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
+		}
+		vec[i] = v
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for i, c := range cs {
+		out := make([]float64, len(vec[i]))
+		for k, x := range vec[i] {
+			out[k] = float64(x)
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(cs) || cs[j][0] != c[0] || j == i+1 && !both || len(vec[j]) != len(out) {
+				continue
+			}
+			for k, x := range vec[j] {
+				out[k] += w * float64(x)
+			}
+		}
+		var norm float64
+		for _, x := range out {
+			norm += x * x
+		}
+		norm = math.Sqrt(norm)
+		b := make([]byte, 4*len(out))
+		for k, x := range out {
+			binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(float32(x/max(norm, 1e-12))))
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE vectors SET vec = ? WHERE chunk_id = ? AND identity = ?`, b, c[1], identity); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "vectors.bin")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	t.Logf("%d session chunks' vectors mixed with their neighbours' (both %v, weight %.2f)", len(cs), both, w)
 }
