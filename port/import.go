@@ -30,7 +30,12 @@ type ImportOptions struct {
 	// refused (its vectors would be of no use and everything would be
 	// embedded again), unless AnyModel is set.
 	Embedder string
-	AnyModel bool
+	// EmbedderAlso are identity keys the target accepts beside Embedder:
+	// with [embedder] quantize = "auto" the same model under the other
+	// quantization (an index without vectors takes the export's, and
+	// keeps it after: cmd/cairn/embedder_auto.go).
+	EmbedderAlso []string
+	AnyModel     bool
 	// Partial keeps what arrived when lines are broken, refused or
 	// missing (the end line counts more than came). Without it any of
 	// those fails the import and nothing is written. With it a document
@@ -646,13 +651,15 @@ func checkModel(h *Header, o *ImportOptions) error {
 	}
 	var have []string
 	for _, m := range h.Models {
-		if modelOf(m.Identity) == modelOf(o.Embedder) {
-			return nil
+		for _, k := range append([]string{o.Embedder}, o.EmbedderAlso...) {
+			if modelOf(m.Identity) == modelOf(k) {
+				return nil
+			}
 		}
 		have = append(have, m.Identity)
 	}
 	return cairn.Invalidf("models: the export's vectors were made by %s, the target's embedder is %s; configure that embedder, or pass --any-model to import them anyway (sync then embeds every chunk again)",
-		strings.Join(have, ", "), o.Embedder)
+		strings.Join(have, ", "), strings.Join(append([]string{o.Embedder}, o.EmbedderAlso...), " or "))
 }
 
 // modelOf is the provider and model of an identity key ("onnx|name|384|..."):

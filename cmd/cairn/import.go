@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/embed/onnx"
 	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/port"
 )
@@ -65,7 +66,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 			}
 			progress(done, total)
 		}}
-	if opts.Embedder, err = e.embedderKey(); err != nil {
+	if opts.Embedder, opts.EmbedderAlso, err = e.embedderKeys(); err != nil {
 		e.logf("cairn: warning: import: the configured [embedder] cannot be built (%v): the export's models are not checked against it", err)
 	}
 	// The header, versions and models are checked before the store is
@@ -115,23 +116,35 @@ func outermostMissing(dir string) string {
 	}
 }
 
-// embedderKey is the identity of the configured embedder ("" for none):
-// what import checks the export's vectors against. Building it loads no
-// model file for OpenAI; for ONNX it reads the model's files.
-func (e *env) embedderKey() (string, error) {
+// embedderKeys is the identity of the configured embedder ("" for none)
+// and the others it accepts: what import checks the export's vectors
+// against. Building it loads no model file for OpenAI; for ONNX it reads
+// the model's files. With quantize = "auto" it is the model's FP32 and
+// INT8 identities (read without the runtime, embedder_auto.go): an index
+// without vectors takes the export's quantization, and auto keeps it
+// after.
+func (e *env) embedderKeys() (string, []string, error) {
 	cfg, err := e.loadConfig()
 	if err != nil || cfg.Embedder == nil {
-		return "", err
+		return "", nil, err
+	}
+	if ec := cfg.Embedder; ec.Provider == "onnx" && ec.Quantize == quantizeAuto {
+		_, dataDir := e.paths()
+		id, err := modelIdentity(ec, filepath.Join(dataDir, "cache", "onnx"))
+		if err != nil {
+			return "", nil, err
+		}
+		return onnx.QuantizedIdentity(id, onnx.QuantizeNone).Key(), []string{onnx.QuantizedIdentity(id, onnx.QuantizeInt8).Key()}, nil
 	}
 	e.embedWorkers = 1
 	emb, err := e.embedder(cfg)
 	if err != nil || emb == nil {
-		return "", err
+		return "", nil, err
 	}
 	if c, ok := emb.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	return emb.Identity().Key(), nil
+	return emb.Identity().Key(), nil, nil
 }
 
 // importReport is import's and migrate's --json: the result, and the
