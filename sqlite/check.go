@@ -44,7 +44,8 @@ func Diagnose(op, path string, err error) error {
 	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
 		hint = HintDamaged
 	case sqlite3.ErrReadonly:
-		hint = "the file or its folder is read-only: make both writable by this user (chmod u+w), or run cairn as the user who owns them"
+		path = readOnlyOne(path)
+		hint = "the file or its folder is read-only: make both writable by this user (chmod u+w " + path + "), or run cairn as the user who owns them"
 	case sqlite3.ErrPerm, sqlite3.ErrCantOpen:
 		hint = "check that the folder exists and that this user may read and write it and the file"
 	case sqlite3.ErrFull:
@@ -73,6 +74,28 @@ func (e *notWritable) Error() string {
 }
 
 func (e *notWritable) Unwrap() error { return e.err }
+
+// readOnlyOne names the file of a data directory's pair (IndexFile and
+// DurableFile) that a write refused as read-only was refused on. Every
+// connection writes both files (the durable store is attached), and
+// SQLite's "attempt to write a readonly database" names neither: a
+// read-only memory.db was reported as index.db (review finding F4). The
+// file given is kept when this user may not write it, or when the other
+// may be written too (root, or neither file: a read-only mount).
+func readOnlyOne(path string) string {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	if base != IndexFile && base != DurableFile || !writableFile(path) {
+		return path
+	}
+	other := filepath.Join(dir, IndexFile)
+	if base == IndexFile {
+		other = filepath.Join(dir, DurableFile)
+	}
+	if _, err := os.Stat(other); err == nil && !writableFile(other) {
+		return other
+	}
+	return path
+}
 
 func isDir(dir string) bool {
 	fi, err := os.Stat(dir)

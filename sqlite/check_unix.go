@@ -9,3 +9,8 @@ import "golang.org/x/sys/unix"
 func writableDir(dir string) bool {
 	return unix.Faccessat(unix.AT_FDCWD, dir, unix.W_OK, unix.AT_EACCESS) == nil
 }
+
+// writableFile reports whether this process may write the file at path.
+func writableFile(path string) bool {
+	return unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS) == nil
+}

@@ -27,7 +27,13 @@ const failuresSchema = `CREATE TABLE durable.consolidation_failures(
 // RecordFailure counts one more failed run for each of a window's records
 // (starting again at one for a record whose hash changed) in one
 // transaction and returns the window's tries: the most of its records'.
+// A write the durable store refuses names it (Diagnose).
 func (s *Store) RecordFailure(ctx context.Context, f cairn.FailureCommit) (int, error) {
+	n, err := s.recordFailure(ctx, f)
+	return n, s.diagnose("record consolidation failure", err)
+}
+
+func (s *Store) recordFailure(ctx context.Context, f cairn.FailureCommit) (int, error) {
 	if len(f.Hashes) != 0 && len(f.Hashes) != len(f.Records) {
 		return 0, fmt.Errorf("record failure of %s: %d hashes for %d records", f.Thread, len(f.Hashes), len(f.Records))
 	}

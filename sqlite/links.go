@@ -58,8 +58,12 @@ func (s *Store) JudgedPairs(ctx context.Context) (map[[2]string]bool, error) {
 // rewritten members, the links and the judged pairs. It fails with
 // cairn.ErrNotFound, changing nothing, when a member is gone, no longer
 // active, or rewritten since the judge read it (c.Seen): a consolidation
-// ran meanwhile.
+// ran meanwhile. A write the durable store refuses names it (Diagnose).
 func (s *Store) ApplySleep(ctx context.Context, c cairn.SleepChange) error {
+	return s.diagnose("apply sleep", s.applySleep(ctx, c))
+}
+
+func (s *Store) applySleep(ctx context.Context, c cairn.SleepChange) error {
 	db, err := s.writer()
 	if err != nil {
 		return err

@@ -87,7 +87,13 @@ var _ cairn.MemoryStore = (*Store)(nil)
 // is read again), the earlier windows are replaced: their memories that
 // this window does not write again are removed and returned, and their
 // records that this window does not read become pending.
+// A write the durable store refuses names it (Diagnose).
 func (s *Store) CommitWindow(ctx context.Context, w cairn.WindowCommit) (cairn.Committed, error) {
+	c, err := s.commitWindow(ctx, w)
+	return c, s.diagnose("write memories", err)
+}
+
+func (s *Store) commitWindow(ctx context.Context, w cairn.WindowCommit) (cairn.Committed, error) {
 	var c cairn.Committed
 	if len(w.Hashes) != 0 && len(w.Hashes) != len(w.Records) {
 		return c, fmt.Errorf("commit window of %s: %d hashes for %d records", w.Thread, len(w.Hashes), len(w.Records))
