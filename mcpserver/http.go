@@ -43,7 +43,9 @@ type HTTPOptions struct {
 	// naming the agents it may use and whether it may write (access.go).
 	Access *Access
 	// AllowedOrigins are browser origins (scheme://host[:port]) allowed
-	// besides loopback ones; any other Origin header is refused.
+	// besides the server's own (originAllowed); any other Origin header
+	// is refused. A request without one (curl, an MCP client) is not
+	// checked.
 	AllowedOrigins []string
 	// UI, when set, serves the web pages (package web) at / and under
 	// /ui/, behind this guard like the API, except that the static files
@@ -223,22 +225,24 @@ func (h *httpServer) authorized(r *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.opts.Token)) == 1
 }
 
-// originAllowed accepts loopback origins, the configured ones, and, on a
-// server that asks for a token, the request's own: a page this server
-// served on a network address (the web pages) posts with an Origin naming
-// the Host it was loaded from. That lets in no other site's script: it
-// would need the token, which the pages keep per tab and origin (a page
-// of another origin reaching this address by DNS rebinding has none).
+// originAllowed accepts the configured origins and the server's own: an
+// Origin naming the Host the request was sent to, which is the page this
+// server served (the web pages post with it). On a loopback host that
+// holds without a token (the Host check refused every other name, so no
+// page of another site reaches here by DNS rebinding); on a network
+// address only with one, as a rebinding page's Origin names its Host too
+// but it has no token. Other loopback origins are refused: a page served
+// by another local port (a dev server, any local app) could otherwise
+// call a tokenless server from the browser (review finding F11).
 func (h *httpServer) originAllowed(origin, host string) bool {
 	if slices.Contains(h.opts.AllowedOrigins, origin) {
 		return true
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || host == "" || !strings.EqualFold(u.Host, host) {
 		return false
 	}
-	sameOrigin := (h.opts.Token != "" || h.opts.Access != nil) && host != "" && strings.EqualFold(u.Host, host)
-	return isLoopback(u.Host) || sameOrigin
+	return isLoopback(host) || h.opts.Token != "" || h.opts.Access != nil
 }
 
 // isLoopback reports whether host[:port] names a loopback address or

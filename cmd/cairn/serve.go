@@ -47,7 +47,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs.Var(&f.agents, "agent", "agent to serve (repeatable; the first is the default)")
 	fs.StringVar(&e.configPath, "config", "", "configuration file")
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token clients must send")
-	fs.Var(&f.origins, "allow-origin", "browser origin allowed besides loopback ones (repeatable)")
+	fs.Var(&f.origins, "allow-origin", "browser origin allowed besides the server's own (repeatable; others, loopback ones too, are refused)")
 	fs.BoolVar(&f.watch, "watch", true, "watch the files corpora and sync on change")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time limit of one request")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", closeTimeout, "how long stopping waits for requests and a running sync")
