@@ -118,8 +118,22 @@ func (s *Store) apply(ctx context.Context, b *cairn.Batch) (err error) {
 			w.orphans = true
 		}
 	}
+	endBulk, err := beginBulk(ctx, tx, len(w.pending)) // bulk.go
+	if err != nil {
+		return err
+	}
+	if endBulk != nil && bulkLoadHook != nil {
+		if err := bulkLoadHook(ctx, tx); err != nil {
+			return err
+		}
+	}
 	if err := w.indexChunks(ctx); err != nil {
 		return err
+	}
+	if endBulk != nil {
+		if err := endBulk(); err != nil {
+			return err
+		}
 	}
 	if w.orphans {
 		if err := markGC(ctx, tx); err != nil {
