@@ -16,6 +16,11 @@
 #   of what the WAL still holds, which a one-shot sync pays before it exits.
 #
 #   bench/i1-remeasure.sh [BASE [NEW]]   # from the repository root; BASE 1df441c, NEW .
+#   (BASE or NEW may also be a folder holding a source tree, built as it is:
+#   git archive of a revision with only the measured files changed, so that
+#   others' uncommitted work in this tree is in neither side)
+#   EXTRA (a revision or folder, optional) is built as a third side,
+#   "extra", run after "after" in every round and fingerprinted too.
 #
 # About 3 minutes on a quiet 2-core machine plus the two builds. DOCS
 # defaults to /tmp/i1docs, built here when missing: every Markdown file
@@ -42,6 +47,10 @@ build() { # build REV NAME
     go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench
     return
   fi
+  if [ -d "$1" ]; then # a source tree (say git archive of BASE plus the files measured)
+    (cd "$1" && go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench)
+    return
+  fi
   rm -rf "$WORK/src-$2" && mkdir -p "$WORK/src-$2"
   git archive "$1" | tar -x -C "$WORK/src-$2"
   cp bench/cmd/indexbench/*.go "$WORK/src-$2/bench/cmd/indexbench/"
@@ -50,20 +59,25 @@ build() { # build REV NAME
 }
 build "$BASE" before
 build "$NEW" after
-echo "before = $BASE, after = $NEW"
+SIDES="before after"
+if [ -n "${EXTRA:-}" ]; then
+  build "$EXTRA" extra
+  SIDES="before after extra"
+fi
+echo "before = $BASE, after = $NEW${EXTRA:+, extra = $EXTRA}"
 show() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  first %6.2f s  CPU %5.2f s  cores used %.2f  no-op %.3f s  close %.2f s" % (sys.argv[1], d["load1"], d["firstSeconds"], d["userSeconds"]+d["sysSeconds"], d["cpuShare"], d["noopSeconds"][0], d.get("closeSeconds", 0)))' "$1"; }
 showw() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  writer alone %6.2f s  thread CPU %5.2f s (optimize %.2f)  close %.2f s (CPU %.2f)  wrote %4.0f MB  %d batches, %d chunks" % (sys.argv[1], d["load1"], d["writerSeconds"], d["writerCPUSeconds"], d["optimizeCPUSeconds"], d.get("closeSeconds", 0), d.get("closeCPUSeconds", 0), d["writerMB"], d["batches"], d["chunks"]))' "$1"; }
 for i in $(seq "$PAIRS"); do
-  for b in before after; do
+  for b in $SIDES; do
     "$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 1 -keep=false | show "$b"
   done
 done
 for i in $(seq "$PAIRS"); do
-  for b in before after; do
+  for b in $SIDES; do
     "$WORK/ib-$b" -writer -dir "$DOCS" -index "$WORK/ix-$b" -keep=false | showw "$b"
   done
 done
-for b in before after; do
+for b in $SIDES; do
   "$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 0 -keep=false -fingerprint "$WORK/fp-$b.txt" > /dev/null
 done
 if cmp -s <(grep '^chunk' "$WORK/fp-before.txt") <(grep '^chunk' "$WORK/fp-after.txt"); then
@@ -72,3 +86,6 @@ else
   echo "CHUNKS OR POSTINGS DIFFER: diff $WORK/fp-before.txt $WORK/fp-after.txt"
 fi
 cmp -s "$WORK/fp-before.txt" "$WORK/fp-after.txt" && echo "whole fingerprint identical (hits and scores too)" || echo "query hits or scores differ (ranking changes since $BASE?)"
+if [ -n "${EXTRA:-}" ]; then
+  cmp -s "$WORK/fp-before.txt" "$WORK/fp-extra.txt" && echo "extra: whole fingerprint identical to before" || echo "EXTRA DIFFERS: diff $WORK/fp-before.txt $WORK/fp-extra.txt"
+fi
