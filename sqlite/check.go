@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -227,4 +228,19 @@ func IsDamaged(err error) bool {
 		return se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB
 	}
 	return err != nil && (strings.Contains(err.Error(), "malformed") || strings.Contains(err.Error(), "not a database"))
+}
+
+// QuickCheckFile runs quick_check on the index file at path over a
+// read-only connection of its own (the open store's pools are left
+// alone) and fails as QuickCheck does: with the file and the remedy when
+// it finds damage, or when the file cannot be read as a database. It
+// reads every page: its cost grows with the file.
+func QuickCheckFile(ctx context.Context, path string) error {
+	db, err := sql.Open(driverName, dsn(path, true))
+	if err != nil {
+		return fmt.Errorf("check index: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return (&Store{Path: path, r: db}).QuickCheck(ctx)
 }

@@ -26,7 +26,7 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.bulkEmbed = true
-	eng, _, err := e.open(ctx)
+	eng, cfg, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -42,6 +42,9 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 		if perr := e.printSync(res); perr != nil && err == nil {
 			err = perr
 		}
+	}
+	if ctx.Err() == nil && (res != nil || err != nil) {
+		err = e.syncDamage(ctx, cfg, res, err) // sync_damage.go
 	}
 	return err
 }
