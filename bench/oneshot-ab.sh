@@ -4,7 +4,8 @@
 # search of the newer build as the machine's noise level. Prints per call:
 # wall ms, CPU ms (user + system) and the load average. Any running server
 # of the data directory must be stopped first (its record would answer).
-# The summary at the end: median wall and CPU ms of each label.
+# The summary at the end: median wall and CPU ms of each label, and how
+# many calls took under UNDER ms of wall (default 150, issue 19 item 6).
 #
 #   CAIRN_HOME=/tmp/e1/cli bench/oneshot-ab.sh /tmp/e1/cairn-before /tmp/e1/cairn-after 3
 #
@@ -48,5 +49,5 @@ for r in $(seq "$ROUNDS"); do
 done | tee "$LOG"
 med() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 for l in before after lexical; do
-  echo "median $l: wall $(awk -v l=$l '$1 == l { print $3 }' "$LOG" | med) ms, cpu $(awk -v l=$l '$1 == l { print $5 }' "$LOG" | med) ms"
+  echo "median $l: wall $(awk -v l=$l '$1 == l { print $3 }' "$LOG" | med) ms, cpu $(awk -v l=$l '$1 == l { print $5 }' "$LOG" | med) ms, under ${UNDER:-150} ms: $(awk -v l=$l -v u="${UNDER:-150}" '$1 == l { n++; if ($3 < u) k++ } END { printf "%d of %d", k, n }' "$LOG")"
 done
