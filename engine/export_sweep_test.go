@@ -46,3 +46,8 @@ func SetFusionVecStripShare(share float64) { fusion.VecStripShare = share }
 // thing alone (fusionWeights.PRFAsks) and the vector weight's factor for a
 // query asking when (fusionWeights.VecWhen; 0: none).
 func SetFusionAsks(prfAsks bool, vecWhen float64) { fusion.PRFAsks, fusion.VecWhen = prfAsks, vecWhen }
+
+// SetFusionVecMix sets the weight of the previous chunk's vector in the
+// mixed index the vector lane searches for queries not asking when
+// (fusionWeights.VecMix; 0: the plain index).
+func SetFusionVecMix(weight float64) { fusion.VecMix = weight }

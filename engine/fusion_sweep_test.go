@@ -56,6 +56,7 @@ type sweepSetting struct {
 	vecStripShr float64 // that pass fused beside the whole query's with this share (fusionWeights.VecStripShare)
 	prfAsks     bool    // the feedback pass only for queries asking for a thing (fusionWeights.PRFAsks)
 	vecWhen     float64 // the vector weight's factor for a query asking when (fusionWeights.VecWhen)
+	vecMix      float64 // the previous chunk's weight in the mixed index (fusionWeights.VecMix)
 }
 
 func (s sweepSetting) String() string {
@@ -129,6 +130,9 @@ func (s sweepSetting) String() string {
 	if s.vecWhen > 0 {
 		out += fmt.Sprintf(" vecwhen %.2f", s.vecWhen)
 	}
+	if s.vecMix > 0 {
+		out += fmt.Sprintf(" vecmix %.2f", s.vecMix)
+	}
 	return out
 }
 
@@ -189,7 +193,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare:prfasks:vecwhen],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare:prfasks:vecwhen:vecmix],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -215,7 +219,9 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // that pass fused beside the whole query's with this share instead;
 // prfasks 1: the feedback pass only for queries asking for a thing, not
 // when nor yes or no; vecwhen: the vector weight times that for a query
-// asking when).
+// asking when; vecmix: the vector lane of a query not asking when over
+// the index with each session chunk's vector mixed with its previous
+// chunk's at that weight).
 // CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
@@ -247,15 +253,15 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+strings.Repeat(":0", 34), ":")
-		var x [34]float64
+		f := strings.Split(p+strings.Repeat(":0", 35), ":")
+		var x [35]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
 		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0, x[24],
-			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31], x[32] != 0, x[33]})
+			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31], x[32] != 0, x[33], x[34]})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	// CAIRN_FUSION_COST: every search pays its own lanes and embeddings
@@ -304,6 +310,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionSession(s.session, s.sessionTop, s.vecStrip)
 			engine.SetFusionVecStripShare(s.vecStripShr)
 			engine.SetFusionAsks(s.prfAsks, s.vecWhen)
+			engine.SetFusionVecMix(s.vecMix)
 		}
 		return s.mode
 	})

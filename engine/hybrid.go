@@ -168,6 +168,15 @@ type fusionWeights struct {
 	// VecWhen, when above 0, multiplies the vector weight by itself for a
 	// query asking when (queryAsk), lane weights by the kind of question.
 	VecWhen float64
+	// VecMix, when above 0, has the vector lane of a query not asking when
+	// (queryAsk) search a copy of the index in which each session chunk's
+	// vector is itself plus VecMix times the vector of the chunk before it
+	// in its session, normalized (mixedIndex): a turn is found by what its
+	// neighbour says too, as the reply to a question naming the topic.
+	// Built from the stored vectors, nothing embedded again; the cosines
+	// the hits carry are then the mixed ones. A question asking when keeps
+	// the plain index: its answer is the turn its words name.
+	VecMix float64
 }
 
 // vecLane is the vector lane's candidates with the query's vector.
@@ -338,6 +347,10 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if fw.VecWhen > 0 && queryAsk(query) == askWhen {
 		fw.Vec *= fw.VecWhen
 	}
+	mix, vlane := 0.0, "vec"
+	if fw.VecMix > 0 && queryAsk(query) != askWhen {
+		mix, vlane = fw.VecMix, fmt.Sprintf("vecmix %g", fw.VecMix)
+	}
 	_, perr := search.Parse(query)
 	done := make(chan struct{})
 	if perr == nil {
@@ -364,8 +377,8 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if fw.Speaker > 0 && fw.SpeakerDepth > 1 {
 		vn = n * fw.SpeakerDepth
 	}
-	vl, verr := memoLane(laneKey{"vec", query, fmt.Sprint(o.Corpora, scope), vn}, func() (vecLane, error) {
-		c, qv, err := e.vectorLane(ctx, query, o.Corpora, scope, vn)
+	vl, verr := memoLane(laneKey{vlane, query, fmt.Sprint(o.Corpora, scope), vn}, func() (vecLane, error) {
+		c, qv, err := e.vectorLaneMixed(ctx, query, o.Corpora, scope, vn, mix)
 		return vecLane{c, qv}, err
 	})
 	vecCands := vl.cands
@@ -400,8 +413,8 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if fw.VecStrip && len(names) == 1 && len(spoken) > 0 {
 		// The vector lane asked again without the one name (VecStrip).
 		if q := withoutName(query, names[0]); q != "" {
-			sl, err := memoLane(laneKey{"vecstrip", q, fmt.Sprint(o.Corpora, scope), vn}, func() (vecLane, error) {
-				c, qv, err := e.vectorLane(ctx, q, o.Corpora, scope, vn)
+			sl, err := memoLane(laneKey{vlane + "strip", q, fmt.Sprint(o.Corpora, scope), vn}, func() (vecLane, error) {
+				c, qv, err := e.vectorLaneMixed(ctx, q, o.Corpora, scope, vn, mix)
 				return vecLane{c, qv}, err
 			})
 			if err != nil {

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -313,6 +315,137 @@ func TestSearchFeedbackAsks(t *testing.T) {
 	} {
 		if got := parts(c.query, c.fw); strings.Contains(got, "prf(") != c.feedback {
 			t.Errorf("%s, %q: feedback part %v, want %v: %s", c.fwName, c.query, !c.feedback, c.feedback, got)
+		}
+	}
+}
+
+// TestMixedIndex: the mixed copy of the index (fusionWeights.VecMix) holds
+// each session chunk's vector plus weight times its previous chunk's,
+// normalized; a session's first chunk and a file's chunk keep theirs; it is
+// built again when the weight changes; and with VecMix a question asking
+// when searches the plain index while another searches the mixed one.
+func TestMixedIndex(t *testing.T) {
+	notes := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notes, "n.md"), []byte("# Soil\n\nGarden beds want soil tests before compost.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, nil, Options{Embedder: &conceptEmbedder{model: "v1"}, Corpora: []cairn.Corpus{
+		{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}, {Name: "sessions", Kind: cairn.KindSessions}}})
+	ctx := context.Background()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	msg := func(who, text string, min int) cairn.Message {
+		return cairn.Message{Role: cairn.RoleUser, Speaker: who, Text: text, Time: at.Add(time.Duration(min) * time.Minute)}
+	}
+	if _, err := f.eng.ImportSessions(ctx, "sessions", "fixture", []cairn.Session{{Source: cairn.SourceCodex, ID: "chat", StartedAt: at,
+		Messages: []cairn.Message{msg("Melanie", "tomatoes grew in the garden", 0), msg("Caroline", "the quarterly budget and spending", 1),
+			msg("Melanie", "a finance meeting ran late", 2)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.eng.loadVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ix := f.eng.vec.index
+	mixed, err := f.eng.mixedIndex(ctx, ix, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mixed.Len() != ix.Len() {
+		t.Fatalf("mixed index holds %d vectors, the index %d", mixed.Len(), ix.Len())
+	}
+	docs, err := f.eng.vectorDocs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sess, files []int64
+	for id, ds := range docs {
+		if _, ok := ix.Vector(id); !ok {
+			continue
+		}
+		if ds[0].corpus == "sessions" {
+			sess = append(sess, id)
+		} else {
+			files = append(files, id)
+		}
+	}
+	cands, err := f.eng.store.Chunks(ctx, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(cands, func(a, b cairn.Candidate) int { return a.Seq - b.Seq })
+	if len(cands) < 2 || len(files) == 0 {
+		t.Fatalf("%d session chunks with vectors, %d file chunks: want 2 or more and 1 or more", len(cands), len(files))
+	}
+	same := func(a, b []float32) bool {
+		for i := range a {
+			if math.Abs(float64(a[i]-b[i])) > 1e-6 {
+				return false
+			}
+		}
+		return len(a) == len(b)
+	}
+	for i, c := range cands {
+		v, _ := ix.Vector(c.ChunkID)
+		got, _ := mixed.Vector(c.ChunkID)
+		want := v
+		if i > 0 {
+			p, _ := ix.Vector(cands[i-1].ChunkID)
+			want = mixVectors(v, p, 1)
+			if same(v, want) {
+				t.Fatalf("chunk %d: its neighbour moves nothing; the fixture tests nothing", c.ChunkID)
+			}
+		}
+		if !same(got, want) {
+			t.Errorf("session chunk %d (seq %d): mixed %v, want %v", c.ChunkID, c.Seq, got, want)
+		}
+	}
+	for _, id := range files {
+		v, _ := ix.Vector(id)
+		if got, _ := mixed.Vector(id); !same(got, v) {
+			t.Errorf("file chunk %d changed in the mixed index", id)
+		}
+	}
+	if again, _ := f.eng.mixedIndex(ctx, ix, 1); again != mixed {
+		t.Error("the same index and weight built the mixed copy again")
+	}
+	if other, _ := f.eng.mixedIndex(ctx, ix, 0.5); other == mixed {
+		t.Error("a new weight kept the old mixed copy")
+	}
+	// Through Search: with VecMix a question not asking when reads the
+	// mixed cosines, one asking when the plain ones.
+	cos := func(query string, mix float64) map[int]float64 {
+		old := fusion
+		fusion.VecMix = mix
+		defer func() { fusion = old }()
+		hits, err := f.eng.Search(ctx, query, &cairn.SearchOptions{Limit: 10, Mode: cairn.ModeHybrid, Corpora: []string{"sessions"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]float64{}
+		for _, h := range hits {
+			if h.Signals != nil && h.Signals.VecRank > 0 {
+				out[h.StartLine] = h.Signals.Cosine
+			}
+		}
+		return out
+	}
+	differ := func(a, b map[int]float64) bool {
+		for line, c := range a {
+			if p, ok := b[line]; ok && math.Abs(p-c) > 1e-6 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		query string
+		mixed bool
+	}{{"what was the quarterly budget", true}, {"when was the quarterly budget", false}} {
+		on, off := cos(c.query, 1), cos(c.query, 0)
+		if len(on) == 0 || differ(on, off) != c.mixed {
+			t.Errorf("%q: cosines with VecMix %v, without %v; want them to differ: %v", c.query, on, off, c.mixed)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -39,6 +40,18 @@ type vectors struct {
 	index   *vector.Index
 	docs    map[int64][]docRef // chunk id → documents holding it
 	pending int                // chunks without a vector; -1: unknown
+	// mixMu guards mixed, the copy of index with neighbours mixed into
+	// session chunks' vectors (mixedIndex; fusionWeights.VecMix).
+	mixMu sync.Mutex
+	mixed mixedOf
+}
+
+// mixedOf is a mixed copy of an index and what it was built from.
+type mixedOf struct {
+	from   *vector.Index
+	n      int // from's length then: an index grows in place by a sync's embedding rounds
+	weight float64
+	ix     *vector.Index
 }
 
 type docRef struct{ corpus, path string }
@@ -276,6 +289,13 @@ var errNoVectors = errors.New("vectors are not complete")
 // from the allowed corpora and paths (filters apply before top-k), with
 // the query's vector.
 func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, []float32, error) {
+	return e.vectorLaneMixed(ctx, query, corpora, scope, n, 0)
+}
+
+// vectorLaneMixed is vectorLane over the index with each session chunk's
+// vector mixed with its previous chunk's by mix (mixedIndex), the index
+// itself when mix is 0.
+func (e *Engine) vectorLaneMixed(ctx context.Context, query string, corpora []string, scope search.Scope, n int, mix float64) ([]cairn.Candidate, []float32, error) {
 	if err := e.loadVectors(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -292,11 +312,111 @@ func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string,
 	if err != nil {
 		return nil, nil, fmt.Errorf("embed query: %w", err)
 	}
+	if mix > 0 {
+		if ix, err = e.mixedIndex(ctx, ix, mix); err != nil {
+			return nil, nil, err
+		}
+	}
 	cands, err := e.nearest(ctx, ix, qv[0], corpora, scope, n)
 	if err != nil {
 		return nil, nil, err
 	}
 	return cands, qv[0], nil
+}
+
+// mixedIndex is a copy of from in which each session chunk's vector is
+// itself plus weight times the vector of the chunk before it in its
+// document (the previous one that has a vector, by seq), normalized; the
+// first chunk of a session and every chunk of other corpora keep theirs.
+// The vectors are the ones stored: nothing is embedded again. It is built
+// on first use and again after from changes (fusionWeights.VecMix).
+func (e *Engine) mixedIndex(ctx context.Context, from *vector.Index, weight float64) (*vector.Index, error) {
+	e.vec.mixMu.Lock()
+	defer e.vec.mixMu.Unlock()
+	if m := e.vec.mixed; m.ix != nil && m.from == from && m.n == from.Len() && m.weight == weight {
+		return m.ix, nil
+	}
+	n := from.Len()
+	docs, err := e.vectorDocs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, len(docs))
+	var sess []int64
+	for id, ds := range docs {
+		ids = append(ids, id)
+		if slices.ContainsFunc(ds, func(d docRef) bool { return e.isSessions(d.corpus) }) {
+			sess = append(sess, id)
+		}
+	}
+	slices.Sort(ids)
+	slices.Sort(sess)
+	cands, err := e.store.Chunks(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
+	type place struct {
+		id  int64
+		seq int
+	}
+	byDoc := map[docRef][]place{}
+	for _, c := range cands {
+		if e.isSessions(c.Corpus) {
+			d := docRef{c.Corpus, c.Path}
+			byDoc[d] = append(byDoc[d], place{c.ChunkID, c.Seq})
+		}
+	}
+	prev := map[int64]int64{}
+	for _, ps := range byDoc {
+		slices.SortFunc(ps, func(a, b place) int { return a.seq - b.seq })
+		last := int64(-1)
+		for _, p := range ps {
+			if _, ok := from.Vector(p.id); !ok {
+				continue
+			}
+			if _, seen := prev[p.id]; !seen && last >= 0 {
+				prev[p.id] = last
+			}
+			last = p.id
+		}
+	}
+	ix := vector.New(from.Dim())
+	ix.Grow(n)
+	for _, id := range ids {
+		v, ok := from.Vector(id)
+		if !ok {
+			continue
+		}
+		if p, ok := prev[id]; ok {
+			if pv, ok := from.Vector(p); ok {
+				v = mixVectors(v, pv, weight)
+			}
+		}
+		if err := ix.Add(id, v); err != nil {
+			return nil, err
+		}
+	}
+	e.vec.mixed = mixedOf{from, n, weight, ix}
+	return ix, nil
+}
+
+// mixVectors is v + w × u, normalized (v when the sum is zero).
+func mixVectors(v, u []float32, w float64) []float32 {
+	out := make([]float64, len(v))
+	var sum float64
+	for i := range v {
+		out[i] = float64(v[i]) + w*float64(u[i])
+		sum += out[i] * out[i]
+	}
+	if sum == 0 {
+		return v
+	}
+	norm := math.Sqrt(sum)
+	m := make([]float32, len(v))
+	for i, x := range out {
+		m[i] = float32(x / norm)
+	}
+	return m
 }
 
 // vectorAt is vectorLane for a query vector given (a pass that moves or
