@@ -297,7 +297,7 @@ func TestSearchFeedbackAsks(t *testing.T) {
 		return strings.Join(all, " ")
 	}
 	fb := fusion
-	fb.PRF, fb.PRFDocs, fb.PRFTerms = 0.5, 2, 5
+	fb.PRF, fb.PRFDocs, fb.PRFTerms, fb.PRFAsks = 0.5, 2, 5, false // whatever the default
 	asks := fb
 	asks.PRFAsks = true
 	for _, c := range []struct {
