@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/redact"
 )
 
 // FileName is a skill's file name; matched in any case.
@@ -192,7 +193,12 @@ func (w *sourceWalk) file(path string) {
 	if err != nil {
 		real = path
 	}
-	w.found = append(w.found, Skill{Name: name, Description: strings.TrimSpace(fm["description"]), Path: path, Real: real})
+	// The description is redacted here, once, so that nothing downstream
+	// (skills list, the index's embedded text, a remote embedder, the
+	// whisperer's judge prompt) sees a secret written into it. The name is
+	// the skill's key and is kept as written.
+	desc, _ := redact.Redact(strings.TrimSpace(fm["description"]))
+	w.found = append(w.found, Skill{Name: name, Description: desc, Path: path, Real: real})
 }
 
 func readHead(path string) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -154,5 +155,34 @@ func TestFrontmatter(t *testing.T) {
 				t.Fatalf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A secret written into a skill's description never leaves discovery: it is
+// what skills list prints, what the index embeds (a remote embedder would
+// receive it) and what the whisperer's judge is shown.
+func TestDiscoverRedactsDescription(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "deploy", "SKILL.md"),
+		skill("deploy", "Ship it. The deploy password is Summer2024!x for the bot, key ghp_0123456789abcdefghijABCDEFGHIJ012345"))
+	write(t, filepath.Join(root, "vault", "SKILL.md"), skill("vault", "The password is in the vault"))
+	got, _, err := Discover(context.Background(), []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := map[string]string{}
+	for _, s := range got {
+		desc[s.Name] = s.Description
+	}
+	for _, secret := range []string{"Summer2024!x", "ghp_0123456789abcdefghijABCDEFGHIJ012345"} {
+		if strings.Contains(desc["deploy"], secret) || strings.Contains(DocumentText(Skill{Name: "deploy", Description: desc["deploy"]}), secret) {
+			t.Errorf("description keeps %q: %q", secret, desc["deploy"])
+		}
+	}
+	if !strings.Contains(desc["deploy"], "Ship it.") || !strings.Contains(desc["deploy"], "[REDACTED:") {
+		t.Errorf("deploy description = %q, want its prose with the secrets replaced", desc["deploy"])
+	}
+	if desc["vault"] != "The password is in the vault" {
+		t.Errorf("ordinary prose changed: %q", desc["vault"])
 	}
 }
