@@ -45,8 +45,13 @@ func Diagnose(op, path string, err error) error {
 	case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
 		hint = HintDamaged
 	case sqlite3.ErrReadonly:
-		path = readOnlyOne(path)
-		hint = "the file or its folder is read-only: make both writable by this user (chmod u+w " + path + "), or run cairn as the user who owns them"
+		files := readOnlyFiles(path, writableFile)
+		if len(files) > 0 {
+			path = files[0]
+		} else {
+			files = []string{path}
+		}
+		hint = "the file or its folder is read-only: make both writable by this user (chmod u+w " + strings.Join(files, " ") + "), or run cairn as the user who owns them"
 	case sqlite3.ErrPerm, sqlite3.ErrCantOpen:
 		hint = "check that the folder exists and that this user may read and write it and the file"
 	case sqlite3.ErrFull:
@@ -76,26 +81,34 @@ func (e *notWritable) Error() string {
 
 func (e *notWritable) Unwrap() error { return e.err }
 
-// readOnlyOne names the file of a data directory's pair (IndexFile and
-// DurableFile) that a write refused as read-only was refused on. Every
-// connection writes both files (the durable store is attached), and
-// SQLite's "attempt to write a readonly database" names neither: a
-// read-only memory.db was reported as index.db (review finding F4). The
-// file given is kept when this user may not write it, or when the other
-// may be written too (root, or neither file: a read-only mount).
-func readOnlyOne(path string) string {
+// readOnlyFiles names the files of a data directory that a write refused
+// as read-only may have been refused on, those this user may not write,
+// the one given first: the pair (IndexFile and DurableFile; every
+// connection writes both, the durable store is attached, and SQLite's
+// "attempt to write a readonly database" names neither: a read-only
+// memory.db was reported as index.db, review finding F4) and their -wal
+// and -shm files. SQLite makes a -shm with its database's mode, so after a
+// run with a read-only index.db the -shm stays read-only when index.db is
+// made writable again, and a hint naming index.db alone did not get the
+// agent writing (a new user's try, 12-04). None, when every file may be
+// written (root, or a read-only mount).
+func readOnlyFiles(path string, writable func(string) bool) []string {
 	dir, base := filepath.Dir(path), filepath.Base(path)
-	if base != IndexFile && base != DurableFile || !writableFile(path) {
-		return path
+	cands := []string{path}
+	if base == IndexFile || base == DurableFile {
+		other := filepath.Join(dir, IndexFile)
+		if base == IndexFile {
+			other = filepath.Join(dir, DurableFile)
+		}
+		cands = append(cands, other, path+"-wal", path+"-shm", other+"-wal", other+"-shm")
 	}
-	other := filepath.Join(dir, IndexFile)
-	if base == IndexFile {
-		other = filepath.Join(dir, DurableFile)
+	var out []string
+	for _, f := range cands {
+		if _, err := os.Stat(f); err == nil && !writable(f) {
+			out = append(out, f)
+		}
 	}
-	if _, err := os.Stat(other); err == nil && !writableFile(other) {
-		return other
-	}
-	return path
+	return out
 }
 
 func isDir(dir string) bool {
