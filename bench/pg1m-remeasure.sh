@@ -49,6 +49,9 @@
 #
 # A quiet 1M export and both imports (16:01 to 16:23, load 2.3 to 2.9, 30f4576): 22.6 s export,
 # then 21.5 minutes each import, 15 of them the postings statement (5.2 GB in pgsql_tmp).
+# With own pairs (ecc6bbc, schema 6; 2026-12-04 01:32 to 02:07, load 12 falling to 6): 26.7 s export,
+# 32.7 minutes each import, about 20 of them the postings statement (6.5 GB in pgsql_tmp), 18.1 GB a store;
+# STEPS=own 4 minutes and STEPS=search,size ROUNDS=1 2.5 minutes at load 3 to 5.
 #
 # The stores are kept (schema pg1m on both servers, WORK/sqlite); drop
 # them with DROP SCHEMA pg1m CASCADE on each server and rm -rf WORK.
