@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,14 +38,37 @@ func denseText(n int) string {
 	return b.String()[:n]
 }
 
+// repeatText is about n bytes of the clean corpus with, every 4 KiB, a
+// password given in prose and a bare repeat of the one before: a distinct
+// value per 4 KiB for the repeat pass to look for.
+func repeatText(tb testing.TB, n int) string {
+	clean := ordinaryText(tb, n)
+	var b strings.Builder
+	for k := 0; k*4096 < len(clean); k++ {
+		b.WriteString(clean[k*4096 : min(len(clean), (k+1)*4096)])
+		fmt.Fprintf(&b, "\nthe password is Qz7k9x%d\nas said, Qz7k9x%d stays secret\n", k, max(0, k-1))
+	}
+	return b.String()
+}
+
+// BenchmarkRedact measures 1 MB texts; CAIRN_REDACT_BENCH_MB=N adds
+// N MB ones (ordinary and with repeats), to see that the cost stays linear.
 func BenchmarkRedact(b *testing.B) {
-	for _, bc := range []struct {
+	type text struct {
 		name string
 		text string
-	}{
+	}
+	texts := []text{
 		{"ordinary-1MB", ordinaryText(b, 1<<20)},
 		{"dense-1MB", denseText(1 << 20)},
-	} {
+		{"repeats-1MB", repeatText(b, 1<<20)},
+	}
+	if mb, _ := strconv.Atoi(os.Getenv("CAIRN_REDACT_BENCH_MB")); mb > 0 {
+		texts = append(texts,
+			text{fmt.Sprintf("ordinary-%dMB", mb), ordinaryText(b, mb<<20)},
+			text{fmt.Sprintf("repeats-%dMB", mb), repeatText(b, mb<<20)})
+	}
+	for _, bc := range texts {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.text)))
 			for b.Loop() {

@@ -102,6 +102,18 @@
 // "password is required", "password: 12-character minimum" and
 // "password is hunter-2" stay (prose.go).
 //
+// # Repeats
+//
+// A value a rule replaced is also replaced where the same text (or, through
+// RedactParts, another part of the same document: a chat session's turns)
+// repeats it bare, before or after, with the same kind: after "the password
+// is hunter2", "I will not repeat hunter2" becomes "I will not repeat
+// [REDACTED:password]". Only values of six or more characters that hold a
+// digit or a symbol are looked for, as whole tokens (not in xhunter2 or
+// hunter22); a value of letters or words alone (swordfish, read-only) is
+// kept elsewhere, since the same word is more often just the word
+// (repeat.go).
+//
 // # Cost
 //
 // Every rule has anchor strings (a key prefix, a keyword); a rule's regular

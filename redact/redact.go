@@ -25,18 +25,71 @@ func Placeholder(kind string) string { return placeholderPrefix + kind + "]" }
 // and host of a URL, the key of an assignment. A secret that spans lines (a
 // private key block) keeps its line breaks after the placeholder, so the
 // text has as many lines as before and line numbers into it stay valid.
-// Counts is nil when nothing was replaced. Redact is idempotent and safe
-// for concurrent use.
+// A value a rule replaced is also replaced where text repeats it bare,
+// before or after (repeat.go). Counts is nil when nothing was replaced.
+// Redact is idempotent and safe for concurrent use.
 func Redact(text string) (string, Counts) {
+	counts := RedactParts([]*string{&text})
+	return text, counts
+}
+
+// RedactParts redacts the texts parts point to, in place, as the parts of
+// one document (the turns, titles and tool calls of a chat session): each
+// as Redact would, and a value a rule replaced in any part is also replaced
+// at its bare repeats in every part. It reports the replacements of all
+// parts together; nil and empty parts are skipped.
+func RedactParts(parts []*string) Counts {
 	var counts Counts
+	var seen repeats
+	done := make([]int, len(parts)) // values seen when the part was last scanned
+	for i, p := range parts {
+		if p != nil && *p != "" {
+			*p = redactPart(*p, &counts, &seen)
+		}
+		done[i] = seen.n
+	}
+	// Values found in a later part are looked for again in the earlier
+	// ones; a part changed then is redacted again, which can (rarely) find
+	// a value more.
+	for round := 0; round < maxPasses; round++ {
+		again := false
+		for i, p := range parts {
+			if p == nil || *p == "" || done[i] == seen.n {
+				continue
+			}
+			done[i] = seen.n
+			text, n := seen.replace(*p, &counts)
+			if n > 0 {
+				*p = redactPart(text, &counts, &seen)
+				again = again || done[i] != seen.n
+				done[i] = seen.n
+			}
+		}
+		if !again {
+			break
+		}
+	}
+	return counts
+}
+
+// redactPart runs the rules over text until nothing changes, remembering
+// the values replaced in seen and replacing their repeats after each pass
+// that replaced something (and after the first, for values from earlier
+// parts).
+func redactPart(text string, counts *Counts, seen *repeats) string {
 	for pass := 0; pass < maxPasses; pass++ {
 		var n int
-		text, n = redactOnce(text, &counts)
+		text, n = redactOnce(text, counts, seen)
+		if n > 0 || pass == 0 {
+			var m int
+			text, m = seen.replace(text, counts)
+			n += m
+		}
 		if n == 0 {
 			break
 		}
 	}
-	return text, counts
+	return text
 }
 
 // Kinds lists every kind Redact can report, sorted.
@@ -66,7 +119,7 @@ type rule struct {
 	ids []int
 }
 
-func redactOnce(text string, counts *Counts) (string, int) {
+func redactOnce(text string, counts *Counts, seen *repeats) (string, int) {
 	var lower string
 	lowerOK := false
 	total := 0
@@ -102,7 +155,7 @@ func redactOnce(text string, counts *Counts) (string, int) {
 			continue
 		}
 		var n int
-		text, n = apply(text, hits, counts)
+		text, n = apply(text, hits, counts, seen)
 		if n > 0 {
 			total += n
 			lowerOK = false
@@ -113,8 +166,9 @@ func redactOnce(text string, counts *Counts) (string, int) {
 }
 
 // apply replaces the hits (sorted by start) in text. Hits that overlap an
-// earlier hit or lie inside an existing placeholder are skipped.
-func apply(text string, hits []hit, counts *Counts) (string, int) {
+// earlier hit or lie inside an existing placeholder are skipped. The values
+// replaced are remembered in seen (when not nil).
+func apply(text string, hits []hit, counts *Counts, seen *repeats) (string, int) {
 	var b strings.Builder
 	last, n := 0, 0
 	for _, h := range hits {
@@ -126,6 +180,7 @@ func apply(text string, hits []hit, counts *Counts) (string, int) {
 		}
 		b.WriteString(text[last:h.start])
 		b.WriteString(Placeholder(h.kind))
+		seen.add(text[h.start:h.end], h.kind)
 		for range strings.Count(text[h.start:h.end], "\n") {
 			b.WriteByte('\n')
 		}
