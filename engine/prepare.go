@@ -20,8 +20,11 @@ import (
 // change: the next sync then reads every file of such a corpus again (see
 // syncCorpus). 2: fixed-shape keys with "example" or "your" among their
 // letters (AWS's AKIAIOSFODNN7EXAMPLE) are redacted. 3: a password given in prose
-// ("the password is hunter2", dcf0dc1) is redacted.
-const redactVersion = "3"
+// ("the password is hunter2", dcf0dc1) is redacted. 4: a value a rule
+// redacted is also redacted at its bare repeats in the same document
+// (notes, memories' fields one by one, a session as a whole through
+// redactSession; ux F5).
+const redactVersion = "4"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.

@@ -514,31 +514,21 @@ func record(corpus, transcriptPath string, s *cairn.Session, p transcript.Projec
 // records, so they are only changed when they hold a secret (an id taken
 // from a file name): then, like a transcript path, they become the
 // redacted id, "#" and a hash of the id (TranscriptKey), the same for the
-// session and for the parent that names it.
+// session and for the parent that names it. The session is one document
+// for redaction (redact.RedactParts): a value a rule replaced in one field
+// (the user's "the password is hunter2") is replaced where any field
+// repeats it bare (the assistant's "I will not repeat hunter2").
 func redactSession(s *cairn.Session, st *cairn.SourceSyncStats) {
 	s.ID, s.ParentID = TranscriptKey(s.ID), TranscriptKey(s.ParentID)
-	clean := func(p *string) {
-		if *p == "" {
-			return
-		}
-		var c redact.Counts
-		*p, c = redact.Redact(*p)
-		addCounts(&st.Redactions, c)
-	}
-	for _, p := range []*string{&s.Title, &s.Label, &s.Cwd, &s.ConversationID, &s.AccountID, &s.GitBranch, &s.AgentID} {
-		clean(p)
-	}
+	parts := []*string{&s.Title, &s.Label, &s.Cwd, &s.ConversationID, &s.AccountID, &s.GitBranch, &s.AgentID}
 	for i := range s.Messages {
 		m := &s.Messages[i]
-		clean(&m.Text)
-		clean(&m.Speaker)
-		clean(&m.Model)
+		parts = append(parts, &m.Text, &m.Speaker, &m.Model)
 		for j := range m.Tools {
-			clean(&m.Tools[j].Name)
-			clean(&m.Tools[j].Input)
-			clean(&m.Tools[j].Output)
+			parts = append(parts, &m.Tools[j].Name, &m.Tools[j].Input, &m.Tools[j].Output)
 		}
 	}
+	addCounts(&st.Redactions, redact.RedactParts(parts))
 }
 
 func (e *Engine) projectionFile(rel string) (string, error) {
