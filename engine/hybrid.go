@@ -311,6 +311,7 @@ func laneSize(limit int) int { return max(10, int(math.Ceil(1.5*float64(limit)))
 // alone, and says so in every hit's explanation, while the vectors are
 // incomplete.
 func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, string, error) {
+	o = e.poolOptions(o)
 	n := laneWant(o) // recall.go: more for the memories corpus alone
 	if o.Mode == cairn.ModeVector {
 		vecCands, _, err := e.vectorLane(ctx, query, o.Corpora, scope, n)
@@ -496,6 +497,34 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 		}
 	})
 	return hits, cairn.ModeHybrid, err
+}
+
+// poolOptions is o with a limit of at least what a search at the default
+// limit asks of the lanes (cairn.DefaultSearchLimit, doubled where a
+// sessions corpus is searched, as Search doubles it): a smaller limit gets
+// the same lanes, fusion and hits, and Search calibrates them all before
+// it cuts. The lanes' depth sets the vector lane's range and fusion's
+// order, and a hit's calibrated score is raised to that of a better one
+// ranked below it, so a search cut to its limit first could rank and score
+// its first hits otherwise than the same search with a larger limit: a
+// new user's 'timeout:5000' over notes and sessions gave one session turn
+// at 0.33 with --limit 4 and three turns at 0.99 above notes/deploy.md with
+// --limit 5, and nothing at all at the default minimum score with --limit
+// 1 to 3 in another index. A limit above the default is kept.
+func (e *Engine) poolOptions(o *cairn.SearchOptions) *cairn.SearchOptions {
+	pool := cairn.DefaultSearchLimit
+	for _, c := range o.Corpora {
+		if e.isSessions(c) {
+			pool = 2 * cairn.DefaultSearchLimit
+			break
+		}
+	}
+	if o.Limit >= pool {
+		return o
+	}
+	po := *o
+	po.Limit = pool
+	return &po
 }
 
 // laneMemo keeps each query's lanes while laneMemoOn is set, for sweeps
@@ -687,6 +716,8 @@ type fused struct {
 	hit    cairn.Hit
 	score  float64
 	top    float64 // the largest single-lane contribution: whose chunk hit shows
+	base   float64 // the score before the session lift and the neighbours' share (keepFileSlots)
+	moved  bool    // placed by keepFileSlots elsewhere than its final score would put it
 	parts  [7]lanePart
 	nparts int
 }
@@ -829,6 +860,9 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 	if fw.Speaker > 0 && len(spoken) > 0 {
 		liftSpoken(units, lex, docKey, fw, spoken)
 	}
+	for i := range units {
+		units[i].base = units[i].score
+	}
 	if fw.Session > 0 {
 		liftSessions(units, fw.Lex*fw.Session, fw.SessionTop, docKey)
 	}
@@ -841,6 +875,9 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 		}
 		return units[i].hit.Path < units[j].hit.Path
 	})
+	if fw.Session > 0 || fw.Context > 0 {
+		keepFileSlots(units, docKey)
+	}
 	if fw.Diverse > 0 {
 		diversify(units, fw.DiverseAfter, fw.Diverse*(fw.Lex+fw.Vec), o.Limit)
 	}
@@ -887,7 +924,12 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 				}
 				h.Explain = append(h.Explain, part)
 			}
-			h.Explain = append(h.Explain, fmt.Sprintf("fused:%.4f", h.Score))
+			fs := fmt.Sprintf("fused:%.4f", h.Score)
+			if f.moved {
+				// keepFileSlots: the lifts of turns reorder turns among turns.
+				fs += fmt.Sprintf(" placed by its score before the session and neighbour lifts (%.4f): files and turns keep those places", f.base/maxScore)
+			}
+			h.Explain = append(h.Explain, fs)
 		}
 		out = append(out, h)
 	}
@@ -1088,6 +1130,59 @@ func deepSpoken(cands []cairn.Candidate, n int, spoken map[string]bool, docKey f
 // for docKey.
 func candidateHit(c cairn.Candidate) cairn.Hit {
 	return cairn.Hit{Path: Scheme + c.Corpus + "/" + c.Path, StartLine: c.StartLine, EndLine: c.EndLine, Corpus: c.Corpus}
+}
+
+// keepFileSlots lets the session lift and the neighbours' share
+// (liftSessions, withContext) reorder a session's turns among the other
+// turns only: units (sorted best first by their final scores) keep, place
+// by place, the kind of unit that held the place in the order of their
+// scores before those passes (base), files in their final order in the
+// places of files, turns in theirs in the places of turns. Both passes
+// lift turns alone (a file, one unit a document, has no neighbour and is
+// no part of a session), so a search that takes in files and sessions saw
+// turns that only borrowed their session's or their neighbour's score go
+// above the one note holding every word of the query: a new user's
+// 'timeout 5000' over a notes corpus and claude-code sessions ranked three
+// turns holding neither word, found by the vector lane alone, above
+// notes/deploy.md (bm25 rank 1), and the calibrated score, never rising
+// down the list, then showed them at 0.99. Where all units are turns (LoCoMo)
+// or all are files nothing moves.
+func keepFileSlots(units []fused, docKey func(cairn.Hit) string) {
+	file := make([]bool, len(units))
+	var files, turns []int // indexes into units, in their final order
+	for i := range units {
+		if file[i] = docKey(units[i].hit) == units[i].hit.Path; file[i] {
+			files = append(files, i)
+		} else {
+			turns = append(turns, i)
+		}
+	}
+	if len(files) == 0 || len(turns) == 0 {
+		return
+	}
+	before := make([]int, len(units)) // the units in the order of their base scores
+	for i := range before {
+		before[i] = i
+	}
+	sort.SliceStable(before, func(a, b int) bool {
+		ua, ub := &units[before[a]], &units[before[b]]
+		if ua.base != ub.base {
+			return ua.base > ub.base
+		}
+		return ua.hit.Path < ub.hit.Path
+	})
+	out := make([]fused, len(units))
+	for place, i := range before {
+		from := &turns
+		if file[i] {
+			from = &files
+		}
+		j := (*from)[0]
+		*from = (*from)[1:]
+		out[place] = units[j]
+		out[place].moved = j != place
+	}
+	copy(units, out)
 }
 
 // withContext adds to each unit weight times the best score among the
