@@ -222,6 +222,7 @@ type episodeParts struct {
 }
 
 func (p *episodeParts) add(e *episode) {
+	redactTogether([]*string{&e.Title, &e.Summary}, e.Cues, e.Concepts)
 	p.keep = p.keep || bool(e.Keep)
 	if t := clean(e.Title); t != "" {
 		p.title = t
@@ -244,6 +245,7 @@ func (g *gate) item(raw json.RawMessage, outcome map[int]string) (cairn.Memory, 
 		g.drop(DropMalformedItem)
 		return cairn.Memory{}, false
 	}
+	redactTogether([]*string{&it.Title, &it.Summary, &it.Body, &it.AppliesWhen}, it.Cues, it.Concepts)
 	kind := strings.ToLower(strings.TrimSpace(it.Kind))
 	conf := strings.ToLower(strings.TrimSpace(it.Confidence))
 	imp := it.Importance.Int()
@@ -308,6 +310,7 @@ func (g *gate) observation(raw json.RawMessage) (cairn.Memory, bool) {
 		g.drop(DropObservationMalformed)
 		return cairn.Memory{}, false
 	}
+	redactTogether([]*string{&o.Text, &o.About}, o.Cues, o.Concepts)
 	text := clean(o.Text)
 	if text == "" {
 		g.drop(DropObservationNoText)

@@ -72,6 +72,10 @@ func Told(r *cairn.RememberRequest, at time.Time) (cairn.Memory, error) {
 		return cairn.Memory{}, cairn.Invalidf("remember: a memory is required")
 	}
 	agent := clean(r.Agent)
+	rr := *r // the fields redacted as one memory; the caller's request is left as given
+	rr.Cues, rr.Concepts = slices.Clone(r.Cues), slices.Clone(r.Concepts)
+	redactTogether([]*string{&rr.Title, &rr.Summary, &rr.Body, &rr.AppliesWhen, &rr.About}, rr.Cues, rr.Concepts)
+	r = &rr
 	kind := strings.ToLower(strings.TrimSpace(r.Kind))
 	if err := checkToldBasics(r, agent, kind); err != nil {
 		return cairn.Memory{}, err
