@@ -718,6 +718,7 @@ type fused struct {
 	top    float64 // the largest single-lane contribution: whose chunk hit shows
 	base   float64 // the score before the session lift and the neighbours' share (keepFileSlots)
 	moved  bool    // placed by keepFileSlots elsewhere than its final score would put it
+	file   bool    // a file's unit, its whole document (docKey is the path), not a turn
 	parts  [7]lanePart
 	nparts int
 }
@@ -803,7 +804,7 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 			if !ok {
 				i = len(units)
 				index[key] = i
-				units = append(units, fused{hit: h})
+				units = append(units, fused{hit: h, file: key == h.Path})
 			}
 			f := &units[i]
 			if c > f.top {
@@ -876,7 +877,7 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 		return units[i].hit.Path < units[j].hit.Path
 	})
 	if fw.Session > 0 || fw.Context > 0 {
-		keepFileSlots(units, docKey)
+		keepFileSlots(units)
 	}
 	if fw.Diverse > 0 {
 		diversify(units, fw.DiverseAfter, fw.Diverse*(fw.Lex+fw.Vec), o.Limit)
@@ -925,9 +926,12 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 				h.Explain = append(h.Explain, part)
 			}
 			fs := fmt.Sprintf("fused:%.4f", h.Score)
-			if f.moved {
-				// keepFileSlots: the lifts of turns reorder turns among turns.
-				fs += fmt.Sprintf(" placed by its score before the session and neighbour lifts (%.4f): files and turns keep those places", f.base/maxScore)
+			// keepFileSlots: the lifts of turns reorder turns among turns; a
+			// file can only move up, a turn down.
+			if f.moved && f.file {
+				fs += fmt.Sprintf(" (a file, placed by its score before the session and neighbour lifts, %.4f, which lift turns alone)", f.base/maxScore)
+			} else if f.moved {
+				fs += fmt.Sprintf(" (a turn, kept below the files its score before the session and neighbour lifts, %.4f, did not pass)", f.base/maxScore)
 			}
 			h.Explain = append(h.Explain, fs)
 		}
@@ -1147,18 +1151,23 @@ func candidateHit(c cairn.Candidate) cairn.Hit {
 // notes/deploy.md (bm25 rank 1), and the calibrated score, never rising
 // down the list, then showed them at 0.99. Where all units are turns (LoCoMo)
 // or all are files nothing moves.
-func keepFileSlots(units []fused, docKey func(cairn.Hit) string) {
-	file := make([]bool, len(units))
-	var files, turns []int // indexes into units, in their final order
+func keepFileSlots(units []fused) {
+	nf := 0
 	for i := range units {
-		if file[i] = docKey(units[i].hit) == units[i].hit.Path; file[i] {
+		if units[i].file {
+			nf++
+		}
+	}
+	if nf == 0 || nf == len(units) {
+		return
+	}
+	files, turns := make([]int, 0, nf), make([]int, 0, len(units)-nf) // indexes into units, in their final order
+	for i := range units {
+		if units[i].file {
 			files = append(files, i)
 		} else {
 			turns = append(turns, i)
 		}
-	}
-	if len(files) == 0 || len(turns) == 0 {
-		return
 	}
 	before := make([]int, len(units)) // the units in the order of their base scores
 	for i := range before {
@@ -1174,7 +1183,7 @@ func keepFileSlots(units []fused, docKey func(cairn.Hit) string) {
 	out := make([]fused, len(units))
 	for place, i := range before {
 		from := &turns
-		if file[i] {
+		if units[i].file {
 			from = &files
 		}
 		j := (*from)[0]

@@ -150,7 +150,7 @@ func TestHybridMixedLexicalFirst(t *testing.T) {
 	if len(all) == 0 || all[0].Path != "cairn://notes/deploy.md" {
 		t.Fatalf("limit 10: first hit is not notes/deploy.md:%s", show(all))
 	}
-	if !strings.Contains(strings.Join(all[0].Explain, " "), "placed by its score before the session and neighbour lifts") {
+	if !strings.Contains(strings.Join(all[0].Explain, " "), "a file, placed by its score before the session and neighbour lifts") {
 		t.Errorf("limit 10: notes/deploy.md's explanation does not say it kept its place: %s", strings.Join(all[0].Explain, " | "))
 	}
 	for _, h := range all {
@@ -186,11 +186,11 @@ func TestHybridMixedLexicalFirst(t *testing.T) {
 // among turns; files keep the places their scores before those passes
 // gave them; a list of turns alone, or of files alone, keeps its order.
 func TestKeepFileSlots(t *testing.T) {
+	// Sorted by final score; "s" paths are sessions (one unit a turn), "f"
+	// paths files.
 	unit := func(path string, line int, base, score float64) fused {
-		return fused{hit: cairn.Hit{Path: path, StartLine: line}, base: base, score: score}
+		return fused{hit: cairn.Hit{Path: path, StartLine: line}, base: base, score: score, file: strings.HasPrefix(path, "f")}
 	}
-	// Sorted by final score; docKey: "s" paths are sessions (one unit a
-	// turn), "f" paths files.
 	key := func(h cairn.Hit) string {
 		if strings.HasPrefix(h.Path, "s") {
 			return fmt.Sprintf("%s#%d", h.Path, h.StartLine)
@@ -211,7 +211,7 @@ func TestKeepFileSlots(t *testing.T) {
 		unit("s2", 1, 0.5, 0.9),
 		unit("f2", 1, 0.2, 0.2),
 	}
-	keepFileSlots(mixed, key)
+	keepFileSlots(mixed)
 	// Before the lifts: f1 1.0, s2 0.5, s1#1 0.4, s1#5 0.3, f2 0.2: the
 	// places of files are 1 and 5; turns fill 2 to 4 in their lifted order.
 	if got, want := order(mixed), "f1 s1#1 s1#5 s2#1 f2"; got != want {
@@ -223,12 +223,12 @@ func TestKeepFileSlots(t *testing.T) {
 		}
 	}
 	turns := []fused{unit("s1", 1, 0.1, 1.3), unit("s2", 1, 0.9, 1.0), unit("s1", 5, 0.5, 0.8)}
-	keepFileSlots(turns, key)
+	keepFileSlots(turns)
 	if got, want := order(turns), "s1#1 s2#1 s1#5"; got != want || turns[0].moved || turns[1].moved || turns[2].moved {
 		t.Errorf("turns alone: %s, want %s, none moved", got, want)
 	}
 	files := []fused{unit("f1", 1, 0.1, 0.9), unit("f2", 1, 0.9, 0.5)}
-	keepFileSlots(files, key)
+	keepFileSlots(files)
 	if got, want := order(files), "f1 f2"; got != want {
 		t.Errorf("files alone: %s, want %s", got, want)
 	}
