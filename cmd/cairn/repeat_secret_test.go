@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,24 +73,5 @@ func TestCLISecretRepeatsRedacted(t *testing.T) {
 	}
 	c.ok("export", filepath.Join(c.home, "agent.cairn.jsonl"))
 
-	files := 0
-	err = filepath.WalkDir(c.home, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files++
-		for _, s := range secrets {
-			if strings.Contains(string(data), s) {
-				t.Errorf("%q stored in %s", s, p)
-			}
-		}
-		return nil
-	})
-	if err != nil || files < 3 {
-		t.Fatalf("walk the data directory: %v (%d files)", err, files)
-	}
+	noSecretStored(t, c.home, secrets)
 }
