@@ -154,11 +154,24 @@ type importReport struct {
 	Unconfigured []string `json:"unconfigured_corpora"`
 }
 
+// corpusAddHint is the corpus add command that configures a corpus of
+// this name: the sessions and skills corpora have their own forms
+// (corpus.go refuses NAME PATH for them).
+func corpusAddHint(name string) string {
+	switch name {
+	case "sessions":
+		return "cairn corpus add sessions --kind sessions --source SOURCE"
+	case "skills":
+		return "cairn corpus add skills PATH --kind skills"
+	}
+	return "cairn corpus add " + name + " PATH"
+}
+
 func (e *env) reportImport(res *port.ImportResult, where string) error {
 	lacking, cfgPath := e.unconfigured(res.Corpora)
 	for _, c := range lacking {
-		e.logf("cairn: warning: import: corpus %s (%s) is not in the config %s: add it (cairn corpus add %s PATH) before syncing, or the next sync removes those documents",
-			c, plural(int(res.Corpora[c]), "document"), cfgPath, c)
+		e.logf("cairn: warning: import: corpus %s (%s) is not in the config %s: add it (%s) before syncing, or the next sync removes those documents",
+			c, plural(int(res.Corpora[c]), "document"), cfgPath, corpusAddHint(c))
 	}
 	if e.json {
 		return e.printJSON(importReport{res, lacking})
