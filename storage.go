@@ -303,3 +303,15 @@ type Backend interface {
 type IndexPather interface {
 	IndexPath(dir string) string
 }
+
+// WriteAccessChecker is a Backend whose files in the data directory this
+// user may be unable to write (SQLite's index.db, memory.db and their -wal
+// and -shm). Doctor asks it first: a read-only file made every later check
+// that writes fail with SQLite's "attempt to write a readonly database",
+// which doctor reported as a full-text problem to rebuild, and a read-only
+// memory.db passed as ok while every memory write failed.
+type WriteAccessChecker interface {
+	// UnwritableFiles names the files of dir (and dir itself) this user
+	// may not write; none when every one may be written.
+	UnwritableFiles(dir string) []string
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 )
@@ -19,7 +20,7 @@ const (
 
 // DoctorCheck is one check of Doctor. JSON names are fixed.
 type DoctorCheck struct {
-	Name   string `json:"name"` // index, fulltext, strays, vectors, temp_files, lock, memories
+	Name   string `json:"name"` // index, fulltext, strays, vectors, temp_files, lock, memories, files
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	// Fix says what --repair does about a problem, or what it did.
@@ -85,6 +86,12 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 		}
 	}()
 	rep.add(lockCheck(lock))
+	if wc, ok := opts.Backend.(cairn.WriteAccessChecker); ok {
+		if files := wc.UnwritableFiles(opts.Dir); len(files) > 0 {
+			rep.addUnwritable(files)
+			return rep, nil
+		}
+	}
 	st, health, err := opts.Backend.CheckIndex(ctx, opts.Dir, storageOptions(opts))
 	if err != nil {
 		return nil, err
@@ -135,6 +142,19 @@ func (r *DoctorReport) addDamaged(h cairn.IndexHealth, repair bool) {
 	r.add(c)
 	for _, name := range []string{"fulltext", "strays", "vectors"} {
 		r.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "the index is unreadable"})
+	}
+}
+
+// addUnwritable reports files of the data directory this user may not
+// write, and the checks that cannot run meanwhile: each of them writes,
+// and a read-only file is not a damaged index, so nothing is rebuilt or
+// moved aside, with --repair or without.
+func (r *DoctorReport) addUnwritable(files []string) {
+	r.add(DoctorCheck{Name: "files", Status: CheckProblem,
+		Detail: "not writable by this user: " + strings.Join(files, ", "),
+		Fix:    "make them writable (chmod u+w " + strings.Join(files, " ") + "), or run cairn as the user who owns them; then run cairn doctor again"})
+	for _, name := range []string{"index", "fulltext", "strays", "vectors", "memories"} {
+		r.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "not checked: files of the data directory are read-only"})
 	}
 }
 

@@ -21,12 +21,24 @@ const IndexFile = "index.db"
 type Backend struct{}
 
 var (
-	_ cairn.Backend     = Backend{}
-	_ cairn.IndexPather = Backend{}
+	_ cairn.Backend            = Backend{}
+	_ cairn.IndexPather        = Backend{}
+	_ cairn.WriteAccessChecker = Backend{}
 )
 
 // IndexPath is dir's index file (IndexFile in dir).
 func (Backend) IndexPath(dir string) string { return filepath.Join(dir, IndexFile) }
+
+// UnwritableFiles names dir, when this user may not write it, and the
+// files of the pair and their -wal and -shm this user may not write
+// (cairn.WriteAccessChecker; readOnlyFiles).
+func (Backend) UnwritableFiles(dir string) []string {
+	var out []string
+	if isDir(dir) && !writableDir(dir) {
+		out = append(out, dir)
+	}
+	return append(out, readOnlyFiles(filepath.Join(dir, IndexFile), writableFile)...)
+}
 
 // Open opens (creating and migrating) dir's index.
 func (Backend) Open(ctx context.Context, dir string, o cairn.StorageOptions) (cairn.Storage, error) {
