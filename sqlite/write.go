@@ -172,7 +172,7 @@ func (s *Store) analyze(ctx context.Context, db *sql.DB) {
 		err := execOn(ctx, db, `PRAGMA `+schema+`.optimize=0x10002`)
 		// An in-memory index has no durable store attached.
 		if err != nil && s.Logf != nil && !strings.Contains(err.Error(), "unknown database") {
-			s.Logf("cairn: refresh query statistics: %v", err)
+			s.Logf("cairn: %v", s.diagnose("refresh query statistics", err)) // names the file (a read-only memory.db)
 		}
 		changed = changed || err == nil && statsOf(ctx, db, schema) != before
 	}
