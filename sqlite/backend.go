@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,10 +123,12 @@ func fullTextOnly(problems []string) bool {
 
 // MoveAside renames a damaged index file, with its WAL and shared-memory
 // files (a new file must not pick up the old WAL), to NAME.damaged-TIME.
-// The durable store beside it is a file of its own and stays.
+// The durable store beside it is a file of its own and stays. A name
+// already taken (two repairs in one second) gets a number, so an earlier
+// copy the user was told to keep is never overwritten.
 func (Backend) MoveAside(dir string) (string, error) {
 	path := filepath.Join(dir, IndexFile)
-	dst := path + ".damaged-" + time.Now().UTC().Format("20060102-150405")
+	dst := freeName(path + ".damaged-" + time.Now().UTC().Format("20060102-150405"))
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		err := os.Rename(path+suffix, dst+suffix)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -134,6 +137,24 @@ func (Backend) MoveAside(dir string) (string, error) {
 		}
 	}
 	return dst, nil
+}
+
+// freeName is base, or base-2, base-3, ... the first that neither it nor
+// its -wal or -shm names.
+func freeName(base string) string {
+	taken := func(p string) bool {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if _, err := os.Lstat(p + suffix); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	dst := base
+	for n := 2; taken(dst); n++ {
+		dst = base + "-" + strconv.Itoa(n)
+	}
+	return dst
 }
 
 // CheckMemoriesAlone checks memory.db on its own, read only, when the
