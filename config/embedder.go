@@ -16,14 +16,14 @@ var (
 )
 
 type rawEmbedder struct {
-	Provider       string `toml:"provider"`
-	Model          string `toml:"model"`
-	Library        string `toml:"library"`
-	BaseURL        string `toml:"base_url"`
-	APIKeyEnv      string `toml:"api_key_env"`
-	QueryPrefix    string `toml:"query_prefix"`
-	DocumentPrefix string `toml:"document_prefix"`
-	Quantize       string `toml:"quantize"`
+	Provider       string  `toml:"provider"`
+	Model          string  `toml:"model"`
+	Library        string  `toml:"library"`
+	BaseURL        string  `toml:"base_url"`
+	APIKeyEnv      string  `toml:"api_key_env"`
+	QueryPrefix    string  `toml:"query_prefix"`
+	DocumentPrefix string  `toml:"document_prefix"`
+	Quantize       *string `toml:"quantize"` // nil when absent, so that quantize = "" is refused
 }
 
 // Embedder is the [embedder] table.
@@ -61,17 +61,17 @@ func validateEmbedder(file string, data []byte, raw *rawEmbedder, r resolver) (*
 		return nil, nil
 	case strings.TrimSpace(raw.Model) == "":
 		return fail("model", "model is missing; allowed: a model directory (onnx) or the endpoint's model name (openai)")
-	case raw.Quantize != "" && !slices.Contains(embedderQuantize, raw.Quantize):
-		return fail("quantize", "quantize %q; allowed: %s", raw.Quantize, strings.Join(embedderQuantize, ", "))
-	case raw.Quantize != "" && raw.Quantize != "none" && raw.Provider != "onnx":
-		return fail("quantize", "quantize %q is for provider \"onnx\" (the model runs in process); provider %q embeds elsewhere", raw.Quantize, raw.Provider)
+	case raw.Quantize != nil && !slices.Contains(embedderQuantize, *raw.Quantize):
+		return fail("quantize", "quantize %q; allowed: %s (or no quantize key: none)", *raw.Quantize, strings.Join(embedderQuantize, ", "))
+	case raw.Quantize != nil && *raw.Quantize != "none" && raw.Provider != "onnx":
+		return fail("quantize", "quantize %q is for provider \"onnx\" (the model runs in process); provider %q embeds elsewhere", *raw.Quantize, raw.Provider)
 	case raw.Provider == "openai" && !strings.HasPrefix(raw.BaseURL, "http://") && !strings.HasPrefix(raw.BaseURL, "https://"):
 		return fail("base_url", "base_url %q; allowed: an http:// or https:// URL of an OpenAI-compatible endpoint", raw.BaseURL)
 	}
 	e := &Embedder{Provider: raw.Provider, Model: raw.Model, BaseURL: strings.TrimRight(raw.BaseURL, "/"), APIKeyEnv: raw.APIKeyEnv,
 		QueryPrefix: raw.QueryPrefix, DocumentPrefix: raw.DocumentPrefix}
-	if raw.Quantize != "none" {
-		e.Quantize = raw.Quantize
+	if raw.Quantize != nil && *raw.Quantize != "none" {
+		e.Quantize = *raw.Quantize
 	}
 	if raw.Provider == "onnx" {
 		var err error

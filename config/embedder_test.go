@@ -23,6 +23,7 @@ func TestEmbedderQuantize(t *testing.T) {
 		{openai + "quantize = \"auto\"\n", "", `quantize "auto" is for provider "onnx"`},
 		{onnx + "quantize = \"int4\"\n", "", `quantize "int4"; allowed: none, int8, auto`},
 		{onnx + "quantize = \"INT8\"\n", "", `quantize "INT8"; allowed: none, int8, auto`},
+		{onnx + "quantize = \"\"\n", "", `quantize ""; allowed: none, int8, auto (or no quantize key: none)`},
 		{openai + "quantize = \"int8\"\n", "", `quantize "int8" is for provider "onnx"`},
 		{openai + "quantize = \"none\"\n", "", ""},
 	} {
