@@ -68,6 +68,13 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 		for _, f := range c.Failures {
 			fmt.Fprintln(e.stdout, failedLine(c.Name, f))
 		}
+		// A files corpus's redactions, as the sessions' are below (a
+		// sessions corpus counts them by source there).
+		if c.Sessions == nil {
+			for _, kind := range slices.Sorted(maps.Keys(c.Redactions)) {
+				fmt.Fprintf(e.stdout, "%s: %d secrets redacted: %s\n", c.Name, c.Redactions[kind], kind)
+			}
+		}
 		if c.Sessions != nil {
 			printSources(e, c.Sessions.Sources)
 		}
