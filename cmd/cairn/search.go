@@ -110,12 +110,13 @@ func printHits(e *env, hits []cairn.Hit) error {
 					fmt.Fprintf(e.stdout, "      %s\n", visibleText(l))
 				}
 			}
-			fmt.Fprintln(e.stdout)
-			continue
+		} else {
+			for _, l := range strings.Split(h.Snippet, "\n") {
+				fmt.Fprintf(e.stdout, "    %s\n", visibleText(l))
+			}
 		}
-		for _, l := range strings.Split(h.Snippet, "\n") {
-			fmt.Fprintf(e.stdout, "    %s\n", visibleText(l))
-		}
+		// Session hits too: --explain printed nothing for them (a new
+		// user's try), though --json --explain had it.
 		if len(h.Explain) > 0 {
 			fmt.Fprintf(e.stdout, "    explain: %s\n", visible(strings.Join(h.Explain, " ")))
 		}
