@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,26 +32,7 @@ func (topicEmbedder) Identity() cairn.EmbedderIdentity {
 func (topicEmbedder) Embed(_ context.Context, _ string, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		v := make([]float32, 24)
-		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool {
-			return (r < 'a' || r > 'z') && (r < '0' || r > '9')
-		}) {
-			b, ok := topics[w]
-			if !ok {
-				h := fnv.New32a()
-				h.Write([]byte(w))
-				b = 3 + int(h.Sum32()%21)
-			}
-			v[b]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n) + 1e-9)
-		}
-		out[i] = v
+		out[i] = bagOfWords(t, topics, 24, true)
 	}
 	return out, nil
 }

@@ -42,26 +42,40 @@ func (f *conceptEmbedder) Embed(ctx context.Context, kind string, texts []string
 	}
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		v := make([]float32, 16)
-		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return r < 'a' || r > 'z' }) {
-			b, ok := concepts[w]
-			if !ok {
-				h := fnv.New32a()
-				h.Write([]byte(w))
-				b = 3 + int(h.Sum32()%13)
-			}
-			v[b]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n) + 1e-9)
-		}
-		out[i] = v
+		out[i] = bagOfWords(t, concepts, 16, false)
 	}
 	return out, nil
+}
+
+// bagOfWords is the fake embedders' vector of text: each word (letters,
+// and digits too when digits is set) counts in its bucket of buckets, a
+// bucket's index or, for a word not in it, one of the dim-len(distinct
+// buckets) past them chosen by its hash; normalized.
+func bagOfWords(text string, buckets map[string]int, dim int, digits bool) []float32 {
+	named := 0
+	for _, b := range buckets {
+		named = max(named, b+1)
+	}
+	v := make([]float32, dim)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return (r < 'a' || r > 'z') && (!digits || r < '0' || r > '9')
+	}) {
+		b, ok := buckets[w]
+		if !ok {
+			h := fnv.New32a()
+			h.Write([]byte(w))
+			b = named + int(h.Sum32()%uint32(dim-named))
+		}
+		v[b]++
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	for j := range v {
+		v[j] /= float32(math.Sqrt(n) + 1e-9)
+	}
+	return v
 }
 
 func TestHybridSearch(t *testing.T) {
