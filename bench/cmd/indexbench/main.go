@@ -14,7 +14,9 @@
 // a fixed query list drawn from the index's own terms: equal files mean
 // the same index and the same search results. With -writer it times the
 // store's writer alone (writer.go): the batches of a first index prepared
-// first, then written on one thread.
+// first, then written on one thread. With -plain it times the floor a first
+// index is held to: the same chunks inserted into a bare FTS5 table like
+// chunks_fts in one transaction (plain.go).
 package main
 
 import (
@@ -41,7 +43,7 @@ import (
 type config struct {
 	dir, index, corpus, cpuProfile, trace, fingerprint string
 	noop, queries                                      int
-	keep, fresh, writer                                bool
+	keep, fresh, writer, plain                         bool
 }
 
 // Result is the JSON line indexbench prints.
@@ -90,8 +92,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&c.queries, "queries", 300, "queries in the fingerprint")
 	fs.BoolVar(&c.keep, "keep", true, "keep the index afterwards")
 	fs.BoolVar(&c.writer, "writer", false, "time the writer alone: prepare every batch first, then Apply them on one thread (writer.go)")
+	fs.BoolVar(&c.plain, "plain", false, "time a plain insert of the same chunks into a bare FTS5 table like chunks_fts, one transaction (plain.go)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if c.writer && c.plain {
+		return fmt.Errorf("-writer and -plain are two modes: give one")
 	}
 	if c.dir == "" || c.index == "" {
 		return fmt.Errorf("-dir and -index are required")
@@ -107,6 +113,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !c.keep {
 		defer os.RemoveAll(c.index)
+	}
+	if c.plain {
+		r, err := runPlain(ctx, c)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(r)
 	}
 	if c.writer {
 		r, err := runWriter(ctx, c)

@@ -49,7 +49,11 @@ type WriterResult struct {
 	Load1    float64 `json:"load1"`
 }
 
-func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
+// prepareDocs reads every Markdown file under c.dir and prepares it as a
+// sync does (redact, hash, title, chunks, identifier text), sorted by
+// path; a document whose content an earlier one holds gets no chunks (it
+// refers to the stored content).
+func prepareDocs(c *config) ([]cairn.Document, error) {
 	var docs []cairn.Document
 	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") || !d.Type().IsRegular() {
@@ -87,6 +91,14 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 				k.Ident = search.IdentText(d.Text[k.Pos : k.Pos+k.Len])
 			}
 		}
+	}
+	return docs, nil
+}
+
+func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
+	docs, err := prepareDocs(c)
+	if err != nil {
+		return nil, err
 	}
 	st := sqlite.New(filepath.Join(c.index, sqlite.IndexFile), "indexbench-writer")
 	st.Ident = search.IdentText
