@@ -22,6 +22,15 @@
 #   EXTRA (a revision or folder, optional) is built as a third side,
 #   "extra", run after "after" in every round and fingerprinted too.
 #
+#   PLAIN=N (default 0) first runs N rounds of the goal's pairs with the
+#   NEW build: a plain insert of the same chunks into a bare table like
+#   chunks_fts (indexbench -plain: one transaction, its wall, thread and
+#   process CPU), then a first index (wall, CPU, load), alternating; the
+#   ratio column is first index wall / plain insert wall.
+#   BUILT=1 reuses the indexbench builds already in WORK (build first,
+#   then take the quiet lock for the runs alone); FP=0 skips the
+#   fingerprints; PAIRS=0 skips the BASE/NEW rounds.
+#
 # About 3 minutes on a quiet 2-core machine plus the two builds. DOCS
 # defaults to /tmp/i1docs, built here when missing: every Markdown file
 # under /usr/share/doc, /usr/lib/node_modules and /root/go/pkg/mod (565
@@ -57,16 +66,21 @@ build() { # build REV NAME
   rm -f "$WORK/src-$2/bench/cmd/indexbench/"*_test.go
   (cd "$WORK/src-$2" && go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench)
 }
-build "$BASE" before
-build "$NEW" after
 SIDES="before after"
-if [ -n "${EXTRA:-}" ]; then
-  build "$EXTRA" extra
-  SIDES="before after extra"
+[ -n "${EXTRA:-}" ] && SIDES="before after extra"
+if [ "${BUILT:-0}" != 1 ]; then
+  build "$BASE" before
+  build "$NEW" after
+  [ -n "${EXTRA:-}" ] && build "$EXTRA" extra
 fi
 echo "before = $BASE, after = $NEW${EXTRA:+, extra = $EXTRA}"
 show() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  first %6.2f s  CPU %5.2f s  cores used %.2f  no-op %.3f s  close %.2f s" % (sys.argv[1], d["load1"], d["firstSeconds"], d["userSeconds"]+d["sysSeconds"], d["cpuShare"], d["noopSeconds"][0], d.get("closeSeconds", 0)))' "$1"; }
 showw() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  writer alone %6.2f s  thread CPU %5.2f s (optimize %.2f)  close %.2f s (CPU %.2f)  wrote %4.0f MB  %d batches, %d chunks" % (sys.argv[1], d["load1"], d["writerSeconds"], d["writerCPUSeconds"], d["optimizeCPUSeconds"], d.get("closeSeconds", 0), d.get("closeCPUSeconds", 0), d["writerMB"], d["batches"], d["chunks"]))' "$1"; }
+for i in $(seq "${PLAIN:-0}"); do
+  p=$("$WORK/ib-after" -plain -dir "$DOCS" -index "$WORK/ix-plain" -keep=false)
+  f=$("$WORK/ib-after" -dir "$DOCS" -index "$WORK/ix-after" -noop 1 -keep=false)
+  python3 -c 'import json,sys; p=json.loads(sys.argv[1]); f=json.loads(sys.argv[2]); print("plain  load %5.1f  insert %5.2f s  thread CPU %5.2f s  process CPU %5.2f s  close %.2f s  %d rows  wrote %3.0f MB | first index load %5.1f  %5.2f s  CPU %5.2f s  cores used %.2f  close %.2f s | wall ratio %.2f  CPU ratio %.2f" % (p["load1"], p["insertSeconds"], p["insertCPUSeconds"], p["processCPUSeconds"], p["closeSeconds"], p["rows"], p["writtenMB"], f["load1"], f["firstSeconds"], f["userSeconds"]+f["sysSeconds"], f["cpuShare"], f["closeSeconds"], f["firstSeconds"]/p["insertSeconds"], (f["userSeconds"]+f["sysSeconds"])/p["processCPUSeconds"]))' "$p" "$f"
+done
 for i in $(seq "$PAIRS"); do
   for b in $SIDES; do
     "$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 1 -keep=false | show "$b"
@@ -77,6 +91,7 @@ for i in $(seq "$PAIRS"); do
     "$WORK/ib-$b" -writer -dir "$DOCS" -index "$WORK/ix-$b" -keep=false | showw "$b"
   done
 done
+[ "${FP:-1}" = 0 ] && exit 0
 for b in $SIDES; do
   "$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 0 -keep=false -fingerprint "$WORK/fp-$b.txt" > /dev/null
 done
