@@ -60,8 +60,8 @@ type sweepSetting struct {
 }
 
 func (s sweepSetting) String() string {
-	if s.mode == cairn.ModeLexical {
-		return "lexical"
+	if s.mode == cairn.ModeLexical || s.mode == cairn.ModeVector {
+		return s.mode
 	}
 	out := fmt.Sprintf("hybrid lex %.2f vec %.2f k %.0f m %v s %.2f", s.lex, s.vec, s.k, s.lexMatch, s.vecScale)
 	if s.lean > 0 {
@@ -224,6 +224,10 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // chunk's at that weight).
 // CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
+// CAIRN_FUSION_LIMIT asks that many hits a question instead of 50;
+// CAIRN_FUSION_VECTOR=1 adds the vector lane alone as a setting and
+// CAIRN_FUSION_TURNS=1 keeps each question's retrieved turns in the JSON
+// (reading where the misses are: bench/rk-miss.py);
 // CAIRN_FUSION_OUT writes every question's scores per setting there as
 // JSON. Tables in bench/RESULTS.md, "Hybrid fusion".
 func TestFusionSweep(t *testing.T) {
@@ -240,6 +244,15 @@ func TestFusionSweep(t *testing.T) {
 	grid := []sweepSetting{{mode: cairn.ModeLexical}}
 	if os.Getenv("CAIRN_FUSION_NO_LEXICAL") != "" {
 		grid = nil // a second sweep over the same index: lexical's scores are the first's
+	}
+	if os.Getenv("CAIRN_FUSION_VECTOR") != "" {
+		grid = append(grid, sweepSetting{mode: cairn.ModeVector}) // the vector lane alone, for reading the misses
+	}
+	limit := 0 // the eval's 50
+	if v := os.Getenv("CAIRN_FUSION_LIMIT"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	spec := os.Getenv("CAIRN_FUSION_GRID")
 	if spec == "" {
@@ -280,7 +293,7 @@ func TestFusionSweep(t *testing.T) {
 	ctx := context.Background()
 	o := eval.LocomoOptions{Data: filepath.Join(shared, testshared.LocomoDev),
 		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: cairn.ModeHybrid, Embedder: qemb,
-		Dir: os.Getenv("CAIRN_FUSION_DIR"),
+		Dir: os.Getenv("CAIRN_FUSION_DIR"), Limit: limit, KeepTurns: os.Getenv("CAIRN_FUSION_TURNS") != "",
 		SettingDone: func(i int, qs []eval.SweepQuestion) {
 			if cost {
 				t.Logf("cost %s: %d questions, wall %.1f ms, CPU %.1f ms a question (load %s)", grid[i], len(qs),

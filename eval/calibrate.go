@@ -70,7 +70,7 @@ func LocomoCalibration(ctx context.Context, o LocomoOptions, others int, offTopi
 				continue
 			}
 			evidence := qa.Evidence
-			if fix, ok := audit[fmt.Sprintf("locomo_%d_qa%d", ci, qi+1)]; ok {
+			if fix, ok := auditEvidence(audit, ci, qi, qa.Question); ok {
 				evidence = fix
 			}
 			ids, _ := resolveEvidence(evidence, turns)

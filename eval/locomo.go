@@ -40,7 +40,39 @@ type locomoTurn struct {
 
 type auditEntry struct {
 	QuestionID      string   `json:"question_id"`
+	Question        string   `json:"question"`
 	CorrectEvidence []string `json:"correct_evidence"`
+}
+
+// auditFix is one correction: the question it is for, as the audit
+// quotes it, and the evidence to score against.
+type auditFix struct {
+	question string
+	evidence []string
+}
+
+// auditEvidence is the corrected evidence of question qi (0-based) of
+// sample ci, if the audit has one. The audit's ids (locomo_<c>_qa<n>)
+// number a sample's questions from 0 (all 95 entries of the development
+// split's audit quote the question at index n, though its README says
+// 1-based), so the entry under qi is taken when it quotes this question,
+// else the one under qi+1 when that one does: a correction is never
+// applied to a question it does not quote. Until 12-04 the entry under
+// qi+1 was applied unchecked, so every correction scored the question
+// before the one it was for.
+func auditEvidence(audit map[string]auditFix, ci, qi int, question string) ([]string, bool) {
+	for _, n := range []int{qi, qi + 1} {
+		if f, ok := audit[fmt.Sprintf("locomo_%d_qa%d", ci, n)]; ok && sameQuestion(f.question, question) {
+			return f.evidence, true
+		}
+	}
+	return nil, false
+}
+
+// sameQuestion compares two quotes of a question, case and outer spaces
+// aside.
+func sameQuestion(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
 // LocomoOptions tune a LoCoMo run.
@@ -66,6 +98,9 @@ type LocomoOptions struct {
 	// questions as soon as the setting is scored (a long sweep shows its
 	// results as they come).
 	SettingDone func(setting int, qs []SweepQuestion)
+	// KeepTurns has LocomoSweep keep every question's retrieved turns in
+	// rank order (SweepQuestion.Turns), for reading where the misses are.
+	KeepTurns bool
 }
 
 // Report is the result of a run. JSON names are fixed.
@@ -115,7 +150,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 				continue
 			}
 			evidence := qa.Evidence
-			if fix, ok := audit[fmt.Sprintf("locomo_%d_qa%d", ci, qi+1)]; ok {
+			if fix, ok := auditEvidence(audit, ci, qi, qa.Question); ok {
 				evidence = fix
 			}
 			ids, bad := resolveEvidence(evidence, turns)
@@ -154,7 +189,7 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 }
 
 // loadLocomo reads the samples of o.Data and the corrections of o.Audit.
-func loadLocomo(o LocomoOptions) ([]locomoSample, map[string][]string, error) {
+func loadLocomo(o LocomoOptions) ([]locomoSample, map[string]auditFix, error) {
 	data, err := os.ReadFile(o.Data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read locomo data: %w", err)
@@ -253,8 +288,8 @@ func resolveEvidence(ev []string, turns map[string]bool) ([]string, int) {
 	return dedupe(out), bad
 }
 
-func loadAudit(path string) (map[string][]string, error) {
-	out := map[string][]string{}
+func loadAudit(path string) (map[string]auditFix, error) {
+	out := map[string]auditFix{}
 	if path == "" {
 		return out, nil
 	}
@@ -268,7 +303,7 @@ func loadAudit(path string) (map[string][]string, error) {
 	}
 	for _, e := range entries {
 		if len(e.CorrectEvidence) > 0 {
-			out[e.QuestionID] = e.CorrectEvidence
+			out[e.QuestionID] = auditFix{e.Question, e.CorrectEvidence}
 		}
 	}
 	return out, nil

@@ -64,7 +64,7 @@ type categoryScores struct {
 }
 
 // locomoMemorySample consolidates one sample and scores its questions.
-func locomoMemorySample(ctx context.Context, o LocomoOptions, m *MemoryOptions, ci int, sample locomoSample, audit map[string][]string,
+func locomoMemorySample(ctx context.Context, o LocomoOptions, m *MemoryOptions, ci int, sample locomoSample, audit map[string]auditFix,
 	rep *MemoryReport) ([]categoryScores, error) {
 	sessions, turns, _, err := locomoSessions(sample)
 	if err != nil {
@@ -84,7 +84,7 @@ func locomoMemorySample(ctx context.Context, o LocomoOptions, m *MemoryOptions, 
 			continue
 		}
 		evidence := qa.Evidence
-		if fix, ok := audit[fmt.Sprintf("locomo_%d_qa%d", ci, qi+1)]; ok {
+		if fix, ok := auditEvidence(audit, ci, qi, qa.Question); ok {
 			evidence = fix
 		}
 		ids, bad := resolveEvidence(evidence, turns)

@@ -16,6 +16,9 @@ type SweepQuestion struct {
 	// Ranks are the evidence turns' places among the turns retrieved (1
 	// first), in Evidence's order; 0 for a turn not retrieved.
 	Ranks []int `json:",omitempty"`
+	// Turns are the turns retrieved, in rank order, when the sweep was
+	// asked to keep them (LocomoOptions.KeepTurns).
+	Turns []string `json:",omitempty"`
 }
 
 // evidenceRanks is each evidence turn's place in got (1 first), 0 when
@@ -73,7 +76,7 @@ func LocomoSweep(ctx context.Context, o LocomoOptions, n int, set func(i int) st
 				continue
 			}
 			evidence := qa.Evidence
-			if fix, ok := audit[fmt.Sprintf("locomo_%d_qa%d", ci, qi+1)]; ok {
+			if fix, ok := auditEvidence(audit, ci, qi, qa.Question); ok {
 				evidence = fix
 			}
 			if ids, _ := resolveEvidence(evidence, turns); len(ids) > 0 {
@@ -92,8 +95,12 @@ func LocomoSweep(ctx context.Context, o LocomoOptions, n int, set func(i int) st
 			if err != nil {
 				return nil, fmt.Errorf("setting %d, %q of %s: %w", i, q.question, q.conv, err)
 			}
-			out[i] = append(out[i], SweepQuestion{Conv: q.conv, Category: q.category, Scores: Score(got, q.evidence, sessionOfTurn),
-				Question: q.question, Evidence: q.evidence, Ranks: evidenceRanks(got, q.evidence)})
+			sq := SweepQuestion{Conv: q.conv, Category: q.category, Scores: Score(got, q.evidence, sessionOfTurn),
+				Question: q.question, Evidence: q.evidence, Ranks: evidenceRanks(got, q.evidence)}
+			if o.KeepTurns {
+				sq.Turns = got
+			}
+			out[i] = append(out[i], sq)
 		}
 		if o.SettingDone != nil {
 			o.SettingDone(i, out[i])
