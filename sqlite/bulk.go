@@ -1,5 +1,21 @@
 package sqlite
 
+/*
+int sqlite3_config(int, ...);
+int sqlite3_initialize(void);
+long long sqlite3_memory_used(void);
+
+// SQLITE_CONFIG_MEMSTATUS (9) off: sqlite3_config is variadic, which cgo
+// cannot call, hence the wrapper. It fails with SQLITE_MISUSE once SQLite
+// is initialized.
+static int cairn_memstatus_off(void) {
+	int rc = sqlite3_config(9, 0);
+	if (rc == 0) rc = sqlite3_initialize();
+	return rc;
+}
+*/
+import "C"
+
 import (
 	"context"
 	"database/sql"
@@ -7,6 +23,22 @@ import (
 	"fmt"
 	"strconv"
 )
+
+// Memory statistics off. With them on (SQLite's default), every malloc
+// and free of a THREADSAFE=1 build takes the allocator's global mutex to
+// count the bytes in use: on a first index, one lock and unlock per
+// allocation of the tokenizer, the pending-postings hash and the segment
+// writer (pthread mutex calls were 2.6% of the writer's samples in
+// session 12-04). Nothing here reads the statistics or sets a soft heap
+// limit, which needs them. It must run before SQLite initializes: the
+// auto-extensions registered by the package's init functions (rank.go,
+// docstates.go) initialize it, and package-level variables are set before
+// any init function runs.
+var memStatusOff = C.cairn_memstatus_off() == 0
+
+// sqliteMemoryUsed is what SQLite counts in use: 0 while memory
+// statistics are off.
+func sqliteMemoryUsed() int64 { return int64(C.sqlite3_memory_used()) }
 
 // Bulk loading: a batch with at least bulkMinRows full-text rows (the
 // batches of a first index, a big import) writes them with FTS5's merging

@@ -362,3 +362,20 @@ func TestBulkShareOfIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryStatisticsOff: SQLite's memory statistics are off in this
+// process (set before SQLite initialized, so it took), and stay off
+// through a store's open and a bulk batch: SQLite counts nothing in use,
+// which it does for every allocation while they are on.
+func TestMemoryStatisticsOff(t *testing.T) {
+	if !memStatusOff {
+		t.Fatal("sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) failed: SQLite was initialized before the package's variables were set")
+	}
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	if err := s.Apply(context.Background(), &cairn.Batch{Corpus: "notes", Upserts: bulkDocs(30, 40, "stats")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := sqliteMemoryUsed(); n != 0 {
+		t.Fatalf("SQLite counts %d bytes in use: memory statistics are on", n)
+	}
+}
