@@ -91,6 +91,18 @@
 // the same letters. Values of open-ended shape (a bearer token, an Azure
 // key) that contain those words anywhere are kept as stand-ins.
 //
+// A token in a provider's shape starts at a boundary: the start of the
+// text, a byte that is not a letter, digit or '_', a JSON escape (\n), or
+// the end of an ANSI colour code, with its ESC byte or without it
+// ("\x1b[01;31m\x1b[Kghp_...", "[01;31m[Kghp_...": grep --color output).
+// The most distinctive prefixes (gh?_, github_pat_, sk-ant-, gl*-, xox?-,
+// xapp-, AIza, AKIA and its kin) are also taken glued to a word
+// ("tokenghp_..."), but then only when the rest mixes digits, capitals and
+// small letters as a random key does (AKIA: holds a digit), so an
+// identifier such as highs_getAllValuesForCurrentUserWithPagination stays.
+// Shorter or commoner prefixes (sk-, sk_live_, hf_, npm_) need a boundary:
+// disk-<32 hex> is a disk id, not an OpenAI key.
+//
 // Bare values in code are not secrets: password = newPassword,
 // password: cfg.Password, password=get_password(). A bare value after a
 // colon counts only as a YAML scalar alone on its line, and then (like a

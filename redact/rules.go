@@ -70,15 +70,15 @@ func buildRules() []rule {
 					`|(?:(?:\r?\n|\\r\\n|\\n)[A-Za-z0-9+/=]{8,})*)`), 0, nil),
 		},
 
-		tok("anthropic-key", []string{"sk-ant-"}, `sk-ant-[A-Za-z0-9_-]{20,}`),
+		gluedTok("anthropic-key", []string{"sk-ant-"}, `sk-ant-[A-Za-z0-9_-]{20,}`, mixedBody),
 		tok("openai-key", []string{"sk-"},
 			`sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}\b`),
-		tok("google-api-key", []string{"AIza"}, `AIza[0-9A-Za-z_-]{35}`),
+		gluedTok("google-api-key", []string{"AIza"}, `AIza[0-9A-Za-z_-]{35}`, mixedBody),
 		tok("google-oauth-token", []string{"ya29.", "GOCSPX-"}, `ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{28}`),
-		tok("aws-access-key-id", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
-		tok("github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}`),
-		tok("gitlab-token", []string{"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glffct-", "glcbt-", "gloas-", "glimt-", "glagent-"}, `gl(?:pat|dt|ptt|rt|soat|ffct|cbt|oas|imt|agent)-[A-Za-z0-9_-]{20,}`),
-		tok("slack-token", []string{"xox", "xapp-"}, `xox[abposre]-[0-9A-Za-z-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
+		gluedTok("aws-access-key-id", []string{"AKIA", "ASIA", "ABIA", "ACCA"}, `(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`, upperBody),
+		gluedTok("github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}`, mixedBody),
+		gluedTok("gitlab-token", []string{"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glffct-", "glcbt-", "gloas-", "glimt-", "glagent-"}, `gl(?:pat|dt|ptt|rt|soat|ffct|cbt|oas|imt|agent)-[A-Za-z0-9_-]{20,}`, mixedBody),
+		gluedTok("slack-token", []string{"xox", "xapp-"}, `xox[abposre]-[0-9A-Za-z-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`, mixedBody),
 		tok("slack-webhook", []string{"hooks.slack.com"}, `https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}`),
 		tok("discord-webhook", []string{"/api/webhooks/"}, `https://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,}`),
 		tok("stripe-key", []string{"_live_", "_test_", "whsec_"}, `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|pk_live_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}`),
@@ -134,9 +134,109 @@ func buildRules() []rule {
 // JSON escape such as \n.
 const boundary = `(?:^|\\[nrt]|[^A-Za-z0-9_])`
 
-// tok is a rule for a token with a recognizable shape.
+// tok is a rule for a token with a recognizable shape. The token must
+// start at a boundary (tokenStart): the start, a non-word byte, a JSON
+// escape such as \n, or the end of a terminal colour code.
 func tok(kind string, anchors []string, pattern string) rule {
-	return reRule(kind, anchors, false, boundary+`(`+pattern+`)`, 1, shapeOK)
+	return gluedTok(kind, anchors, pattern, nil)
+}
+
+// gluedTok is tok for a prefix distinctive enough (ghp_, sk-ant-, AKIA,
+// ...) to be looked for glued to a word as well, as in "tokenghp_..." or
+// output whose escape bytes were dropped: there the token must also look
+// random (glued reports whether it does), so an identifier that happens to
+// hold the prefix stays.
+func gluedTok(kind string, anchors []string, pattern string, glued func(v string) bool) rule {
+	re := regexp.MustCompile(pattern)
+	return rule{anchors: anchors, find: func(s string, hits []hit) []hit {
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			a, b := m[0], m[1]
+			v := s[a:b]
+			if !shapeOK(s, v) || !tokenStart(s, a) && (glued == nil || !glued(v)) {
+				continue
+			}
+			hits = append(hits, hit{a, b, kind})
+		}
+		return hits
+	}}
+}
+
+// tokenStart reports whether a token may start at s[a]: at the start, after
+// a byte that is not a letter, digit or '_', after a JSON escape (\n, \r,
+// \t), or right after an ANSI CSI sequence (afterCSI).
+func tokenStart(s string, a int) bool {
+	if a == 0 {
+		return true
+	}
+	c := s[a-1]
+	if !isLower(c) && !isUpper(c) && !isDigit(c) && c != '_' {
+		return true
+	}
+	if a >= 2 && s[a-2] == '\\' && (c == 'n' || c == 'r' || c == 't') {
+		return true
+	}
+	return afterCSI(s, a)
+}
+
+// afterCSI reports whether s[:a] ends with an ANSI CSI sequence: ESC '['
+// parameter bytes (0x30-0x3f), intermediate bytes (0x20-0x2f) and a final
+// byte (0x40-0x7e), as grep --color and most CLIs write before a value
+// ("\x1b[01;31m\x1b[K"). The same sequence without its ESC, as text that
+// dropped control bytes keeps it ("[01;31m[K"), counts when it is an SGR
+// or erase-line code: digits and ';' ended by 'm' or 'K'.
+func afterCSI(s string, a int) bool {
+	end := a - 1 // the final byte
+	if end < 1 || s[end] < 0x40 || s[end] > 0x7e {
+		return false
+	}
+	j := end - 1
+	for j >= 0 && end-j <= 32 && s[j] >= 0x20 && s[j] <= 0x3f {
+		j--
+	}
+	if j < 0 || s[j] != '[' {
+		return false
+	}
+	if j > 0 && s[j-1] == 0x1b {
+		return true
+	}
+	if s[end] != 'm' && s[end] != 'K' {
+		return false
+	}
+	for i := j + 1; i < end; i++ {
+		if !isDigit(s[i]) && s[i] != ';' {
+			return false
+		}
+	}
+	return true
+}
+
+// mixedBody reports a token whose letters and digits after its prefix mix
+// digits, capitals and small letters, as random base62 keys do (and words,
+// identifiers and file names seldom do).
+func mixedBody(v string) bool {
+	var lower, upper, digit bool
+	for i := prefixLen(v); i < len(v); i++ {
+		c := v[i]
+		lower = lower || isLower(c)
+		upper = upper || isUpper(c)
+		digit = digit || isDigit(c)
+	}
+	return lower && upper && digit
+}
+
+// upperBody reports an AWS key id whose 16 characters after the prefix
+// hold a digit (its alphabet is capitals and digits).
+func upperBody(v string) bool {
+	return len(v) > 4 && strings.ContainsAny(v[4:], "0123456789")
+}
+
+// prefixLen is the length of a token's fixed prefix: up to its first '_'
+// or '-' when that comes within the first 12 bytes, else 4 (AIza).
+func prefixLen(v string) int {
+	if i := strings.LastIndexAny(v[:min(len(v), 12)], "_-"); i >= 0 {
+		return i + 1
+	}
+	return min(len(v), 4)
 }
 
 // reRule is a rule whose secret is submatch group of pattern; ok, when

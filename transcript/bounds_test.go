@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -110,5 +111,37 @@ func TestParts(t *testing.T) {
 	}
 	if n != len(p.Spans) {
 		t.Errorf("%d messages in the parts, want %d", n, len(p.Spans))
+	}
+}
+
+// TestProjectDropsColourCodes: a session redacted before it is projected
+// (as the engine does) with a token in coloured tool output: the token is
+// redacted and the projection holds neither the escape bytes nor the rest
+// of the colour codes ("[01;31m[K" used to be left glued to the token; ux
+// F1).
+func TestProjectDropsColourCodes(t *testing.T) {
+	tokenText := "ghp_" + strings.Repeat("A1b2", 9)
+	s := &cairn.Session{Source: cairn.SourceClaudeCode, ID: "colour", Messages: []cairn.Message{
+		{Role: cairn.RoleUser, Text: "grep it"},
+		{Role: cairn.RoleAssistant, Text: "found:", Tools: []cairn.ToolCall{{Name: "Bash", Input: "grep --color=always GITHUB config.env",
+			Output: "config.env:GITHUB=\x1b[01;31m\x1b[K" + tokenText + "\x1b[m\x1b[K\n\x1b[1;4mbold\x1b[0m done \x1b[2J\x1b[?25l end"}}},
+	}}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		m.Text, _ = redact.Redact(m.Text)
+		for j := range m.Tools {
+			m.Tools[j].Output, _ = redact.Redact(m.Tools[j].Output)
+		}
+	}
+	p, ok := Project(s, Options{})
+	if !ok {
+		t.Fatal("Project: not ok")
+	}
+	if strings.Contains(p.Text, "A1b2A1b2") || strings.ContainsAny(p.Text, "\x1b") {
+		t.Fatalf("token or ESC left in:\n%q", p.Text)
+	}
+	want := "  > config.env:GITHUB=" + redact.Placeholder("github-token") + " bold done  end"
+	if !strings.Contains(p.Text, want) {
+		t.Errorf("projection:\n%q\nwant it to hold %q", p.Text, want)
 	}
 }

@@ -19,7 +19,10 @@ import (
 // session re-projected once, so an id stored with a token is replaced).
 // 5: task and attachment envelopes cleaned, Codex fork replays left out
 // (issue 22): sessions indexed before hold them.
-const Version = 5
+// 6: ANSI CSI sequences (colour codes) dropped whole, not only their ESC
+// byte, and redaction matches a token right after one (ux F1): sessions
+// projected before can hold "[01;31m[Kghp_..." with the token.
+const Version = 6
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
