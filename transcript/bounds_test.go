@@ -145,3 +145,38 @@ func TestProjectDropsColourCodes(t *testing.T) {
 		t.Errorf("projection:\n%q\nwant it to hold %q", p.Text, want)
 	}
 }
+
+// TestProjectRedactsAfterCleaning: a token split by a control byte is
+// missed by the redaction the engine runs before projecting; dropping the
+// byte joins it, so the projection redacts the cleaned message again and
+// no whole token is written (ux F2).
+func TestProjectRedactsAfterCleaning(t *testing.T) {
+	half := "ghp_" + strings.Repeat("N1l2", 5)
+	rest := strings.Repeat("Q7r8", 4)
+	s := &cairn.Session{Source: cairn.SourceClaudeCode, ID: "split", Messages: []cairn.Message{
+		{Role: cairn.RoleUser, Speaker: "sk-ant-api03-\x00" + strings.Repeat("Xy9-", 6), Text: "raw: " + half + "\x00" + rest + " end"},
+		{Role: cairn.RoleAssistant, Text: "cr: " + half + "\r" + rest + "\nesc: " + half + "\x1b" + rest + "\nclean " + half + rest},
+	}}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		m.Text, _ = redact.Redact(m.Text)
+		m.Speaker, _ = redact.Redact(m.Speaker)
+	}
+	if !strings.Contains(s.Messages[0].Text, half+"\x00") {
+		t.Fatalf("the split token was redacted before projecting: %q", s.Messages[0].Text)
+	}
+	p, ok := Project(s, Options{})
+	if !ok {
+		t.Fatal("Project: not ok")
+	}
+	if strings.Contains(p.Text, half) || strings.Contains(p.Text, "Xy9-Xy9-") {
+		t.Fatalf("a joined token is in the projection:\n%q", p.Text)
+	}
+	ph := redact.Placeholder("github-token")
+	for _, want := range []string{"raw: " + ph + " end", "cr: " + ph + "\nesc: " + ph + "\nclean " + ph,
+		"## User — " + redact.Placeholder("anthropic-key")} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("projection:\n%q\nwant it to hold %q", p.Text, want)
+		}
+	}
+}

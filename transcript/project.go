@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/redact"
 )
 
 // Version is the projector version; a change re-projects every session.
@@ -21,7 +22,9 @@ import (
 // (issue 22): sessions indexed before hold them.
 // 6: ANSI CSI sequences (colour codes) dropped whole, not only their ESC
 // byte, and redaction matches a token right after one (ux F1): sessions
-// projected before can hold "[01;31m[Kghp_..." with the token.
+// projected before can hold "[01;31m[Kghp_..." with the token. A message
+// cleaned of bad characters is redacted again (ux F2): a NUL inside a token
+// used to leave the whole token once dropped.
 const Version = 6
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
@@ -98,6 +101,12 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 	}
 	for _, m := range s.Messages {
 		body, bad := cleanText(renderBody(m, o))
+		if bad {
+			// The session was redacted before it was projected; dropping a
+			// control byte can join a token it split (ghp_…K\x00l2…), so
+			// the cleaned text is redacted again (ux F2).
+			body, _ = redact.Redact(body)
+		}
 		if strings.TrimSpace(body) == "" {
 			continue
 		}
@@ -107,6 +116,9 @@ func Project(s *cairn.Session, o Options) (Projection, bool) {
 		}
 		typ, label, name := heading(s, m, o)
 		name, badName := cleanText(name)
+		if badName {
+			name, _ = redact.Redact(name)
+		}
 		if bad || badName {
 			count(CutChars)
 		}
