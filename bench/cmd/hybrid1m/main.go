@@ -49,6 +49,7 @@ func main() {
 	flag.Float64Var(&c.noise, "noise", 0.1, "-prepare: expected length of the noise added to a real vector for a synthetic neighbour (before normalizing)")
 	flag.Uint64Var(&c.seed, "seed", 1, "-prepare: noise seed")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed hybrid and lexical searches to this file")
+	flag.IntVar(&c.slowest, "slowest", 0, "also list the N hybrid searches of the most CPU per model, with their parts")
 	flag.IntVar(&c.queries, "queries", 500, "queries timed (corpus.Queries, seed 1: hybridbench's list); 0 with -prepare: prepare only")
 	flag.Parse()
 	if c.data == "" || c.notes == "" {
@@ -65,7 +66,7 @@ type config struct {
 	data, notes, corpus, shared, quantize string
 	cpuprofile                            string
 	int8, prepare                         bool
-	every, queries                        int
+	every, queries, slowest               int
 	noise                                 float64
 	seed                                  uint64
 }

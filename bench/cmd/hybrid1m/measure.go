@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -62,7 +63,12 @@ func measure(ctx context.Context, c *config, sw *switchEmbedder, names []string)
 	}
 	fmt.Printf("index %s: %d documents, %d chunks, %.0f MB; index model %s, query models %v; load %.2f\n",
 		c.data, st.Documents, st.Chunks, float64(st.Bytes)/1e6, names[0], names, procstat.Load1())
-	qs := corpus.Queries(c.queries, 1)
+	labeled := corpus.LabeledQueries(c.queries, 1) // the texts of corpus.Queries, hybridbench's list
+	qs := make([]string, len(labeled))
+	kindOf := map[string]string{}
+	for i, q := range labeled {
+		qs[i], kindOf[q.Text] = q.Text, q.Kind
+	}
 	// The first search loads the vector lane: from vectors.bin when it
 	// matches the store, else from SQLite (then the lists are built and
 	// both files written).
@@ -91,7 +97,10 @@ func measure(ctx context.Context, c *config, sw *switchEmbedder, names []string)
 	sw.use.Store(0)
 	runtime.GC()
 	n := len(sw.models)
-	type part struct{ total, cpu, embed, index, icpu, rest, lex, lcpu []time.Duration }
+	type part struct {
+		total, cpu, embed, index, icpu, rest, lex, lcpu []time.Duration
+		q                                               []string
+	}
 	parts := make([]part, n)
 	qvs := make([][][]float32, n)
 	odd := 0
@@ -127,10 +136,13 @@ func measure(ctx context.Context, c *config, sw *switchEmbedder, names []string)
 			p := &parts[side]
 			p.total, p.cpu, p.embed = append(p.total, d), append(p.cpu, cpu), append(p.embed, time.Duration(sw.last.Load()))
 			qvs[side] = append(qvs[side], slices.Clone(*sw.vec.Load()))
+			p.q = append(p.q, q)
 			c2, t2 := processCPU(), time.Now()
-			if _, err := eng.Search(ctx, q, &cairn.SearchOptions{Mode: cairn.ModeLexical}); err == nil {
-				p.lex, p.lcpu = append(p.lex, time.Since(t2)), append(p.lcpu, processCPU()-c2)
+			_, err := eng.Search(ctx, q, &cairn.SearchOptions{Mode: cairn.ModeLexical})
+			if err != nil {
+				return fmt.Errorf("lexical search %q: %w", q, err)
 			}
+			p.lex, p.lcpu = append(p.lex, time.Since(t2)), append(p.lcpu, processCPU()-c2)
 		}
 	}
 	sw.use.Store(0)
@@ -181,6 +193,40 @@ func measure(ctx context.Context, c *config, sw *switchEmbedder, names []string)
 		printLatency("  rest", p.rest)
 		printLatency("  lex", p.lex)
 		printLatency("  l-cpu", p.lcpu)
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	pick := func(ds []time.Duration, p float64) float64 {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return ms(ds[min(len(ds)-1, max(0, int(float64(len(ds))*p+0.999999)-1))])
+	}
+	for side, name := range names {
+		p := parts[side]
+		byKind := map[string][]int{}
+		for i, q := range p.q {
+			byKind[kindOf[q]] = append(byKind[kindOf[q]], i)
+		}
+		kinds := slices.Sorted(maps.Keys(byKind))
+		for _, k := range kinds {
+			var tot, cpu, lcpu []time.Duration
+			for _, i := range byKind[k] {
+				tot, cpu, lcpu = append(tot, p.total[i]), append(cpu, p.cpu[i]), append(lcpu, p.lcpu[i])
+			}
+			fmt.Printf("  kind %s %-6s n=%3d  wall p50 %6.2f p99 %6.2f  CPU p50 %5.2f p99 %5.2f  lexical alone CPU p50 %5.2f p99 %5.2f ms\n",
+				name, k, len(tot), pick(tot, 0.5), pick(tot, 0.99), pick(cpu, 0.5), pick(cpu, 0.99), pick(lcpu, 0.5), pick(lcpu, 0.99))
+		}
+	}
+	for side, name := range names {
+		p := parts[side]
+		order := make([]int, len(p.cpu))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return int(p.cpu[b] - p.cpu[a]) })
+		for _, i := range order[:min(c.slowest, len(order))] {
+			fmt.Printf("  slowest %s: CPU %.2f ms (wall %.2f): embed %.2f, index %.2f (CPU %.2f), lexical alone %.2f (CPU %.2f)  %q\n",
+				name, ms(p.cpu[i]), ms(p.total[i]), ms(p.embed[i]), ms(p.index[i]), ms(p.icpu[i]), ms(p.lex[i]), ms(p.lcpu[i]), p.q[i])
+		}
 	}
 	fmt.Printf("peak RSS %.0f MB after the searches (VmHWM: the load of the lane included); resident then %d MB, %d MB of it on huge pages\n", peak, rss, huge)
 	return nil
