@@ -20,7 +20,7 @@ const (
 
 // DoctorCheck is one check of Doctor. JSON names are fixed.
 type DoctorCheck struct {
-	Name   string `json:"name"` // index, fulltext, strays, vectors, temp_files, lock, memories, files
+	Name   string `json:"name"` // index, fulltext, strays, text, vectors, temp_files, lock, memories, files
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	// Fix says what --repair does about a problem, or what it did.
@@ -36,6 +36,9 @@ type DoctorReport struct {
 	// MovedAside is where a damaged index went before it was rebuilt.
 	MovedAside string            `json:"movedAside,omitempty"`
 	Sync       *cairn.SyncResult `json:"sync,omitempty"` // the rebuild's sync
+	// resync: a repair dropped damaged texts (doctor_text.go), which a
+	// sync indexes again from their files.
+	resync bool
 }
 
 func (r *DoctorReport) add(c DoctorCheck) {
@@ -48,11 +51,13 @@ func (r *DoctorReport) add(c DoctorCheck) {
 // Doctor checks the data directory opts.Dir: the index file's integrity
 // (PRAGMA integrity_check), the full-text index (FTS5 integrity-check),
 // stray rows (orphaned content, full-text rows and vectors without a
-// chunk, chunks missing from the full-text index), the vector index
+// chunk, chunks missing from the full-text index), every stored text
+// against the hash it was stored under (doctor_text.go), the vector index
 // file's checksum, stale temporary files and the sync lock, and the
 // durable store of memories (memory.db, checked and never changed).
 // With repair it rebuilds what is derived: the full-text index from the
-// chunks, stray rows away, vectors.bin from the vectors in SQLite, and an
+// chunks, stray rows away, damaged texts dropped and their files indexed
+// again by a sync, vectors.bin from the vectors in SQLite, and an
 // index file beyond repair is moved aside (index.db.damaged-TIME, with its
 // -wal and -shm) and rebuilt by a sync of the corpora. It holds the sync
 // lock meanwhile (waiting for a running sync, as a second sync would); a
@@ -111,13 +116,20 @@ func Doctor(ctx context.Context, opts Options, repair bool) (*DoctorReport, erro
 		locked = false
 		return rep, rebuild(ctx, opts, rep)
 	}
-	defer st.Close()
 	rep.add(DoctorCheck{Name: "index", Status: CheckOK, Detail: health.Detail})
 	e.store = st
-	if err := e.checkDerived(ctx, rep, repair); err != nil {
+	err = e.checkDerived(ctx, rep, repair)
+	st.Close()
+	if err != nil {
 		return nil, err
 	}
-	return rep, nil
+	if !rep.resync {
+		return rep, nil
+	}
+	// Damaged texts were dropped: a sync reads their files again.
+	lock.unlock()
+	locked = false
+	return rep, rebuild(ctx, opts, rep)
 }
 
 // lockCheck reports the lock's state: Doctor holds it now, so a sync that
@@ -140,7 +152,7 @@ func (r *DoctorReport) addDamaged(h cairn.IndexHealth, repair bool) {
 		c.Status, c.Fix = CheckRepaired, "moved aside and rebuilt from the corpora ("+h.Kept+")"
 	}
 	r.add(c)
-	for _, name := range []string{"fulltext", "strays", "vectors"} {
+	for _, name := range []string{"fulltext", "strays", "text", "vectors"} {
 		r.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "the index is unreadable"})
 	}
 }
@@ -153,7 +165,7 @@ func (r *DoctorReport) addUnwritable(files []string) {
 	r.add(DoctorCheck{Name: "files", Status: CheckProblem,
 		Detail: "not writable by this user: " + strings.Join(files, ", "),
 		Fix:    "make them writable (chmod u+w " + strings.Join(files, " ") + "), or run cairn as the user who owns them; then run cairn doctor again"})
-	for _, name := range []string{"index", "fulltext", "strays", "vectors", "memories"} {
+	for _, name := range []string{"index", "fulltext", "strays", "text", "vectors", "memories"} {
 		r.add(DoctorCheck{Name: name, Status: CheckSkipped, Detail: "not checked: files of the data directory are read-only"})
 	}
 }

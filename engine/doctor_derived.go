@@ -56,6 +56,9 @@ func (e *Engine) checkDerived(ctx context.Context, rep *DoctorReport, repair boo
 	}
 	rep.add(c)
 	rep.add(s)
+	if err := e.addTextCheck(ctx, rep, repair); err != nil { // doctor_text.go
+		return err
+	}
 	v, err := e.checkVectorFile(ctx, repair)
 	if err != nil {
 		return err

@@ -68,7 +68,7 @@ func rawExec(t *testing.T, dir string, queries ...string) {
 func TestDoctorCleanIndex(t *testing.T) {
 	_, opts := doctorFixture(t)
 	rep := doctor(t, opts, false)
-	want := map[string]string{"lock": CheckOK, "index": CheckOK, "fulltext": CheckOK, "strays": CheckOK,
+	want := map[string]string{"lock": CheckOK, "index": CheckOK, "fulltext": CheckOK, "strays": CheckOK, "text": CheckOK,
 		"vectors": CheckOK, "temp_files": CheckOK, "memories": CheckOK}
 	if got := statuses(rep); !equalMaps(got, want) || rep.Problems != 0 {
 		t.Errorf("clean index: %v (%d problems), want all ok; %+v", got, rep.Problems, rep.Checks)
@@ -100,7 +100,7 @@ func TestDoctorRepairsDerived(t *testing.T) {
 	os.Chtimes(stale, old, old)
 
 	rep := doctor(t, opts, false)
-	want := map[string]string{"lock": CheckOK, "index": CheckOK, "fulltext": CheckOK, "strays": CheckProblem,
+	want := map[string]string{"lock": CheckOK, "index": CheckOK, "fulltext": CheckOK, "strays": CheckProblem, "text": CheckOK,
 		"vectors": CheckProblem, "temp_files": CheckProblem, "memories": CheckOK}
 	if got := statuses(rep); !equalMaps(got, want) || rep.Problems != 3 {
 		t.Errorf("damaged: %v (%d problems), want %v; %+v", got, rep.Problems, want, rep.Checks)

@@ -65,18 +65,18 @@ func TestCheckTextsFindsGarbledBytes(t *testing.T) {
 	damaged := func(texts int) []string {
 		t.Helper()
 		var out []string
-		scan, err := s.CheckTexts(ctx, func(corpus, path, why string) { out = append(out, corpus+"/"+path+": "+why) })
+		n, _, err := s.CheckTexts(ctx, func(corpus, path, why string) { out = append(out, corpus+"/"+path+": "+why) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if scan.Texts != texts {
-			t.Errorf("CheckTexts read %d texts, want %d", scan.Texts, texts)
+		if n != texts {
+			t.Errorf("CheckTexts read %d texts, want %d", n, texts)
 		}
 		slices.Sort(out)
 		return out
 	}
 	got := damaged(3)
-	want := []string{"notes/bad.md: its stored text no longer matches its hash", "notes/twin.md: its stored text no longer matches its hash"}
+	want := []string{"notes/bad.md: stored text no longer matches its hash", "notes/twin.md: stored text no longer matches its hash"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("CheckTexts = %q, want %q", got, want)
 	}
@@ -99,7 +99,7 @@ func TestCheckTextsFindsGarbledBytes(t *testing.T) {
 		t.Errorf("platypus before the re-index = %+v, %v; want no hits", res.Candidates, err)
 	}
 	got = damaged(2)
-	want = []string{"notes/bad.md: its stored text is missing or stored under another hash", "notes/twin.md: its stored text is missing or stored under another hash"}
+	want = []string{"notes/bad.md: stored text missing or under another hash", "notes/twin.md: stored text missing or under another hash"}
 	if !slices.Equal(got, want) {
 		t.Errorf("CheckTexts after ForgetText = %q, want %q", got, want)
 	}

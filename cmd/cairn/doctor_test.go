@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -47,4 +48,88 @@ func TestDoctorCLI(t *testing.T) {
 	if out := c.ok("search", "busy"); !strings.Contains(out, "db.md") {
 		t.Errorf("search after repair: %s", out)
 	}
+}
+
+// TestDoctorGarbledText: a byte changed inside a stored text in index.db
+// itself (the file's structure sound) is found by doctor, which names the
+// document; doctor --repair drops that text and indexes the file again,
+// and search shows the file's text. A new user's finding: integrity_check,
+// sync, doctor and doctor --repair all passed while search showed the
+// garbled text (a sync compares the file's hash with the document's, both
+// sound).
+func TestDoctorGarbledText(t *testing.T) {
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "db.md"), []byte("# Database\n\nSet busy_timeout to 5000 ms on every connection.\n"), 0o644)
+	os.WriteFile(filepath.Join(notes, "other.md"), []byte("# Garden\n\nThe tomatoes need compost.\n"), 0o644)
+	c.ok("init")
+	c.ok("corpus", "add", "notes", notes)
+	c.ok("sync")
+	db := filepath.Join(c.home, "agents", "default", "index.db")
+	raw, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needle := []byte("5000 ms on every connection")
+	at := bytes.Index(raw, needle)
+	if at < 0 || bytes.Count(raw, needle) != 1 {
+		t.Fatalf("the note's text is not in index.db once (at %d); the test needs the synced file checkpointed", at)
+	}
+	copy(raw[at:], "9000")
+	if err := os.WriteFile(db, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.ok("search", "busy_timeout"); !strings.Contains(out, "9000 ms") {
+		t.Fatalf("search before the repair shows %q; the test expects the garbled text", out)
+	}
+	c.ok("sync") // sound as far as a sync can tell: the file's hash is the document's
+
+	out, errs, code := c.run("doctor")
+	if code != 1 || !regexpLine(out, `^problem\s+text\s+1 document \(stored text no longer matches its hash\): cairn://notes/db\.md$`) ||
+		!strings.Contains(out, "fix: drop their stored text and index them again") || strings.Contains(out, "other.md") {
+		t.Errorf("doctor on a garbled text: exit %d, stdout:\n%s\nstderr %q", code, out, errs)
+	}
+	raw2, _, code := c.run("doctor", "--json")
+	if code != 1 {
+		t.Errorf("doctor --json on a garbled text: exit %d", code)
+	}
+	var rep struct {
+		Problems int
+		Checks   []struct{ Name, Status, Detail string }
+	}
+	if err := json.Unmarshal([]byte(raw2), &rep); err != nil {
+		t.Fatalf("doctor --json: %v: %s", err, raw2)
+	}
+	found := false
+	for _, ch := range rep.Checks {
+		if ch.Name == "text" {
+			found = ch.Status == "problem" && strings.Contains(ch.Detail, "cairn://notes/db.md")
+		}
+	}
+	if !found || rep.Problems != 1 {
+		t.Errorf("doctor --json: %s", raw2)
+	}
+
+	out = c.ok("doctor", "--repair")
+	if !regexpLine(out, `^repaired\s+text\s+1 document`) || !strings.Contains(out, "indexes them again from their files") {
+		t.Errorf("doctor --repair:\n%s", out)
+	}
+	if out := c.ok("search", "busy_timeout"); !strings.Contains(out, "5000 ms on every connection") || strings.Contains(out, "9000") {
+		t.Errorf("search after the repair: %s", out)
+	}
+	out = c.ok("doctor")
+	if !regexpLine(out, `^ok\s+text\s+2 stored texts \(\d+ B\) match their hashes$`) {
+		t.Errorf("doctor after the repair:\n%s", out)
+	}
+}
+
+// regexpLine reports whether a line of out matches the pattern.
+func regexpLine(out, pattern string) bool {
+	re := regexp.MustCompile(pattern)
+	for _, l := range strings.Split(out, "\n") {
+		if re.MatchString(l) {
+			return true
+		}
+	}
+	return false
 }
