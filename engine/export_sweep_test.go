@@ -51,3 +51,8 @@ func SetFusionAsks(prfAsks bool, vecWhen float64) { fusion.PRFAsks, fusion.VecWh
 // mixed index the vector lane searches for queries not asking when
 // (fusionWeights.VecMix; 0: the plain index).
 func SetFusionVecMix(weight float64) { fusion.VecMix = weight }
+
+// SetFusionVecMixDepth sets how many times the lane's count of nearest
+// chunks the query-time mix reads (fusionWeights.VecMixDepth; 0: the mixed
+// copy of the index).
+func SetFusionVecMixDepth(depth int) { fusion.VecMixDepth = depth }

@@ -57,6 +57,7 @@ type sweepSetting struct {
 	prfAsks     bool    // the feedback pass only for queries asking for a thing (fusionWeights.PRFAsks)
 	vecWhen     float64 // the vector weight's factor for a query asking when (fusionWeights.VecWhen)
 	vecMix      float64 // the previous chunk's weight in the mixed index (fusionWeights.VecMix)
+	vecMixDepth int     // the query-time mix over that many times the lane's nearest (fusionWeights.VecMixDepth)
 }
 
 func (s sweepSetting) String() string {
@@ -132,6 +133,9 @@ func (s sweepSetting) String() string {
 	}
 	if s.vecMix > 0 {
 		out += fmt.Sprintf(" vecmix %.2f", s.vecMix)
+		if s.vecMixDepth > 0 {
+			out += fmt.Sprintf(" depth %d", s.vecMixDepth)
+		}
 	}
 	return out
 }
@@ -193,7 +197,7 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // out cross-validation scored on the conversation held out. The choice is
 // the setting with the largest sum of turn recall at every cutoff and MRR
 // on the other five conversations. CAIRN_FUSION_GRID overrides the grid:
-// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare:prfasks:vecwhen:vecmix],..." (k 0:
+// "lex:vec:k[:lexmatch:vecscale:lean:leanby:diverse:after:context:prf:prfdocs:prfterms:dates:speaker:speakerby:speakerone:speakercap:speakershare:prfby:speakerdepth:speakervec:speakerstrip:prfnamed:speakerpair:vecprf:vecprfdocs:vecprfbeta:session:sessiontop:vecstrip:vecstripshare:prfasks:vecwhen:vecmix:vecmixdepth],..." (k 0:
 // fuse scores; lexmatch 1: BM25 over the query's ideal; vecscale: the
 // cosine range; lean and leanby: the vector weight lowered by the lexical
 // lane's confidence; diverse and after: the diversity pass by document;
@@ -221,7 +225,8 @@ func (m *memoEmbedder) Embed(ctx context.Context, kind string, texts []string) (
 // when nor yes or no; vecwhen: the vector weight times that for a query
 // asking when; vecmix: the vector lane of a query not asking when over
 // the index with each session chunk's vector mixed with its previous
-// chunk's at that weight).
+// chunk's at that weight; vecmixdepth: that mix at query time over that
+// many times the lane's nearest chunks and the chunk after each, no copy).
 // CAIRN_FUSION_DIR
 // keeps the index there, so a second sweep skips the embedding;
 // CAIRN_FUSION_LIMIT asks that many hits a question instead of 50;
@@ -266,15 +271,15 @@ func TestFusionSweep(t *testing.T) {
 		if p == "" {
 			continue
 		}
-		f := strings.Split(p+strings.Repeat(":0", 35), ":")
-		var x [35]float64
+		f := strings.Split(p+strings.Repeat(":0", 36), ":")
+		var x [36]float64
 		for i := range x {
 			if x[i], err = strconv.ParseFloat(f[i], 64); err != nil {
 				t.Fatal(err)
 			}
 		}
 		grid = append(grid, sweepSetting{cairn.ModeHybrid, x[0], x[1], x[2], x[3] != 0, x[4], x[5], int(x[6]), x[7], int(x[8]), x[9], x[10], int(x[11]), int(x[12]), x[13], x[14], int(x[15]), x[16] != 0, int(x[17]), x[18], int(x[19]), int(x[20]), x[21], x[22] != 0, x[23] != 0, x[24],
-			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31], x[32] != 0, x[33], x[34]})
+			x[25], int(x[26]), x[27], x[28], int(x[29]), x[30] != 0, x[31], x[32] != 0, x[33], x[34], int(x[35])})
 	}
 	defer engine.SetFusion(1, 1, 60, false, 0)() // the defaults back after the sweep
 	// CAIRN_FUSION_COST: every search pays its own lanes and embeddings
@@ -324,6 +329,7 @@ func TestFusionSweep(t *testing.T) {
 			engine.SetFusionVecStripShare(s.vecStripShr)
 			engine.SetFusionAsks(s.prfAsks, s.vecWhen)
 			engine.SetFusionVecMix(s.vecMix)
+			engine.SetFusionVecMixDepth(s.vecMixDepth)
 		}
 		return s.mode
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -165,6 +166,11 @@ type fusionWeights struct {
 	// turn its words match, and a yes-or-no question's first hit is the
 	// one its words match best.
 	PRFAsks bool
+	// PRFSessions keeps the lexical feedback pass (PRF) for searches that
+	// take in a sessions corpus: a files-only search keeps the lanes it
+	// had (its ranking is what engine/testdata/rank measures, and feedback
+	// was measured on conversations alone).
+	PRFSessions bool
 	// VecWhen, when above 0, multiplies the vector weight by itself for a
 	// query asking when (queryAsk), lane weights by the kind of question.
 	VecWhen float64
@@ -177,6 +183,15 @@ type fusionWeights struct {
 	// the hits carry are then the mixed ones. A question asking when keeps
 	// the plain index: its answer is the turn its words name.
 	VecMix float64
+	// VecMixDepth, when above 0 with VecMix, mixes at query time instead of
+	// over a mixed copy of the index (nearestMixed): the lane reads the
+	// VecMixDepth × n nearest chunks by their own vectors and the chunk
+	// after each, scores each session chunk among them by its vector mixed
+	// with its previous chunk's, as the copy would hold it, and keeps the
+	// n best. Nothing is copied or kept between searches; a chunk whose
+	// mixed vector is near the query while neither its own nor its
+	// previous chunk's is among the nearest is not found.
+	VecMixDepth int
 }
 
 // vecLane is the vector lane's candidates with the query's vector.
@@ -348,9 +363,9 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 	if fw.VecWhen > 0 && queryAsk(query) == askWhen {
 		fw.Vec *= fw.VecWhen
 	}
-	mix, vlane := 0.0, "vec"
+	mix, vlane := vecMix{}, "vec"
 	if fw.VecMix > 0 && queryAsk(query) != askWhen {
-		mix, vlane = fw.VecMix, fmt.Sprintf("vecmix %g", fw.VecMix)
+		mix, vlane = vecMix{fw.VecMix, fw.VecMixDepth}, fmt.Sprintf("vecmix %g %d", fw.VecMix, fw.VecMixDepth)
 	}
 	_, perr := search.Parse(query)
 	done := make(chan struct{})
@@ -360,7 +375,7 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 			lex, lerr = memoLane(laneKey{"lex", query, fmt.Sprint(scope), lo.Limit}, func() ([]cairn.Hit, error) {
 				return e.searcher.SearchPaths(ctx, query, &lo, scope)
 			})
-			if lerr == nil && fw.PRF > 0 && (!fw.PRFAsks || queryAsk(query) == askThing) {
+			if lerr == nil && fw.PRF > 0 && (!fw.PRFAsks || queryAsk(query) == askThing) && (!fw.PRFSessions || e.anySessions(o.Corpora)) {
 				prf, lerr = e.feedbackLane(ctx, query, lex, &lo, scope, fw)
 			}
 			if ds := queryDates(query); lerr == nil && fw.Dates > 0 && len(ds) > 0 {
@@ -513,11 +528,8 @@ func (e *Engine) searchLanes(ctx context.Context, query string, o *cairn.SearchO
 // 1 to 3 in another index. A limit above the default is kept.
 func (e *Engine) poolOptions(o *cairn.SearchOptions) *cairn.SearchOptions {
 	pool := cairn.DefaultSearchLimit
-	for _, c := range o.Corpora {
-		if e.isSessions(c) {
-			pool = 2 * cairn.DefaultSearchLimit
-			break
-		}
+	if e.anySessions(o.Corpora) {
+		pool = 2 * cairn.DefaultSearchLimit
 	}
 	if o.Limit >= pool {
 		return o
@@ -525,6 +537,12 @@ func (e *Engine) poolOptions(o *cairn.SearchOptions) *cairn.SearchOptions {
 	po := *o
 	po.Limit = pool
 	return &po
+}
+
+// anySessions reports whether one of the corpora named is a sessions
+// corpus.
+func (e *Engine) anySessions(corpora []string) bool {
+	return slices.ContainsFunc(corpora, e.isSessions)
 }
 
 // laneMemo keeps each query's lanes while laneMemoOn is set, for sweeps

@@ -449,3 +449,127 @@ func TestMixedIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestMixed: the query-time mix (fusionWeights.VecMixDepth) gives,
+// deep enough, the chunks and scores a search of the mixed copy gives
+// (mixedIndex), files' chunks unmixed; shallower, the chunks it returns
+// carry their mixed scores in order; and through Search a question not
+// asking when reads those mixed cosines.
+func TestNearestMixed(t *testing.T) {
+	notes := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notes, "n.md"), []byte("# Soil\n\nGarden beds want soil tests before compost.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, nil, Options{Embedder: &conceptEmbedder{model: "v1"}, Corpora: []cairn.Corpus{
+		{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}, {Name: "sessions", Kind: cairn.KindSessions}}})
+	ctx := context.Background()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	msg := func(who, text string, min int) cairn.Message {
+		return cairn.Message{Role: cairn.RoleUser, Speaker: who, Text: text, Time: at.Add(time.Duration(min) * time.Minute)}
+	}
+	texts := []string{"tomatoes grew in the garden", "the quarterly budget and spending", "a finance meeting ran late",
+		"compost and soil for the beds", "the train was late again", "budget talks with the bank", "garden beds and seeds"}
+	var msgs []cairn.Message
+	for i, x := range texts {
+		msgs = append(msgs, msg([]string{"Melanie", "Caroline"}[i%2], x, i))
+	}
+	if _, err := f.eng.ImportSessions(ctx, "sessions", "fixture", []cairn.Session{{Source: cairn.SourceCodex, ID: "chat", StartedAt: at, Messages: msgs}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.eng.loadVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ix := f.eng.vec.index
+	corpora := []string{"notes", "sessions"}
+	for _, query := range []string{"the quarterly budget", "garden soil", "a late train"} {
+		qv, err := f.eng.opts.Embedder.Embed(ctx, cairn.EmbedQuery, []string{query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mixed, err := f.eng.mixedIndex(ctx, ix, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := ix.Len()
+		want, err := f.eng.nearest(ctx, mixed, qv[0], corpora, search.Scope{}, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.eng.nearestMixed(ctx, ix, qv[0], corpora, search.Scope{}, all, vecMix{1, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(got) < 5 {
+			t.Fatalf("%q: query-time mix returned %d chunks, the mixed copy %d (want the same, 5 or more)", query, len(got), len(want))
+		}
+		score := map[int64]float64{}
+		for _, c := range want {
+			score[c.ChunkID] = c.Score
+		}
+		plain := 0
+		for i, c := range got {
+			if math.Abs(c.Score-score[c.ChunkID]) > 1e-5 {
+				t.Errorf("%q: chunk %d scores %.6f at query time, %.6f in the mixed copy", query, c.ChunkID, c.Score, score[c.ChunkID])
+			}
+			if v, _ := ix.Vector(c.ChunkID); math.Abs(c.Score-dot32(qv[0], v)) < 1e-6 {
+				plain++
+			}
+			if i > 0 && got[i-1].Score < c.Score {
+				t.Errorf("%q: place %d scores %.6f above place %d's %.6f", query, i+1, c.Score, i, got[i-1].Score)
+			}
+		}
+		if plain == len(got) {
+			t.Errorf("%q: every score is the plain cosine; the mix moved nothing", query)
+		}
+		// Shallow: two chunks from 1 × 2 nearest and the chunks after them.
+		short, err := f.eng.nearestMixed(ctx, ix, qv[0], corpora, search.Scope{}, 2, vecMix{1, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(short) != 2 {
+			t.Fatalf("%q: %d chunks for 2", query, len(short))
+		}
+		for _, c := range short {
+			if math.Abs(c.Score-score[c.ChunkID]) > 1e-5 {
+				t.Errorf("%q shallow: chunk %d scores %.6f, mixed %.6f", query, c.ChunkID, c.Score, score[c.ChunkID])
+			}
+		}
+	}
+	// Through Search, as TestMixedIndex does for the copy.
+	cos := func(query string, mix float64) map[int]float64 {
+		old := fusion
+		fusion.VecMix, fusion.VecMixDepth = mix, 3
+		defer func() { fusion = old }()
+		hits, err := f.eng.Search(ctx, query, &cairn.SearchOptions{Limit: 10, Mode: cairn.ModeHybrid, Corpora: []string{"sessions"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]float64{}
+		for _, h := range hits {
+			if h.Signals != nil && h.Signals.VecRank > 0 {
+				out[h.StartLine] = h.Signals.Cosine
+			}
+		}
+		return out
+	}
+	differ := func(a, b map[int]float64) bool {
+		for line, c := range a {
+			if p, ok := b[line]; ok && math.Abs(p-c) > 1e-6 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		query string
+		mixed bool
+	}{{"what was the quarterly budget", true}, {"when was the quarterly budget", false}} {
+		on, off := cos(c.query, 1), cos(c.query, 0)
+		if len(on) == 0 || differ(on, off) != c.mixed {
+			t.Errorf("%q: cosines with the query-time mix %v, without %v; want them to differ: %v", c.query, on, off, c.mixed)
+		}
+	}
+}

@@ -289,13 +289,22 @@ var errNoVectors = errors.New("vectors are not complete")
 // from the allowed corpora and paths (filters apply before top-k), with
 // the query's vector.
 func (e *Engine) vectorLane(ctx context.Context, query string, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, []float32, error) {
-	return e.vectorLaneMixed(ctx, query, corpora, scope, n, 0)
+	return e.vectorLaneMixed(ctx, query, corpora, scope, n, vecMix{})
+}
+
+// vecMix is how the vector lane mixes each session chunk's vector with its
+// previous chunk's (fusionWeights.VecMix, VecMixDepth): weight 0 for none;
+// depth 0 over the mixed copy of the index (mixedIndex), above 0 at query
+// time over depth × n nearest chunks (nearestMixed).
+type vecMix struct {
+	weight float64
+	depth  int
 }
 
 // vectorLaneMixed is vectorLane over the index with each session chunk's
-// vector mixed with its previous chunk's by mix (mixedIndex), the index
-// itself when mix is 0.
-func (e *Engine) vectorLaneMixed(ctx context.Context, query string, corpora []string, scope search.Scope, n int, mix float64) ([]cairn.Candidate, []float32, error) {
+// vector mixed with its previous chunk's as mix says, the index itself
+// when mix.weight is 0.
+func (e *Engine) vectorLaneMixed(ctx context.Context, query string, corpora []string, scope search.Scope, n int, mix vecMix) ([]cairn.Candidate, []float32, error) {
 	if err := e.loadVectors(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -312,8 +321,12 @@ func (e *Engine) vectorLaneMixed(ctx context.Context, query string, corpora []st
 	if err != nil {
 		return nil, nil, fmt.Errorf("embed query: %w", err)
 	}
-	if mix > 0 {
-		if ix, err = e.mixedIndex(ctx, ix, mix); err != nil {
+	if mix.weight > 0 && mix.depth > 0 && e.anySessions(corpora) {
+		cands, err := e.nearestMixed(ctx, ix, qv[0], corpora, scope, n, mix)
+		return cands, qv[0], err
+	}
+	if mix.weight > 0 {
+		if ix, err = e.mixedIndex(ctx, ix, mix.weight); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -398,6 +411,101 @@ func (e *Engine) mixedIndex(ctx context.Context, from *vector.Index, weight floa
 	}
 	e.vec.mixed = mixedOf{from, n, weight, ix}
 	return ix, nil
+}
+
+// nearestMixed is nearest over the index as mixedIndex would mix it, at
+// query time (fusionWeights.VecMixDepth): the mix.depth × n chunks nearest
+// qv by their own vectors, and the chunk after each, are scored by their
+// vectors mixed with the previous chunk's, (qv·v + w qv·p) / |v + w p| for
+// a session chunk with a previous chunk p, qv·v for any other, and the n
+// best returned with those scores. A chunk's previous chunk is the one
+// whose id is one less, when the store places it in the same document at
+// the seq before (chunks of a document are stored in order, so it nearly
+// always is); one it does not place there is not mixed. One more store
+// read of the candidates' neighbours, no copy of any vector.
+func (e *Engine) nearestMixed(ctx context.Context, ix *vector.Index, qv []float32, corpora []string, scope search.Scope, n int, mix vecMix) ([]cairn.Candidate, error) {
+	deep, err := e.nearest(ctx, ix, qv, corpora, scope, mix.depth*n)
+	if err != nil || len(deep) == 0 {
+		return deep, err
+	}
+	have := make(map[int64]cairn.Candidate, len(deep))
+	var around []int64
+	for _, c := range deep {
+		if _, ok := have[c.ChunkID]; ok {
+			continue
+		}
+		have[c.ChunkID] = c
+		if e.isSessions(c.Corpus) {
+			around = append(around, c.ChunkID-1, c.ChunkID+1)
+		}
+	}
+	near, err := e.store.Chunks(ctx, around)
+	if err != nil {
+		return nil, err
+	}
+	at := map[int64]cairn.Candidate{}
+	for _, c := range near {
+		at[c.ChunkID] = c
+	}
+	for id, c := range have {
+		at[id] = c
+	}
+	// prev is the chunk before c in its document, by id and seq.
+	prev := func(c cairn.Candidate) (int64, bool) {
+		p, ok := at[c.ChunkID-1]
+		return p.ChunkID, ok && p.Corpus == c.Corpus && p.Path == c.Path && p.Seq == c.Seq-1
+	}
+	pool := make([]cairn.Candidate, 0, len(have)+len(have)/2)
+	for _, c := range have {
+		pool = append(pool, c)
+	}
+	for _, c := range have {
+		// The chunk after a near one: its previous chunk is near, so its
+		// mixed vector may be.
+		nx, ok := at[c.ChunkID+1]
+		if _, in := have[nx.ChunkID]; ok && !in && nx.Corpus == c.Corpus && nx.Path == c.Path && nx.Seq == c.Seq+1 {
+			if _, has := ix.Vector(nx.ChunkID); has {
+				have[nx.ChunkID] = nx
+				pool = append(pool, nx)
+			}
+		}
+	}
+	w := mix.weight
+	for i, c := range pool {
+		v, ok := ix.Vector(c.ChunkID)
+		if !ok {
+			continue
+		}
+		score := dot32(qv, v)
+		if p, ok := prev(c); ok && e.isSessions(c.Corpus) {
+			if pv, ok := ix.Vector(p); ok {
+				norm := math.Sqrt(dot32(v, v) + w*w*dot32(pv, pv) + 2*w*dot32(v, pv))
+				if norm > 0 {
+					score = (score + w*dot32(qv, pv)) / norm
+				}
+			}
+		}
+		pool[i].Score, pool[i].Lane = score, cairn.LaneVector
+	}
+	slices.SortFunc(pool, func(a, b cairn.Candidate) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return int(a.ChunkID - b.ChunkID)
+	})
+	return pool[:min(n, len(pool))], nil
+}
+
+// dot32 is the dot product of two vectors of one length, in float64.
+func dot32(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
 }
 
 // mixVectors is v + w × u, normalized (v when the sum is zero).
