@@ -379,3 +379,40 @@ func TestMemoryStatisticsOff(t *testing.T) {
 		t.Fatalf("SQLite counts %d bytes in use: memory statistics are on", n)
 	}
 }
+
+// TestContentStoredAsBlob: a document's text is stored as a BLOB of its
+// bytes (blobOf passes the string's bytes without a copy), so substr
+// counts bytes as chunk positions do, the text given is left as it was,
+// and empty text is an empty BLOB, not NULL (doc is NOT NULL).
+func TestContentStoredAsBlob(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "index.db"), "f1")
+	multi := "Größe ändern: naïve café\nzweite Zeile\n"
+	keep := strings.Clone(multi)
+	empty := cairn.Document{Corpus: "notes", Path: "empty.md", Hash: "h-empty", Chunks: []cairn.Chunk{}}
+	if err := s.Apply(ctx, &cairn.Batch{Corpus: "notes", Upserts: []cairn.Document{doc("notes", "m.md", multi), empty}}); err != nil {
+		t.Fatal(err)
+	}
+	if multi != keep {
+		t.Fatalf("the text given changed: %q", multi)
+	}
+	w, err := s.writer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typ, second string
+	var n int
+	if err := w.QueryRow(`SELECT typeof(ct.doc), length(ct.doc), substr(ct.doc, c.pos + 1, c.len) FROM content ct JOIN chunks c ON c.cid = ct.id
+		WHERE ct.hash = ? AND c.seq = 1`, doc("notes", "m.md", multi).Hash).Scan(&typ, &n, &second); err != nil {
+		t.Fatal(err)
+	}
+	if typ != "blob" || n != len(multi) || second != "zweite Zeile\n" {
+		t.Fatalf("stored %s of %d bytes, second chunk %q; want a blob of %d bytes, %q", typ, n, second, len(multi), "zweite Zeile\n")
+	}
+	if err := w.QueryRow(`SELECT typeof(doc), length(doc) FROM content WHERE hash = 'h-empty'`).Scan(&typ, &n); err != nil {
+		t.Fatal(err)
+	}
+	if typ != "blob" || n != 0 {
+		t.Fatalf("empty text stored as %s of %d bytes, want an empty blob", typ, n)
+	}
+}

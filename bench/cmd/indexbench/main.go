@@ -41,9 +41,9 @@ import (
 )
 
 type config struct {
-	dir, index, corpus, cpuProfile, trace, fingerprint string
-	noop, queries                                      int
-	keep, fresh, writer, plain                         bool
+	dir, index, corpus, cpuProfile, memProfile, trace, fingerprint string
+	noop, queries                                                  int
+	keep, fresh, writer, plain                                     bool
 }
 
 // Result is the JSON line indexbench prints.
@@ -87,6 +87,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.BoolVar(&c.fresh, "fresh", true, "empty -index before the first sync (false: time syncs over the index there)")
 	fs.IntVar(&c.noop, "noop", 1, "no-op syncs to time after the first")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the first sync here")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write an allocation profile of the first sync here (go tool pprof -sample_index=alloc_space)")
 	fs.StringVar(&c.trace, "trace", "", "write an execution trace of the first sync here (go tool trace)")
 	fs.StringVar(&c.fingerprint, "fingerprint", "", "write the index fingerprint here")
 	fs.IntVar(&c.queries, "queries", 300, "queries in the fingerprint")
@@ -184,6 +185,11 @@ func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error
 	if c.cpuProfile != "" {
 		pprof.StopCPUProfile()
 	}
+	if c.memProfile != "" {
+		if err := writeAllocs(c.memProfile); err != nil {
+			return nil, err
+		}
+	}
 	if c.trace != "" {
 		trace.Stop()
 	}
@@ -217,6 +223,20 @@ func measure(ctx context.Context, eng *engine.Engine, c *config) (*Result, error
 		}
 	}
 	return r, nil
+}
+
+// writeAllocs writes the allocations since the process began (the first
+// sync's, bar the engine's open) as a heap profile.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create memory profile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("write memory profile: %w", err)
+	}
+	return f.Close()
 }
 
 func cpuTimes() (user, sys float64) {
