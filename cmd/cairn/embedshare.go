@@ -49,6 +49,18 @@ import (
 // refuses one that is not its own (a record copied or left in another
 // directory).
 //
+// None of that proves who listens on the port: a server killed by
+// SIGKILL leaves its record, a later process of ours can get its pid, and
+// any local user can bind the port. So before each request the client
+// asks the listener to answer a fresh nonce with an HMAC under the
+// record's token (POST /hello), and sends the token and the request only
+// on that connection once the answer checks (ux F17). We chose this over
+// a Unix socket in the data directory: the record's addr and the TCP
+// wire stay as they were (older clients still reach a newer server), a
+// socket path in a deep data directory can pass the 108-byte limit of
+// sun_path, and a socket is only as private as its directory, which a
+// user may have left writable by others.
+//
 // One record per data directory: a second server of the same directory
 // leaves the record of a first that is alive and answers, and takes it
 // over once the first's is stale (stopped, dead or silent: checked every
@@ -214,6 +226,24 @@ func (s *embedShare) stop(ctx context.Context) {
 // milliseconds; a stopped one never does), then as long as the work takes.
 func (s *embedShare) handler(eng shareTarget) http.Handler {
 	mux := http.NewServeMux()
+	// hello proves to a client that this server holds the record's token
+	// before the client sends it anything secret (embedshare_client.go
+	// helloShare): it needs no token and signs only the client's nonce, so
+	// it tells a caller nothing it could use to pass as this server later
+	// (a client's nonce is fresh and 32 random bytes).
+	mux.HandleFunc("POST /hello", func(w http.ResponseWriter, r *http.Request) {
+		var req shareHello
+		nonce, err := []byte(nil), json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<10)).Decode(&req)
+		if err == nil {
+			nonce, err = hex.DecodeString(req.Nonce)
+		}
+		if err != nil || len(nonce) != shareNonceBytes || r.Header.Get("Origin") != "" {
+			http.Error(w, fmt.Sprintf("want {\"nonce\"}: %d bytes in hex", shareNonceBytes), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(shareHelloReply{MAC: hex.EncodeToString(shareHelloMAC(s.token, nonce))})
+	})
 	mux.HandleFunc("POST /ping", s.guard(func(w http.ResponseWriter, r *http.Request) {
 		var req shareFor
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,6 +121,12 @@ func (e *env) serverFailed(rec embedShareRecord, err error, instead string) {
 		fmt.Fprintf(e.stderr, "cairn: the server at %s (pid %d) refused: %s; %s\n", rec.Addr, rec.PID, ref.msg, instead)
 		return
 	}
+	var unproven *shareUnproven
+	if errors.As(err, &unproven) {
+		fmt.Fprintf(e.stderr, "cairn: the server at %s (pid %d) %s, so it was sent nothing (its %s may be left from a server that died, or it is a cairn older than this one); %s\n",
+			rec.Addr, rec.PID, unproven.Error(), embedShareFile, instead)
+		return
+	}
 	fmt.Fprintf(e.stderr, "cairn: the server at %s (pid %d) did not answer; %s\n", rec.Addr, rec.PID, instead)
 }
 
@@ -130,36 +141,161 @@ func (r *shareRefusal) Error() string { return fmt.Sprintf("status %d: %s", r.st
 
 // shareConn posts to a server's share listener.
 type shareConn struct {
-	rec    embedShareRecord
-	client *http.Client
+	rec embedShareRecord
 }
 
-func shareClient(rec embedShareRecord) *shareConn {
-	dial := &net.Dialer{Timeout: shareFirstByte}
-	return &shareConn{rec: rec, client: &http.Client{Timeout: shareTotal, Transport: &http.Transport{
-		Proxy: nil, DialContext: dial.DialContext, ResponseHeaderTimeout: shareFirstByte, DisableKeepAlives: true}}}
-}
+func shareClient(rec embedShareRecord) *shareConn { return &shareConn{rec: rec} }
 
 // post sends body and returns the response of a server that answered
-// 200; any other status is a *shareRefusal, and no answer a transport
+// 200; any other status is a *shareRefusal, a server that did not prove
+// it holds the record's token a *shareUnproven, and no answer a transport
 // error.
+//
+// Nothing secret goes out before the proof (ux F17): a server killed with
+// SIGKILL leaves its record behind, a later process of ours may get its
+// pid (so pidAlive says yes), and any local user may then listen on the
+// recorded port. So each request first dials the port and asks the
+// listener to prove it holds the token (hello: a fresh nonce, answered
+// with HMAC-SHA256 under the token); only on that same connection, to
+// the peer that proved it, does the request with the token, the query,
+// the data directory or a memory's text follow. The transport below is
+// handed that one connection and can dial no other.
 func (c *shareConn) post(ctx context.Context, path, contentType string, body io.Reader) (*http.Response, error) {
+	conn, err := helloShare(ctx, c.rec)
+	if err != nil {
+		return nil, err
+	}
+	var handed atomic.Bool
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, ResponseHeaderTimeout: shareFirstByte,
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			if handed.Swap(true) {
+				return nil, errors.New("share: a request gets one proven connection")
+			}
+			return conn, nil
+		}}
+	client := &http.Client{Timeout: shareTotal, Transport: tr}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+c.rec.Addr+path, body)
 	if err != nil {
+		conn.Close()
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.rec.Token)
 	req.Header.Set("Content-Type", contentType)
-	resp, err := c.client.Do(req)
+	resp, err := client.Do(req)
+	if !handed.Load() {
+		conn.Close() // the transport failed before it took the connection
+	}
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode/100 != 2 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 		resp.Body.Close()
-		return nil, &shareRefusal{status: resp.StatusCode, msg: strings.TrimSpace(string(msg))}
+		return nil, &shareRefusal{status: resp.StatusCode, msg: refusalText(resp.StatusCode, msg)}
 	}
 	return resp, nil
+}
+
+// refusalText is a refusal's reason: the server's body, or the status
+// when the body is empty (before, "refused: ;").
+func refusalText(status int, body []byte) string {
+	if msg := strings.TrimSpace(string(body)); msg != "" {
+		return msg
+	}
+	return fmt.Sprintf("status %d %s", status, http.StatusText(status))
+}
+
+// shareUnproven is a listener on the recorded port that did not prove it
+// holds the record's token: another program on a stale record's port, or
+// a cairn server older than hello (it answers 404).
+type shareUnproven struct{ why string }
+
+func (u *shareUnproven) Error() string { return "did not prove it holds the token: " + u.why }
+
+// shareHelloLabel starts the message a server signs; hello's MAC is
+// good for nothing else.
+const shareHelloLabel = "cairn share hello v1\n"
+
+// shareHelloMAC is the server's answer to nonce under token.
+func shareHelloMAC(token string, nonce []byte) []byte {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte(shareHelloLabel))
+	m.Write(nonce)
+	return m.Sum(nil)
+}
+
+// shareHello and shareHelloReply are the JSON of POST /hello.
+type shareHello struct {
+	Nonce string `json:"nonce"` // hex, shareNonceBytes
+}
+
+type shareHelloReply struct {
+	MAC string `json:"mac"` // hex HMAC-SHA256(token, shareHelloLabel + nonce)
+}
+
+const shareNonceBytes = 32
+
+// helloShare dials rec's address and returns the connection once the
+// listener there has answered a fresh nonce with its HMAC under
+// rec.Token. The hello carries no token, no data directory and no query;
+// it gets shareFirstByte in all, like the first byte of any request.
+func helloShare(ctx context.Context, rec embedShareRecord) (net.Conn, error) {
+	nonce := make([]byte, shareNonceBytes)
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: shareFirstByte}
+	conn, err := d.DialContext(ctx, "tcp", rec.Addr)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			conn.Close()
+		}
+	}()
+	conn.SetDeadline(time.Now().Add(shareFirstByte))
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	body, _ := json.Marshal(shareHello{Nonce: hex.EncodeToString(nonce)})
+	req, err := http.NewRequest(http.MethodPost, "http://"+rec.Addr+"/hello", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if err := req.Write(conn); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &shareUnproven{refusalText(resp.StatusCode, b)}
+	}
+	var rep shareHelloReply
+	if json.Unmarshal(b, &rep) != nil {
+		return nil, &shareUnproven{"wrong proof (not a hello reply)"}
+	}
+	if mac, err := hex.DecodeString(rep.MAC); err != nil || !hmac.Equal(mac, shareHelloMAC(rec.Token, nonce)) {
+		return nil, &shareUnproven{"wrong proof"}
+	}
+	if br.Buffered() != 0 { // bytes the next request's reader would never see
+		return nil, &shareUnproven{"wrong proof (more than the reply)"}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	conn.SetDeadline(time.Time{})
+	ok = true
+	return conn, nil
 }
 
 // pingShare asks rec's server whether it answers for, as a server does
