@@ -225,7 +225,7 @@ func bareOK(s string, nameStart, end int, op string, spaced bool, v string) bool
 	if spaced && identRe().MatchString(v) {
 		return false
 	}
-	if op != ":" {
+	if op != ":" || inQuotes(s, nameStart, end) {
 		return true
 	}
 	before := strings.TrimLeft(s[:nameStart], " \t")
@@ -235,6 +235,25 @@ func bareOK(s string, nameStart, end int, op string, spaced bool, v string) bool
 	}
 	rest := strings.TrimLeft(s[end:], " \t")
 	return rest == "" || rest == "\r" || strings.HasPrefix(rest, "#")
+}
+
+// inQuotes reports a "name: value" that is a quoted string of its own, as
+// a header given to curl -H 'X-Api-Key: value' or in JSON
+// "X-Api-Key: value" (also with escaped quotes): it is judged as the same
+// header unquoted on its own line.
+func inQuotes(s string, nameStart, end int) bool {
+	if nameStart == 0 || end >= len(s) {
+		return false
+	}
+	q := s[nameStart-1]
+	if q != '"' && q != '\'' {
+		return false
+	}
+	i := end
+	for i < len(s) && s[i] == '\\' {
+		i++
+	}
+	return i < len(s) && s[i] == q
 }
 
 func sortHits(h []hit) {

@@ -26,7 +26,8 @@
 //	google-api-key         AIza<35 chars>
 //	google-oauth-token     ya29.<20+ chars>, GOCSPX-<28 chars>
 //	aws-access-key-id      AKIA<16 A-Z0-9>, ASIA..., ABIA..., ACCA...
-//	aws-secret-access-key  aws_secret_access_key = <40 base64>, "SecretAccessKey": "<40>"
+//	aws-secret-access-key  aws_secret_access_key = <40 base64>, "SecretAccessKey": "<40>",
+//	                       aws_secret_access_key <40> (aws configure set)
 //	azure-storage-key      AccountKey=<base64>==, SharedAccessKey=<base64>
 //	github-token           ghp_<36 alnum> (also gho_, ghu_, ghs_, ghr_), github_pat_<22+>
 //	gitlab-token           glpat-<20+ chars> (also gldt-, glptt-, glrt-, ...)
@@ -49,7 +50,8 @@
 //	databricks-token       dapi<32 hex>
 //	age-secret-key         AGE-SECRET-KEY-1<58 bech32>
 //	jwt                    eyJ<header>.eyJ<payload>.<signature>
-//	bearer-token           Authorization: Bearer <16+ token chars> (the token)
+//	bearer-token           Authorization: Bearer <16+ token chars> (the token);
+//	                       Authorization: token <16+> (GitHub's form)
 //	basic-auth             Authorization: Basic <base64 of user:pass>; curl -u user:pass (the password)
 //	url-password           https://user:<password>@host (user and host kept)
 //	database-password      postgres|mysql|mongodb(+srv)|redis|amqp|...://user:<password>@host;
@@ -57,9 +59,14 @@
 //	password               password|passwd|pwd|pass|passphrase-named key = or : <value>
 //	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x;
 //	                       in prose: password|passphrase|passwd|pwd is|was|:|= <value> when the value
-//	                       is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in", "required")
+//	                       is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in", "required");
+//	                       mysql (mysqldump, mariadb, ...) -p<value>; sshpass -p <value>;
+//	                       docker|podman|nerdctl|buildah|skopeo|oras|helm registry login ... -p <value>
 //	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
-//	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case)
+//	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case),
+//	                       also inside quotes as a header: curl -H 'X-Api-Key: <value>';
+//	                       a session cookie's value (Cookie:, Set-Cookie:, curl -b/--cookie:
+//	                       session, sid, PHPSESSID, connect.sid, *_session, auth_token, ...)
 //	high-entropy-secret    a key that mentions a secret word (SECRET_KEY_BASE, signing_key_material)
 //	                       holding 20+ chars of Shannon entropy >= 3.5 bits per byte
 //

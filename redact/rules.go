@@ -106,7 +106,7 @@ func buildRules() []rule {
 		tok("jwt", []string{"eyJ"}, `eyJ[A-Za-z0-9_-]{10,}\.(?:eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`),
 
 		reRule("aws-secret-access-key", []string{"secret"}, true,
-			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?[ \t]*[:=][ \t]*\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, shapeOK),
+			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, shapeOK),
 		reRule("azure-storage-key", []string{"accountkey=", "sharedaccesskey="}, true,
 			`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, 1, tokenOK),
 		reRule("twilio-auth-token", []string{"twilio"}, true,
@@ -116,6 +116,8 @@ func buildRules() []rule {
 
 		reRule("bearer-token", []string{"bearer"}, true,
 			`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`, 1, bearerOK),
+		reRule("bearer-token", []string{"authorization"}, true,
+			`(?i)\bauthorization\\*["']?[ \t]*[:=][ \t]*\\*["']?token[ \t]+([A-Za-z0-9._~+/-]{16,}=*)`, 1, bearerOK),
 		reRule("basic-auth", []string{"basic"}, true,
 			`(?i)\bbasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})`, 1, basicOK),
 		reRule("basic-auth", []string{"-u", "--user"}, false,
@@ -125,6 +127,8 @@ func buildRules() []rule {
 		reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
 			`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
 
+		{anchors: cmdAnchors, fold: true, find: findCommandPasswords}, // commands.go: mysql -p<value>
+		{anchors: []string{"cookie", " -b "}, fold: true, find: findCookies},
 		{anchors: assignAnchors, fold: true, find: findAssignments},
 		{anchors: proseAnchors, fold: true, find: findProse}, // prose.go: "the password is hunter2"
 	}

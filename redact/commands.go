@@ -1,0 +1,142 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Passwords given to commands as short flags, and session cookies (ux F4).
+
+// cmdValue is a flag's value: single or double quoted, or bare up to a
+// blank, a quote or a shell operator.
+const cmdValue = `'[^'\n]*'|"[^"\n]*"|[^\s"'` + "`" + `;&|]+`
+
+// cmdPasswordRe finds the password of
+//   - mysql and its tools (mysqldump, mariadb, ...): -p<value>, glued as
+//     mysql wants it (a "-p value" makes mysql prompt and take value for the
+//     database);
+//   - sshpass -p <value> or -p<value>, its own flags before it only (ssh -p
+//     2222 later on the line is a port);
+//   - docker, podman, nerdctl, buildah, skopeo, oras, helm registry: login
+//     ... -p <value>.
+//
+// A command starts the text or follows a blank, a quote, '(' or a shell
+// operator; nothing of another command (; & |) lies between it and -p.
+var cmdPasswordRe = regexp.MustCompile(`(?:^|[\s;&|(` + "`" + `"'])(?:` +
+	`(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mysqlpump|mariadb|mariadb-dump|mariadb-admin)(?:\.exe)?[ \t](?:[^\n;&|]*?[ \t])?-p(` + cmdValue + `)` +
+	`|sshpass(?:[ \t]+-[A-Za-z])*[ \t]+-p[ \t]*(` + cmdValue + `)` +
+	`|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)[ \t](?:[^\n;&|]*?[ \t])?login[ \t](?:[^\n;&|]*?[ \t])?-p[ \t]*(` + cmdValue + `))`)
+
+var cmdAnchors = []string{"mysql", "mariadb", "sshpass", "docker", "podman", "nerdctl", "buildah", "skopeo", "oras", "helm"}
+
+func findCommandPasswords(s string, hits []hit) []hit {
+	if !strings.Contains(s, "-p") {
+		return hits // every form has one; most lines naming docker have none
+	}
+	for _, m := range cmdPasswordRe.FindAllStringSubmatchIndex(s, -1) {
+		for g := 1; g <= 3; g++ {
+			a, b := m[2*g], m[2*g+1]
+			if a < 0 {
+				continue
+			}
+			if b-a >= 2 && (s[a] == '\'' || s[a] == '"') {
+				a, b = a+1, b-1
+			}
+			// prose ends a sentence after a stand-in: "-p<value>, glued"
+			if v := s[a:b]; v != "" && v[0] != '-' && !isPlaceholder(v) && !isPlaceholder(strings.TrimRight(v, ",.:)")) {
+				hits = append(hits, hit{a, b, kindPassword})
+			}
+			break
+		}
+	}
+	return hits
+}
+
+// findCookies finds the values of session cookies in a Cookie or
+// Set-Cookie header (Cookie: a=1; session=<value>) and in curl's --cookie
+// and -b: a cookie whose name says session (sid, PHPSESSID, connect.sid,
+// _app_session, session-token) or a secret (auth_token, jwt) with a
+// credential-shaped value (8 or more characters mixing letters and digits
+// or cases). Other cookies (theme=dark, _ga) are kept.
+func findCookies(s string, hits []hit) []hit {
+	lower := asciiLower(s)
+	n := len(hits)
+	for i := 0; ; {
+		j := strings.Index(lower[i:], "cookie")
+		if j < 0 {
+			break
+		}
+		i += j + len("cookie")
+		k := i
+		for k < len(s) && (s[k] == '\\' || s[k] == '"' || s[k] == '\'') {
+			k++ // "Cookie": "...", 'Cookie': ...
+		}
+		k = skipBlanks(s, k)
+		switch {
+		case k < len(s) && (s[k] == ':' || s[k] == '='):
+			hits = cookiePairs(s, k+1, hits) // Cookie: ..., Set-Cookie: ..., --cookie=..., cookie = "..."
+		case k > i && i >= 8 && lower[i-8:i] == "--cookie":
+			hits = cookiePairs(s, k, hits) // --cookie '...'
+		}
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], " -b ")
+		if j < 0 {
+			break
+		}
+		i += j + len(" -b ")
+		hits = cookiePairs(s, i, hits) // curl -b '...'
+	}
+	sortHits(hits[n:])
+	return hits
+}
+
+// cookiePairs parses name=value pairs separated by ';' from s[i:], after
+// blanks and an opening quote, up to a closing quote or the end of the
+// line.
+func cookiePairs(s string, i int, hits []hit) []hit {
+	i = skipBlanks(s, i)
+	for i < len(s) && s[i] == '\\' {
+		i++
+	}
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	for i < len(s) {
+		i = skipBlanks(s, i)
+		ns := i
+		for i < len(s) && s[i] != '=' && s[i] != ';' && !strings.ContainsRune(" \t\r\n\"'\\", rune(s[i])) {
+			i++
+		}
+		if i >= len(s) || s[i] != '=' || i == ns {
+			return hits
+		}
+		name := s[ns:i]
+		i++
+		a := i
+		for i < len(s) && !strings.ContainsRune("; \t\r\n\"'\\,", rune(s[i])) {
+			i++
+		}
+		if v := s[a:i]; sessionCookie(name) && credentialShaped(v) && !isPlaceholder(v) {
+			hits = append(hits, hit{a, i, kindSecret})
+		}
+		if i >= len(s) || s[i] != ';' {
+			return hits
+		}
+		i++
+	}
+	return hits
+}
+
+// sessionCookie reports a cookie name that says it holds a session or a
+// secret.
+func sessionCookie(name string) bool {
+	l := strings.ToLower(name)
+	l = strings.TrimPrefix(strings.TrimPrefix(l, "__host-"), "__secure-")
+	if strings.Contains(l, "sess") || l == "sid" || strings.HasSuffix(l, ".sid") ||
+		strings.HasSuffix(l, "_sid") || strings.HasSuffix(l, "-sid") || l == "jwt" {
+		return true
+	}
+	f := nameFamily(l)
+	return f == famSecret || f == famPassword
+}
