@@ -23,7 +23,12 @@ import (
 //     MaxDecodedBytes of it, with a bounded decoder window;
 //   - in JSON and JSONL, every string value longer than MaxStringBytes is cut
 //     there (an image's base64, a file dumped by a tool, a runaway output) and
-//     ends with "…"; the JSON stays valid;
+//     ends with "…"; the JSON stays valid. A cut that would fall inside a
+//     word (a run of printable ASCII without blanks, quotes or backslashes)
+//     is made at the word's end instead, at most CutSlackBytes later, so a
+//     token straddling the budget reaches the redactor whole: cut first, a
+//     ghp_ token's first half was kept, and no rule matches half a token
+//     (ux F3);
 //   - a JSONL line still longer than MaxLineBytes after that is skipped (a
 //     blank line takes its place, so line numbers stay);
 //   - what is kept stops at MaxTranscriptBytes, at the end of the last whole
@@ -38,6 +43,7 @@ import (
 // stable: its projection, and the memories made from it, stop changing.
 const (
 	MaxStringBytes     = 32 << 10
+	CutSlackBytes      = 1 << 10 // a cut moves to the end of a word at most this far
 	MaxLineBytes       = 8 << 20
 	MaxTranscriptBytes = 24 << 20
 	MaxDecodedBytes    = 256 << 20
@@ -186,7 +192,12 @@ type jsonCutter struct {
 	lineStart int  // offset in out.Data of the current line
 	skipLine  bool // the current line is over MaxLineBytes
 	lineCut   int  // strings cut in the current line
+	inWord    bool // the last byte kept is a word byte of the string (wordByte), not of an escape
 }
+
+// wordByte reports a byte of a word a cut is not made inside: printable
+// ASCII other than the blank, a quote and a backslash.
+func wordByte(b byte) bool { return b > ' ' && b < 0x7f && b != '"' && b != '\\' && b != '\'' }
 
 func (c *jsonCutter) write(p []byte) error {
 	for i := 0; i < len(p); i++ {
@@ -208,7 +219,7 @@ func (c *jsonCutter) write(p []byte) error {
 		}
 		if !c.inStr {
 			if b == '"' {
-				c.inStr, c.strLen, c.cutting, c.high = true, 0, false, false
+				c.inStr, c.strLen, c.cutting, c.high, c.inWord = true, 0, false, false, false
 			}
 			c.emit(b)
 		} else {
@@ -254,7 +265,8 @@ func skipCut(p []byte) int {
 
 // strByte handles one byte inside a string.
 func (c *jsonCutter) strByte(b byte) {
-	safe := !c.esc && c.hex == 0 && (b < 0x80 || b >= 0xC0) // a character starts here
+	plain := !c.esc && c.hex == 0
+	safe := plain && (b < 0x80 || b >= 0xC0) // a character starts here
 	if safe && c.high {
 		safe, c.high = false, false // the low half of a surrogate pair follows
 	}
@@ -278,13 +290,15 @@ func (c *jsonCutter) strByte(b byte) {
 		c.emit(b)
 		return
 	}
-	if safe && !c.cutting && c.strLen >= c.maxString {
+	if safe && !c.cutting && c.strLen >= c.maxString &&
+		!(c.inWord && wordByte(b) && c.strLen < c.maxString+CutSlackBytes) {
 		c.cutting = true
 		c.lineCut++
 	}
 	if !c.cutting {
 		c.emit(b)
 		c.strLen++
+		c.inWord = plain && wordByte(b)
 	}
 }
 
@@ -345,8 +359,11 @@ func readTextBounded(r io.Reader, out *BoundedData) error {
 		line, err := br.ReadSlice('\n')
 		over := errors.Is(err, bufio.ErrBufferFull)
 		kept := line
-		if len(kept) > MaxStringBytes {
-			kept = kept[:MaxStringBytes]
+		if n := MaxStringBytes; len(kept) > n {
+			for n < len(kept) && n < MaxStringBytes+CutSlackBytes && wordByte(kept[n-1]) && wordByte(kept[n]) {
+				n++ // not inside a word: a token straddling the cut is kept whole
+			}
+			kept = kept[:n]
 			for len(kept) > 0 && kept[len(kept)-1]&0xC0 == 0x80 {
 				kept = kept[:len(kept)-1]
 			}

@@ -242,3 +242,47 @@ func prefixOf(cut, orig any) bool {
 		return fmt.Sprint(cut) == fmt.Sprint(orig)
 	}
 }
+
+// TestReadTranscriptCutNotInsideToken: a token that straddles the string
+// or Markdown line budget is kept whole (the cut moves to its end), so the
+// redactor sees all of it; a word longer than CutSlackBytes is still cut,
+// and a cut after a blank stays where it was (ux F3).
+func TestReadTranscriptCutNotInsideToken(t *testing.T) {
+	tok := "ghp_CuT32k" + strings.Repeat("2C3d", 8) + "Q7"
+	for _, k := range []int{1, 5, 20, 40} {
+		text := strings.Repeat("y", MaxStringBytes-k-1) + " " + tok + " end" + strings.Repeat(" z", 100)
+		line := `{"type":"user","message":{"content":"` + text + `"}}`
+		bd := readBounded(t, []byte(line+"\n"), "s.jsonl")
+		var got struct{ Message struct{ Content string } }
+		if err := json.Unmarshal(bytes.TrimSpace(bd.Data), &got); err != nil {
+			t.Fatalf("k=%d: %v", k, err)
+		}
+		body := got.Message.Content
+		if !strings.HasSuffix(body, " "+tok+"…") || bd.Cut[CutString] != 1 {
+			t.Errorf("k=%d: string ends %q (cut %v), want the whole token then the cut", k, body[max(0, len(body)-60):], bd.Cut)
+		}
+		md := readBounded(t, []byte("# chat\n"+text+"\nnext\n"), "x.md")
+		if !strings.Contains(string(md.Data), " "+tok+"…\nnext\n") {
+			t.Errorf("k=%d: Markdown line cut inside the token: %q", k, string(md.Data)[7+MaxStringBytes-60:])
+		}
+	}
+	// a blob longer than the slack is cut at the budget plus the slack
+	blob := strings.Repeat("Ab1+", (MaxStringBytes+4*CutSlackBytes)/4)
+	bd := readBounded(t, []byte(`{"c":"`+blob+`"}`+"\n"), "b.jsonl")
+	var got struct{ C string }
+	if err := json.Unmarshal(bytes.TrimSpace(bd.Data), &got); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.TrimSuffix(got.C, "…")); n != MaxStringBytes+CutSlackBytes {
+		t.Errorf("blob kept %d bytes, want %d", n, MaxStringBytes+CutSlackBytes)
+	}
+	// a cut right after a blank is not moved
+	text := strings.Repeat("y", MaxStringBytes-1) + " " + tok
+	bd = readBounded(t, []byte(`{"c":"`+text+`"}`+"\n"), "c.jsonl")
+	if err := json.Unmarshal(bytes.TrimSpace(bd.Data), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.C != strings.Repeat("y", MaxStringBytes-1)+" …" {
+		t.Errorf("cut after a blank moved: ends %q", got.C[len(got.C)-20:])
+	}
+}
