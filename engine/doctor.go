@@ -20,7 +20,7 @@ const (
 
 // DoctorCheck is one check of Doctor. JSON names are fixed.
 type DoctorCheck struct {
-	Name   string `json:"name"` // index, fulltext, strays, text, vectors, temp_files, lock, memories, files
+	Name   string `json:"name"` // index, fulltext, strays, text, vectors, temp_files, lock, memories, files; cairn doctor adds embedder, corpora
 	Status string `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	// Fix says what --repair does about a problem, or what it did.

@@ -44,7 +44,10 @@ func (e *Engine) checkTexts(ctx context.Context, repair bool) (c DoctorCheck, re
 		return c, false, err
 	}
 	if len(bad) == 0 {
-		c.Detail = fmt.Sprintf("%d stored %s (%s) match their hashes", texts, plural(texts, "text", "texts"), byteSize(size))
+		c.Detail = fmt.Sprintf("%d stored texts (%s) match their hashes", texts, byteSize(size))
+		if texts == 1 {
+			c.Detail = fmt.Sprintf("1 stored text (%s) matches its hash", byteSize(size))
+		}
 		return c, false, nil
 	}
 	c.Status, c.Detail = CheckProblem, textDetail(bad)

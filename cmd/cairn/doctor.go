@@ -17,7 +17,7 @@ var errDoctorProblems = errors.New("problems found")
 
 func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("doctor")
-	repair := fs.Bool("repair", false, "rebuild what is derived: the full-text index, stray rows, vectors.bin, a damaged index (SQLite: index.db moved aside; PostgreSQL: the agent's index rows deleted), memories kept")
+	repair := fs.Bool("repair", false, "rebuild what is derived: the full-text index, stray rows, stored texts that fail their hash (indexed again from their files), vectors.bin, a damaged index (SQLite: index.db moved aside; PostgreSQL: the agent's index rows deleted), memories kept")
 	fs.BoolVar(&e.json, "json", false, "print JSON")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -26,20 +26,31 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	if err := noPositional("doctor", pos); err != nil {
 		return err
 	}
-	opts, err := e.doctorOptions()
+	opts, cfg, err := e.doctorOptions()
 	if err != nil {
 		return err
 	}
 	rep, err := engine.Doctor(ctx, opts, *repair)
+	configProblems := 0
 	if rep != nil {
+		for _, c := range e.configChecks(ctx, cfg, opts.Dir) { // doctor_config.go
+			rep.Checks = append(rep.Checks, c)
+			if c.Status == engine.CheckProblem {
+				rep.Problems++
+				configProblems++
+			}
+		}
 		if perr := e.printDoctor(rep); perr != nil && err == nil {
 			err = perr
 		}
 	}
 	if err == nil && rep.Problems > 0 {
 		hint := "run cairn doctor --repair"
-		if *repair {
+		switch {
+		case *repair:
 			hint = "see the lines above"
+		case rep.Problems == configProblems:
+			hint = "see the fix lines above: --repair does not change the configuration"
 		}
 		err = fmt.Errorf("doctor: %w in %d checks (%s)", errDoctorProblems, rep.Problems, hint)
 	}
@@ -48,22 +59,22 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 
 // doctorOptions are the engine options of the agent, as open builds them,
 // without opening the index (doctor must work when it cannot be opened).
-func (e *env) doctorOptions() (engine.Options, error) {
+func (e *env) doctorOptions() (engine.Options, *config.Config, error) {
 	cfg, err := e.loadConfig()
 	if err != nil {
-		return engine.Options{}, err
+		return engine.Options{}, nil, err
 	}
 	_, dataDir := e.paths()
 	dir, err := config.AgentDir(dataDir, e.agent)
 	if err != nil {
-		return engine.Options{}, err
+		return engine.Options{}, nil, err
 	}
 	var emb cairn.Embedder
 	if cfg.Embedder != nil {
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
 	return local.Fill(engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
-		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)}), nil
+		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)}), cfg, nil
 }
 
 func (e *env) printDoctor(rep *engine.DoctorReport) error {

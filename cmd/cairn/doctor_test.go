@@ -133,3 +133,77 @@ func regexpLine(out, pattern string) bool {
 	}
 	return false
 }
+
+// TestDoctorConfigProblems: doctor reports an embedder that cannot be
+// loaded or cannot embed, and a corpus root that is gone, each with its
+// fix, and exits 1 with a hint that --repair cannot change the config;
+// search names the embedder as the reason instead of "run cairn sync". A
+// new user's try: doctor printed seven ok lines and exited 0, and search
+// said to run a sync that could not help.
+func TestDoctorConfigProblems(t *testing.T) {
+	c := newCLI(t)
+	notes, gone := t.TempDir(), filepath.Join(t.TempDir(), "gone")
+	os.WriteFile(filepath.Join(notes, "n.md"), []byte("# Note\n\nwalrus facts\n"), 0o644)
+	os.Mkdir(gone, 0o755)
+	c.ok("init", "--no-discover")
+	c.ok("corpus", "add", "notes", notes)
+	c.ok("corpus", "add", "gone", gone)
+	c.ok("sync")
+	os.Remove(gone)
+	cfg := filepath.Join(c.home, "config.toml")
+	orig, _ := os.ReadFile(cfg)
+	missing := filepath.Join(t.TempDir(), "no-model")
+	os.WriteFile(cfg, append(append([]byte(nil), orig...), []byte("\n[embedder]\nprovider = \"onnx\"\nmodel = \""+missing+"\"\n")...), 0o600)
+
+	out, errs, code := c.run("doctor")
+	if code != 1 || !regexpLine(out, `^problem\s+embedder\s+onnx .*no-model cannot be loaded: .*no such file`) ||
+		!regexpLine(out, `^problem\s+corpora\s+gone: `+regexp.QuoteMeta(gone)+` does not exist$`) ||
+		!strings.Contains(out, "fix: fix [embedder] in "+cfg) || !strings.Contains(out, "cairn corpus remove NAME") ||
+		!strings.Contains(errs, "--repair does not change the configuration") {
+		t.Errorf("doctor with a missing model and a gone root: exit %d, stdout:\n%s\nstderr %q", code, out, errs)
+	}
+	raw, _, _ := c.run("doctor", "--json")
+	var rep struct {
+		Problems int
+		Checks   []struct{ Name, Status string }
+	}
+	if err := json.Unmarshal([]byte(raw), &rep); err != nil {
+		t.Fatalf("doctor --json: %v: %s", err, raw)
+	}
+	got := map[string]string{}
+	for _, ch := range rep.Checks {
+		got[ch.Name] = ch.Status
+	}
+	if rep.Problems != 2 || got["embedder"] != "problem" || got["corpora"] != "problem" || got["index"] != "ok" {
+		t.Errorf("doctor --json: %s", raw)
+	}
+	_, errs, _ = c.run("search", "walrus")
+	if !strings.Contains(errs, "fix [embedder] in "+cfg+" first") || strings.Contains(errs, "run cairn sync") {
+		t.Errorf("search with a missing model: stderr %q", errs)
+	}
+
+	// An endpoint that refuses: it builds, and embedding fails.
+	os.WriteFile(cfg, append(append([]byte(nil), orig...), []byte("\n[embedder]\nprovider = \"openai\"\nmodel = \"nomic-embed-text\"\nbase_url = \"http://127.0.0.1:1/v1\"\n")...), 0o600)
+	out, _, code = c.run("doctor")
+	if code != 1 || !regexpLine(out, `^problem\s+embedder\s+openai nomic-embed-text loads but cannot embed: `) {
+		t.Errorf("doctor with a refusing endpoint: exit %d:\n%s", code, out)
+	}
+
+	os.WriteFile(cfg, orig, 0o600)
+	c.ok("corpus", "remove", "gone")
+	out = c.ok("doctor")
+	if !regexpLine(out, `^ok\s+embedder\s+none configured`) || !regexpLine(out, `^ok\s+corpora\s+1 corpus, 1 root, all readable$`) {
+		t.Errorf("doctor after the fixes:\n%s", out)
+	}
+
+	// An embedder that works: doctor says how many of the index's vectors
+	// are its own.
+	srv := wordGroupEmbedder(t, "fake-embed", map[string]int{"walrus": 0}, []float64{0, 1, 0}, nil)
+	os.WriteFile(cfg, append(append([]byte(nil), orig...), []byte("\n[embedder]\nprovider = \"openai\"\nmodel = \"fake-embed\"\nbase_url = \""+srv.URL+"/v1\"\n")...), 0o600)
+	c.ok("corpus", "remove", "gone")
+	c.ok("sync")
+	out = c.ok("doctor")
+	if !regexpLine(out, `^ok\s+embedder\s+openai fake-embed embeds \(3 dimensions\); the index holds 1 of its vectors$`) {
+		t.Errorf("doctor with a working embedder:\n%s", out)
+	}
+}

@@ -65,8 +65,14 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if opts.Mode != cairn.ModeLexical && eng.Embedder() != nil {
-		n, _ := eng.PendingEmbeddings(ctx)
-		warnPending(e, n, dir, rec)
+		if eng.Embedder().Identity() == (cairn.EmbedderIdentity{}) {
+			// The build failed and stderr said why: every chunk counts
+			// as waiting, and "run cairn sync" cannot help (ux F9).
+			fmt.Fprintf(e.stderr, "cairn: the embedder could not be loaded (the line above says why), so only the lexical lane answered; fix [embedder] in %s first: sync cannot embed until it loads (cairn doctor checks it)\n", cfg.Path)
+		} else {
+			n, _ := eng.PendingEmbeddings(ctx)
+			warnPending(e, n, dir, rec)
+		}
 	}
 	if eng.Reindexed() {
 		fmt.Fprintln(e.stderr, "cairn: the index format changed and was emptied; run cairn sync to rebuild it")

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/engine"
+	"github.com/cairnmemory/cairn/ingest"
+	"github.com/cairnmemory/cairn/sqlite"
+)
+
+// embedProbeTimeout bounds doctor's one test embedding: a remote endpoint
+// that never answers is a problem to report, not a hang.
+const embedProbeTimeout = 30 * time.Second
+
+// configChecks are doctor's checks of what the configuration points at,
+// which the index cannot tell: whether the embedder loads and embeds, and
+// whether every corpus root is there to read. A new user's try: with the
+// [embedder] model pointing at a missing folder and a corpus root deleted,
+// doctor printed seven ok lines and exited 0, while search fell back to the
+// lexical lane and sync failed the corpus. Neither is repaired: the
+// fix lines say what to change.
+func (e *env) configChecks(ctx context.Context, cfg *config.Config, dir string) []engine.DoctorCheck {
+	return []engine.DoctorCheck{e.embedderCheck(ctx, cfg, dir), corporaCheck(cfg)}
+}
+
+// embedderCheck builds the configured embedder, embeds one short query
+// with it and says which vectors the index holds (SQLite only).
+func (e *env) embedderCheck(ctx context.Context, cfg *config.Config, dir string) engine.DoctorCheck {
+	c := engine.DoctorCheck{Name: "embedder", Status: engine.CheckOK}
+	ec := cfg.Embedder
+	if ec == nil {
+		c.Detail = "none configured: searches use the lexical lane alone"
+		return c
+	}
+	fix := "fix [embedder] in " + cfg.Path + " (the error says what), then run cairn sync; until then searches use the lexical lane alone and no chunk is embedded"
+	if cfg.Path == "" {
+		fix = strings.Replace(fix, " in ", " in the config", 1)
+	}
+	emb, err := e.embedder(cfg)
+	if err != nil {
+		c.Status, c.Detail, c.Fix = engine.CheckProblem, fmt.Sprintf("%s %s cannot be loaded: %s", ec.Provider, ec.Model, oneLine(err.Error())), fix
+		return c
+	}
+	if cl, ok := emb.(interface{ Close() error }); ok {
+		defer cl.Close()
+	}
+	pctx, cancel := context.WithTimeout(ctx, embedProbeTimeout)
+	defer cancel()
+	vecs, err := emb.Embed(pctx, cairn.EmbedQuery, []string{"cairn doctor"})
+	if err == nil && (len(vecs) != 1 || len(vecs[0]) == 0) {
+		err = fmt.Errorf("it answered %d vectors for one text", len(vecs))
+	}
+	if err != nil {
+		c.Status, c.Detail, c.Fix = engine.CheckProblem, fmt.Sprintf("%s %s loads but cannot embed: %s", ec.Provider, ec.Model, oneLine(err.Error())), fix
+		return c
+	}
+	id := emb.Identity()
+	c.Detail = fmt.Sprintf("%s %s embeds (%d dimensions)", id.Provider, id.Model, len(vecs[0]))
+	if storeBackend(cfg, e.agent) != nil {
+		return c
+	}
+	ids, counts, err := sqlite.VectorIdentities(ctx, filepath.Join(dir, sqlite.IndexFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return c
+	case err != nil:
+		c.Detail += "; the index's vectors could not be read: " + oneLine(err.Error())
+		return c
+	}
+	key, mine, others := id.Key(), 0, []string{}
+	for i, k := range ids {
+		if k == key {
+			mine = counts[i]
+			continue
+		}
+		v := vectorsOfIdentity(k, counts[i]) // version.go
+		others = append(others, fmt.Sprintf("%d of %s %s (quantize %s)", v.Vectors, v.Provider, v.Model, v.Quantize))
+	}
+	c.Detail += fmt.Sprintf("; the index holds %d of its vectors", mine)
+	if len(others) > 0 {
+		c.Detail += " and " + strings.Join(others, ", ") + ", which searches with this model do not use"
+	}
+	return c
+}
+
+// corporaCheck looks at every root of every configured corpus: a files
+// corpus's folders and files, a sessions corpus's source roots. A missing
+// or unreadable root is a problem: sync fails it and keeps what was
+// indexed from it.
+func corporaCheck(cfg *config.Config) engine.DoctorCheck {
+	c := engine.DoctorCheck{Name: "corpora", Status: engine.CheckOK}
+	corpora := cfg.ToCorpora()
+	if len(corpora) == 0 {
+		c.Detail = "none configured (cairn corpus add NAME PATH)"
+		return c
+	}
+	var bad []string
+	roots := 0
+	for _, co := range corpora {
+		for _, root := range corpusRoots(co, &bad) {
+			roots++
+			if why := rootProblem(root); why != "" {
+				bad = append(bad, fmt.Sprintf("%s: %s %s", co.Name, root, why))
+			}
+		}
+	}
+	if len(bad) == 0 {
+		what := "corpora"
+		if len(corpora) == 1 {
+			what = "corpus"
+		}
+		c.Detail = fmt.Sprintf("%d %s, %s, all readable", len(corpora), what, plural(roots, "root"))
+		return c
+	}
+	c.Status, c.Detail = engine.CheckProblem, strings.Join(bad, "; ")
+	c.Fix = "restore the folder, or point the corpus elsewhere in " + cfg.Path + " or remove it (cairn corpus remove NAME); meanwhile sync fails it and keeps what was indexed from it"
+	return c
+}
+
+// corpusRoots lists what a corpus reads: the resolved roots of a files
+// corpus (a glob's folder), a sessions corpus's source roots. A corpus
+// whose paths cannot be resolved adds its error to bad.
+func corpusRoots(co cairn.Corpus, bad *[]string) []string {
+	if co.Kind == cairn.KindSessions {
+		var out []string
+		for _, s := range co.Sources {
+			out = append(out, s.Roots...)
+		}
+		return out
+	}
+	srcs, err := ingest.Resolve(co)
+	if err != nil {
+		*bad = append(*bad, co.Name+": "+oneLine(err.Error()))
+		return nil
+	}
+	out := make([]string, 0, len(srcs))
+	for _, s := range srcs {
+		out = append(out, s.Root)
+	}
+	return out
+}
+
+// rootProblem says what is wrong with a root, or "".
+func rootProblem(root string) string {
+	fi, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case err != nil:
+		return "cannot be read: " + oneLine(err.Error())
+	case !fi.IsDir():
+		f, err := os.Open(root)
+		if err != nil {
+			return "cannot be read: " + oneLine(err.Error())
+		}
+		f.Close()
+		return ""
+	}
+	f, err := os.Open(root)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return "cannot be read: " + oneLine(err.Error())
+	}
+	return ""
+}
