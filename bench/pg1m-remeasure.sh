@@ -31,6 +31,13 @@
 #          alternating, hits compared (an import by a build of schema 6
 #          chooses the words; a store without them gets them first, as
 #          Optimize gives them: minutes)
+#  merge   NEW's TestLexicalTail CAIRN_PG_TAIL_AB=stores over SQLite and each
+#          server's store twice: phrases of frequent lexemes through
+#          cairn_phrase_v1 (postgres/phrasefn.go) and as the planner's join
+#          (postgres-join, citus-join), alternating query by query, MERGE_ROUNDS
+#          rounds (default 2), the two forms' hits compared (a difference
+#          fails); the whole log in WORK/merge-NEW.log (the slowest
+#          statements' plans, MERGE_EXPLAIN of them)
 #  size    SQLite's files, PostgreSQL per table, Citus per worker
 #
 # SERVERS (default pg,citus) names the servers every step uses: SERVERS=pg
@@ -162,6 +169,22 @@ if [[ $steps == *own* ]]; then
 			nice -n 10 "$work/postgres.test-$a" -test.run 'TestLexicalTail$' -test.v -test.timeout 0 |
 			grep -E 'chunks \(ids|own pairs:|round [0-9]|tail_test.go:[0-9]+: +(common|mid|rare|mixed|ident|phrase) |differ|hits |FAIL|ok|PASS' || true
 	done
+fi
+
+if [[ $steps == *merge* ]]; then
+	# NEW's phrases of frequent lexemes through cairn_phrase_v1 (postgres/phrasefn.go)
+	# and as the planner's join (postgres-join, citus-join: mergePhrases off), SQLite
+	# beside them, all alternating query by query; the two forms' hits compared.
+	ms=sqlite
+	on pg && ms+=,postgres-join,postgres
+	on citus && ms+=,citus-join,citus
+	[[ -d $work/sqlite-$a ]] || cp -a "$work/sqlite" "$work/sqlite-$a"
+	echo "== merge A/B ($ms), build $a, load $(load)"
+	CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=stores CAIRN_PG_TAIL_STORES=$ms CAIRN_PG_TAIL_SQLITE=$work/sqlite-$a \
+		CAIRN_PG_TAIL_URL=$pg CAIRN_PG_TAIL_CITUS=$citus CAIRN_PG_TAIL_QUERIES=$queries CAIRN_PG_TAIL_ROUNDS=${MERGE_ROUNDS:-2} CAIRN_PG_TAIL_EXPLAIN=${MERGE_EXPLAIN:-3} \
+		nice -n 10 "$work/postgres.test-$a" -test.run 'TestLexicalTail$' -test.v -test.timeout 0 >"$work/merge-$a.log" 2>&1 || true
+	grep -E 'chunks \(ids|round [0-9]|tail_test.go:[0-9]+: +(common|mid|rare|mixed|ident|phrase) |differ|hits |FAIL|ok|PASS' "$work/merge-$a.log" || true
+	echo "load $(load)"
 fi
 
 if [[ $steps == *size* ]]; then

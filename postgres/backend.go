@@ -107,6 +107,12 @@ func (b Backend) open(ctx context.Context, dir string, o cairn.StorageOptions) (
 		c, err = pool.Acquire(ctx)
 		if err == nil {
 			s.citus, err = hasCitus(ctx, c.Conn())
+			if err == nil {
+				var ferr error
+				if s.phraseFn, ferr = ensurePhraseFn(ctx, c.Conn(), b.schema(), s.citus); ferr != nil && o.Logf != nil {
+					o.Logf("postgres: phrases of frequent words are read as joins the planner orders: %v", ferr)
+				}
+			}
 			c.Release()
 		}
 	}

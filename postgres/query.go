@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -21,6 +22,7 @@ type compiled struct {
 	weights []float64
 	args    []any           // $1 is the agent, then the lexemes and phrases rel uses: a query numbers its own after them
 	common  map[string]bool // the lexemes that form pairs: cairn.GramWords's (pairs.go) and the agent's own (ownpairs.go)
+	fn      bool            // phrases of frequent lexemes read their newest matches through cairn_phrase_v1 (phrasefn.go)
 }
 
 // relation is a SELECT over the postings whose rows are the chunks a
@@ -31,6 +33,9 @@ type relation struct {
 	sql    string
 	leaves []int
 	any    []relation // an any-group's members (rel.sql is their union)
+	// fn, when set, is the SQL of the relation's n newest rows, newest
+	// first, through cairn_phrase_v1 (a phrase's: phrasefn.go).
+	fn func(n string) string
 }
 
 // newestMembers turns newest's per-member limits on; TestLexicalTail
@@ -47,6 +52,9 @@ var newestMembers = true
 // identifier's two forms, 19,045 chunks each at 100k, 795 ms for the 501
 // newest). Other relations come back as they are.
 func (r relation) newest(n string) string {
+	if r.fn != nil {
+		return r.fn(n)
+	}
 	if len(r.any) == 0 || !newestMembers {
 		return r.sql
 	}
@@ -96,7 +104,7 @@ func (s *Store) compiler(ctx context.Context, q querier, ms ...cairn.Match) (*co
 	if err != nil {
 		return nil, nil, fmt.Errorf("stem query words: %w", err)
 	}
-	c := &compiled{args: []any{s.agent}, common: map[string]bool{}}
+	c := &compiled{args: []any{s.agent}, common: map[string]bool{}, fn: s.phraseFn && mergePhrases}
 	for _, w := range cairn.GramWords {
 		for _, l := range lex[w] {
 			c.common[l] = true
@@ -291,14 +299,15 @@ func (c *compiled) phrase(ls []string, i int) (string, relation) {
 	}
 	tsq := "(" + strings.Join(q, " <-> ") + ")"
 	units := phraseUnits(c.common, ls)
-	var from, counts, seq []string
+	var from, counts, seq, toks []string
 	alias := map[string]int{}
 	for _, u := range units {
 		a, ok := alias[u.token]
 		if !ok {
 			a = len(from)
 			alias[u.token] = a
-			from = append(from, fmt.Sprintf("(SELECT chunk, tf, pos FROM postings WHERE agent = $1 AND lexeme = %s) p%d", c.arg(u.token), a))
+			toks = append(toks, c.arg(u.token))
+			from = append(from, fmt.Sprintf("(SELECT chunk, tf, pos FROM postings WHERE agent = $1 AND lexeme = %s) p%d", toks[a], a))
 			counts = append(counts, fmt.Sprintf("p%d.tf", a))
 		}
 		if a != 0 || u.off != 0 {
@@ -313,7 +322,29 @@ func (c *compiled) phrase(ls []string, i int) (string, relation) {
 	if len(seq) > 0 {
 		fmt.Fprintf(&b, " WHERE EXISTS (SELECT 1 FROM unnest(p0.pos) x WHERE %s)", strings.Join(seq, " AND "))
 	}
-	return tsq, relation{sql: b.String(), leaves: []int{i}}
+	rel := relation{sql: b.String(), leaves: []int{i}}
+	plain := 0
+	for _, u := range units {
+		if !strings.HasPrefix(u.token, pairSep) {
+			plain++
+		}
+	}
+	if c.fn && len(from) > 1 && plain > 1 {
+		// Two lexemes or more no pair covers: the newest matches come
+		// from cairn_phrase_v1, which may merge-join the lists (see
+		// phrasefn.go): the same lists (the join's parameters, in its
+		// order), offsets and counts as the join above. The unit's
+		// list and offset are numbers written out; the statement has
+		// no parameter of its own.
+		var ui, uo []string
+		for _, u := range units {
+			ui, uo = append(ui, strconv.Itoa(alias[u.token]+1)), append(uo, strconv.Itoa(u.off))
+		}
+		call := fmt.Sprintf("SELECT x.r_chunk AS chunk, x.r_f AS f%d FROM %s($1, ARRAY[%s]::text[], '{%s}'::int[], '{%s}'::int[], (",
+			i, phraseFnName, strings.Join(toks, ", "), strings.Join(ui, ","), strings.Join(uo, ","))
+		rel.fn = func(n string) string { return call + n + ")::bigint) x" }
+	}
+	return tsq, rel
 }
 
 func validate(m cairn.Match, nested bool) error {

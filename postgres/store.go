@@ -34,6 +34,9 @@ type Store struct {
 	readOnly bool
 	// citus: the database runs Citus (the tables are distributed).
 	citus bool
+	// phraseFn: the schema has cairn_phrase_v1 (phrasefn.go), on every
+	// worker on Citus.
+	phraseFn bool
 	// created: Open registered the agent (it had no row before); a
 	// failed import removes it again (forgetNewAgent, export.go).
 	created bool

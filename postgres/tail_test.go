@@ -35,7 +35,8 @@ import (
 // store without its list gets it first, as Optimize gives it:
 // CAIRN_PG_TAIL_PAIRSHARE, default pairShare); =cost the same with the
 // server's random_page_cost and with 1.1; =stores the same index in the
-// stores CAIRN_PG_TAIL_STORES names (default sqlite,postgres,citus): the
+// stores CAIRN_PG_TAIL_STORES names (default sqlite,postgres,citus; postgres-join
+// and citus-join are those stores with mergePhrases off, phrasefn.go): the
 // SQLite data directory CAIRN_PG_TAIL_SQLITE (a copy: it is opened with
 // the engine's feature version, which empties an index of another), the
 // schema on CAIRN_PG_TAIL_URL and on CAIRN_PG_TAIL_CITUS (default
@@ -79,23 +80,24 @@ func TestLexicalTail(t *testing.T) {
 	// store opened with the server's random_page_cost and over one with
 	// 1.1 (randomPageCost). In turn first, and the hits of the two compared.
 	type variant struct {
-		name  string
-		pairs bool
-		tm    *tailIndex
-		own   bool // readOwnPairs: off in =ownpairs's first variant
+		name    string
+		pairs   bool
+		tm      *tailIndex
+		own     bool // readOwnPairs: off in =ownpairs's first variant
+		noMerge bool // mergePhrases off: =stores's postgres-join and citus-join
 	}
 	var variants []variant
 	ab := os.Getenv("CAIRN_PG_TAIL_AB")
 	switch ab {
 	case "":
 		s := open()
-		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}, true}}
+		variants = []variant{{"this build", pairPhrases, &tailIndex{s: s, pg: s}, true, false}}
 	case "pairs":
 		s := open()
-		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}, true}, {"with pairs", true, &tailIndex{s: s, pg: s}, true}}
+		variants = []variant{{"without pairs", false, &tailIndex{s: s, pg: s}, true, false}, {"with pairs", true, &tailIndex{s: s, pg: s}, true, false}}
 	case "counts":
 		s := open()
-		variants = []variant{{"counts one by one", true, &tailIndex{s: s, pg: s, single: true}, true}, {"counts in one statement", true, &tailIndex{s: s, pg: s}, true}}
+		variants = []variant{{"counts one by one", true, &tailIndex{s: s, pg: s, single: true}, true, false}, {"counts in one statement", true, &tailIndex{s: s, pg: s}, true, false}}
 	case "ownpairs":
 		s := open()
 		if v, err := strconv.ParseFloat(os.Getenv("CAIRN_PG_TAIL_PAIRSHARE"), 64); err == nil && v > 0 {
@@ -114,13 +116,13 @@ func TestLexicalTail(t *testing.T) {
 		after, _ := ownCounts(t, s)
 		t.Logf("own pairs: %d words (%s): %d pair postings, were %d; Optimize took %s (load %s then, %s now)",
 			len(words), strings.Join(words, " "), after, before, time.Since(start).Round(time.Second), load, loadAvg())
-		variants = []variant{{"GramWords pairs", true, &tailIndex{s: s, pg: s}, false}, {"own pairs too", true, &tailIndex{s: s, pg: s}, true}}
+		variants = []variant{{"GramWords pairs", true, &tailIndex{s: s, pg: s}, false, false}, {"own pairs too", true, &tailIndex{s: s, pg: s}, true, false}}
 	case "cost":
 		s := open()
 		defer func(c string) { randomPageCost = c }(randomPageCost)
 		randomPageCost = "1.1"
 		low := open()
-		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}, true}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}, true}}
+		variants = []variant{{"random_page_cost " + s.pageCost(ctx, t), true, &tailIndex{s: s, pg: s}, true, false}, {"random_page_cost " + low.pageCost(ctx, t), true, &tailIndex{s: low, pg: low}, true, false}}
 	case "stores":
 		names := os.Getenv("CAIRN_PG_TAIL_STORES")
 		if names == "" {
@@ -129,19 +131,19 @@ func TestLexicalTail(t *testing.T) {
 		for _, name := range strings.Split(names, ",") {
 			switch name {
 			case "sqlite":
-				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}, true})
-			case "postgres":
+				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}, true, false})
+			case "postgres", "postgres-join":
 				s := open()
-				variants = append(variants, variant{"postgres", pairPhrases, &tailIndex{s: s, pg: s}, true})
-			case "citus":
+				variants = append(variants, variant{name, pairPhrases, &tailIndex{s: s, pg: s}, true, name == "postgres-join"})
+			case "citus", "citus-join":
 				curl := os.Getenv("CAIRN_PG_TAIL_CITUS")
 				if curl == "" {
 					curl = serverURL(t, "CAIRN_TEST_CITUS_URL")
 				}
 				s := openAt(curl)
-				variants = append(variants, variant{"citus", pairPhrases, &tailIndex{s: s, pg: s}, true})
+				variants = append(variants, variant{name, pairPhrases, &tailIndex{s: s, pg: s}, true, name == "citus-join"})
 			default:
-				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite, postgres, citus)", name)
+				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite, postgres, citus, postgres-join, citus-join)", name)
 			}
 		}
 	default:
@@ -154,7 +156,7 @@ func TestLexicalTail(t *testing.T) {
 		}
 		t.Logf("%s: %d chunks (ids %d to %d)", v.name, st.Rows, st.MinID, st.MaxID)
 	}
-	defer func() { pairPhrases, readOwnPairs = true, true }()
+	defer func() { pairPhrases, readOwnPairs, mergePhrases = true, true, true }()
 	qs := corpus.LabeledQueries(n, 1)
 	// The statements explained are the last PostgreSQL variant's.
 	last := len(variants) - 1
@@ -181,7 +183,7 @@ func TestLexicalTail(t *testing.T) {
 			for k := range variants {
 				vi := (i + k) % len(variants)
 				v := variants[vi]
-				pairPhrases, readOwnPairs = v.pairs, v.own
+				pairPhrases, readOwnPairs, mergePhrases = v.pairs, v.own, !v.noMerge
 				v.tm.calls = nil
 				t0 := time.Now()
 				var ix search.Index = v.tm
@@ -242,7 +244,7 @@ func TestLexicalTail(t *testing.T) {
 				pgKinds[k][hitsAlike], pgKinds[k][hitsTied], pgKinds[k][hitsCut], pgKinds[k][hitsDiffer])
 		}
 	}
-	pairPhrases, readOwnPairs = variants[last].pairs, variants[last].own
+	pairPhrases, readOwnPairs, mergePhrases = variants[last].pairs, variants[last].own, !variants[last].noMerge
 	tm := variants[last].tm
 	if tm.pg == nil {
 		return
