@@ -271,7 +271,7 @@ func TestQueryAsk(t *testing.T) {
 
 // TestSearchFeedbackAsks: with PRFAsks the lexical feedback pass runs for
 // a question asking for a thing and not for one asking when or yes or no;
-// without it, for all three.
+// without it, for all three; with PRFSessions, not over files alone.
 func TestSearchFeedbackAsks(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, map[string]string{
@@ -297,9 +297,11 @@ func TestSearchFeedbackAsks(t *testing.T) {
 		return strings.Join(all, " ")
 	}
 	fb := fusion
-	fb.PRF, fb.PRFDocs, fb.PRFTerms, fb.PRFAsks = 0.5, 2, 5, false // whatever the default
+	fb.PRF, fb.PRFDocs, fb.PRFTerms, fb.PRFAsks, fb.PRFSessions = 0.5, 2, 5, false, false // whatever the default
 	asks := fb
 	asks.PRFAsks = true
+	sess := asks
+	sess.PRFSessions = true // a files corpus alone: no feedback pass
 	for _, c := range []struct {
 		query    string
 		fw       fusionWeights
@@ -312,6 +314,7 @@ func TestSearchFeedbackAsks(t *testing.T) {
 		{"what did the garden grow", asks, true, "feedback for things asked"},
 		{"when did the garden grow", asks, false, "feedback for things asked"},
 		{"did the garden grow", asks, false, "feedback for things asked"},
+		{"what did the garden grow", sess, false, "feedback for things asked in sessions searches"},
 	} {
 		if got := parts(c.query, c.fw); strings.Contains(got, "prf(") != c.feedback {
 			t.Errorf("%s, %q: feedback part %v, want %v: %s", c.fwName, c.query, !c.feedback, c.feedback, got)
