@@ -56,6 +56,10 @@ func (e *Engine) Explore(ctx context.Context, topic string, opts *ExploreOptions
 			return nil, err
 		}
 	}
+	none, err := e.noMemories(ctx) // recall_gather.go
+	if err != nil {
+		return nil, err
+	}
 	g, byID, err := e.exploreGraph(ctx)
 	if err != nil {
 		return nil, err
@@ -70,7 +74,7 @@ func (e *Engine) Explore(ctx context.Context, topic string, opts *ExploreOptions
 	}
 	var search explore.Searcher
 	if topic != "" {
-		search = &memorySearcher{e: e, filter: o.Filter, mode: o.Mode}
+		search = &memorySearcher{e: e, filter: o.Filter, mode: o.Mode, none: none}
 	}
 	near := &memoryNeighbours{e: e, hash: func(id string) string {
 		if m := byID[id]; m != nil {
@@ -78,7 +82,11 @@ func (e *Engine) Explore(ctx context.Context, topic string, opts *ExploreOptions
 		}
 		return ""
 	}}
-	return explore.New(g, search, near).Explore(ctx, req)
+	res, err := explore.New(g, search, near).Explore(ctx, req)
+	if err == nil && none {
+		res.Hint = NoMemories
+	}
+	return res, err
 }
 
 // graphCache is explore's graph of the active memories as of a memories

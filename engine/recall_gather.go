@@ -50,11 +50,33 @@ func (e *Engine) Gather(ctx context.Context, question string, opts *GatherOption
 	if opts != nil {
 		o = *opts
 	}
-	g := gather.New(&memorySearcher{e: e, filter: o.Filter, mode: o.Mode}, o.Model)
+	none, err := e.noMemories(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g := gather.New(&memorySearcher{e: e, filter: o.Filter, mode: o.Mode, none: none}, o.Model)
 	if o.Tune != nil {
 		o.Tune(g)
 	}
-	return g.Gather(ctx, &gather.Request{Question: question, From: o.From, To: o.To, Now: o.Now})
+	res, err := g.Gather(ctx, &gather.Request{Question: question, From: o.From, To: o.To, Now: o.Now})
+	if err == nil && none {
+		res.Hint = NoMemories
+	}
+	return res, err
+}
+
+// NoMemories is the hint gather and explore give, beside their empty
+// result, while no memory is stored (recall says the same as its error).
+const NoMemories = "no memories yet: configure a sessions corpus and run cairn consolidate"
+
+// noMemories reports whether the store holds no memory yet. Then the
+// memories corpus may not be live (memories.go: no sessions corpus and
+// nothing remembered), and a search of it would fail with "unknown
+// corpus: memories", a usage error about a corpus the user never named
+// (ux F18): gather and explore answer with nothing found and NoMemories.
+func (e *Engine) noMemories(ctx context.Context) (bool, error) {
+	has, err := e.store.HasMemories(ctx)
+	return !has, err
 }
 
 // memorySearcher is the engine's memory search as gather.Searcher and
@@ -64,6 +86,7 @@ type memorySearcher struct {
 	e      *Engine
 	filter *cairn.MemorySearch
 	mode   string
+	none   bool // no memory is stored (noMemories): every search finds nothing
 }
 
 var (
@@ -104,6 +127,9 @@ func (s *memorySearcher) SearchTopic(ctx context.Context, topic string, limit in
 // search runs the memory search and calls fn with each hit's memory, best
 // first, each memory once. No minimum score: gather and explore read wide.
 func (s *memorySearcher) search(ctx context.Context, text string, limit int, f *cairn.MemorySearch, fn func(*cairn.Memory, *cairn.Hit)) error {
+	if s.none {
+		return nil
+	}
 	limit = min(max(limit, 1), cairn.MaxRecallLimit)
 	hits, err := s.e.Search(ctx, text, &cairn.SearchOptions{Corpora: []string{cairn.MemoriesCorpus}, Limit: limit, Memories: f, Mode: s.mode})
 	if err != nil {

@@ -124,6 +124,9 @@ type Result struct {
 	Missing  []string  `json:"missing,omitempty"`
 	Excluded []string  `json:"excluded,omitempty"`
 	Stats    WalkStats `json:"stats"`
+	// Hint is set by a caller that knows why nothing could be found (the
+	// engine: no memory is stored yet).
+	Hint string `json:"hint,omitempty"`
 }
 
 // Found is a seed: given by id or a search hit.

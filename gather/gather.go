@@ -116,6 +116,9 @@ type Result struct {
 	To       string   `json:"to,omitempty"`
 	Searches []string `json:"searches"` // the further searches run
 	Stats    Stats    `json:"stats"`
+	// Hint is set by a caller that knows why nothing could be found (the
+	// engine: no memory is stored yet).
+	Hint string `json:"hint,omitempty"`
 }
 
 // Gathered is a candidate with what the gather made of it.
@@ -152,14 +155,14 @@ type Stats struct {
 // candidates read the same way.
 func (g *Gatherer) Gather(ctx context.Context, req *Request) (*Result, error) {
 	if req == nil || strings.TrimSpace(req.Question) == "" {
-		return nil, cairn.Invalidf("gather: question is required")
+		return nil, cairn.Invalidf("question is required")
 	}
 	if g.Search == nil {
-		return nil, errors.New("gather: no searcher")
+		return nil, errors.New("no searcher")
 	}
 	for _, f := range []struct{ name, v string }{{"from", req.From}, {"to", req.To}} {
 		if f.v != "" && !validDate(f.v) {
-			return nil, cairn.Invalidf("gather: %s %q; allowed: a date as YYYY, YYYY-MM or YYYY-MM-DD", f.name, f.v)
+			return nil, cairn.Invalidf("%s %q; allowed: a date as YYYY, YYYY-MM or YYYY-MM-DD", f.name, f.v)
 		}
 	}
 	gg := *g
@@ -199,7 +202,7 @@ func (g *Gatherer) Gather(ctx context.Context, req *Request) (*Result, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("gather: further search %q: %w", q, err)
+			return nil, fmt.Errorf("further search %q: %w", q, err)
 		}
 		ran = append(ran, q)
 		pool.add(hits[:min(len(hits), gg.FollowUpLimit)], 2)
@@ -220,7 +223,7 @@ func (g *Gatherer) wide(ctx context.Context, q string, res *Result, p *pool) err
 	search := func(s Search) ([]Candidate, error) {
 		hits, err := g.Search.SearchMemories(ctx, s)
 		if err != nil {
-			return nil, fmt.Errorf("gather: search %s: %w", cmp.Or(s.Kinds, "all"), err)
+			return nil, fmt.Errorf("search %s: %w", cmp.Or(s.Kinds, "all"), err)
 		}
 		return hits[:min(len(hits), s.Limit)], nil
 	}

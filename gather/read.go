@@ -58,7 +58,7 @@ func (r *reader) read(ctx context.Context, items []*Gathered, rnd int) (round, e
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return round{}, fmt.Errorf("gather: %w", err)
+		return round{}, err
 	}
 	var out round
 	for i, part := range parts {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -42,7 +43,15 @@ func cmdExplore(ctx context.Context, e *env, args []string) error {
 	defer eng.Close(ctx)
 	res, err := eng.Explore(ctx, topic, &engine.ExploreOptions{IDs: ids, Filter: mf.filter(), Limit: *limit})
 	if err != nil {
-		return err
+		return fmt.Errorf("explore: %w", err)
+	}
+	if res.Hint != "" { // no memory yet: as gather (gather.go)
+		if e.json {
+			if err := e.printJSON(res); err != nil {
+				return err
+			}
+		}
+		return errors.New("explore: " + res.Hint)
 	}
 	if e.json {
 		return e.printJSON(res)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -59,9 +60,19 @@ func cmdGather(ctx context.Context, e *env, args []string) error {
 	defer done()
 	res, err := eng.Gather(ctx, pos[0], &engine.GatherOptions{Model: model, From: *from, To: *to, Filter: mf.filter(), Mode: *mode})
 	if err != nil {
-		return err
+		return fmt.Errorf("gather: %w", err) // the package's errors name no command (MCP adds its own prefix)
 	}
 	e.reportRun(res.Stats.TokensIn, res.Stats.TokensOut, "")
+	if res.Hint != "" {
+		// No memory is stored yet: an empty answer and recall's hint, exit
+		// 1 as recall's (ux F18); --json prints the empty result first.
+		if e.json {
+			if err := e.printJSON(res); err != nil {
+				return err
+			}
+		}
+		return errors.New("gather: " + res.Hint)
+	}
 	if e.json {
 		return e.printJSON(res)
 	}
