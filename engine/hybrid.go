@@ -309,6 +309,19 @@ const (
 // end, three rounds alternating at load 1, CPU 21 to 23 → 30 ms and wall
 // 16 to 18 → 23 to 24 ms; the session lift alone costs nothing measurable
 // (TestFusionSweep, CAIRN_FUSION_COST).
+//
+// Every sweep number above was scored against misplaced audit corrections:
+// until 2026-12-04 (54cf583) each correction scored the question before
+// the one it quotes (140 of 885 questions). On the corrected evidence the
+// same fusion reads 42.9 / 70.0 / 77.0 / 84.4 / 88.7 / MRR 61.6, multi-hop
+// @10 50.0, against lexical's 36.8 / 57.8 / 64.9 / 72.2 / 76.9 / 52.5, above
+// lexical in every category at every cutoff; `cairn eval locomo --audit`,
+// one index a conversation, 77.7 and multi-hop 51.6. Re-measured there, the
+// neighbour mix with feedback for things asked (VecMix 1, VecMixDepth 2,
+// PRF 0.3/3/5, PRFAsks, PRFSessions) gains cross-validated in the sweep
+// (@10 78.9, no cell below this fusion) but loses multi-hop @10 on the
+// eval's per-conversation indexes (51.6 → 49.8), and stays off
+// (bench/RESULTS.md, "Ranking: the audit corrected").
 var fusion = fusionWeights{Lex: 1, Vec: 0.5, Convex: true, Lean: 0.5, LeanBy: leanRare, Context: 0.3, Dates: 0.5,
 	Speaker: 0.75, SpeakerOne: true, Session: 0.75, SessionTop: 1, VecStrip: true, VecStripShare: 0.5}
 
