@@ -299,12 +299,51 @@ func (rd *Reader) check(r cairn.PortRow) error {
 		if s := v[13].(string); s != "" && !cairn.ValidMemoryID(s) {
 			return fmt.Errorf("memories.superseded_by %q is not a memory id", s)
 		}
+	case "documents", "sessions":
+		// A document's path is its key for get, memory_get and the UI,
+		// and a session's names its projection under the sessions
+		// folder: an absolute one or one with "." or ".." segments is a
+		// broken row (cairn export never writes one), as a memory id that
+		// leaves the memories folder is.
+		if err := checkDocPath(v[1].(string)); err != nil {
+			return fmt.Errorf("%s.path: %w", r.Table, err)
+		}
 	case "temporal_annotations":
 		if !slices.Contains([]string{cairn.BasisPath, cairn.BasisFrontmatter, cairn.BasisSession, cairn.BasisAgentVerified}, v[4].(string)) {
 			return fmt.Errorf("temporal_annotations.basis %q is not a basis", v[4])
 		}
 	}
 	return r.Check()
+}
+
+// checkDocPath says what is wrong with a document or projection path as
+// an import reads it: it must be relative, in slash form, with no empty,
+// "." or ".." segment (split at "/" and at "\\", which Windows also
+// reads as a separator) and no NUL. A backslash elsewhere is kept: it is
+// an ordinary character in a file name on Unix.
+func checkDocPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("%q holds a NUL byte", p)
+	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, "\\") || driveLetter(p):
+		return fmt.Errorf("%q is absolute; document paths are relative to their corpus", p)
+	}
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("%q has a %q segment; document paths stay inside their corpus", p, seg)
+		}
+	}
+	if strings.Contains(p, "//") || strings.HasSuffix(p, "/") {
+		return fmt.Errorf("%q has an empty segment", p)
+	}
+	return nil
+}
+
+// driveLetter reports a Windows absolute path: "C:/..." or "C:\\...".
+func driveLetter(p string) bool {
+	return len(p) > 2 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '/' || p[2] == '\\')
 }
 
 // Reject counts a row the store refused: not written.
