@@ -23,6 +23,12 @@
 #    top of the default before them, as a family checked against lexical, that default and the
 #    one adopted ("Ranking: a session lift and the vector lane without the name"); FCOST=1 also
 #    their cost per question (CAIRN_FUSION_COST: wall and process CPU, three rounds alternating).
+# 5. (2026-12-04b) the neighbour mix (VecMix 1: the mixed copy; VecMixDepth 2: at query time) and
+#    feedback for things asked (PRF 0.3/3/5, PRFAsks) on the default, as families checked against
+#    lexical and the default ("Ranking: the audit corrected"); with MISS=1 also where the default's
+#    misses are: the default with its turns at limit 50, lexical and vector alone at 100, and
+#    bench/rk-miss.py's tables. NEW must be 54cf583 or later for the corrected audit (the audit's
+#    corrections scored the question before the one they quote until then).
 # Usage: bench/rk-remeasure.sh [BASE [NEW [OUT]]]   (defaults 1df441c, HEAD, /tmp/rk-remeasure; from
 # the repository root, ../shared beside it). INDEX=DIR starts the sweep from a copy of a kept sweep
 # index (CAIRN_FUSION_DIR of an earlier run: no embedding; /tmp/rk/fdir was kept, LoCoMo dev with
@@ -54,6 +60,9 @@ G="$G,$D:0.3:0:1"
 for p in 0.3:5:10 0.5:5:10 0.5:10:20; do for by in 0 4 1; do G="$G,$B:$p:0.5:0.75:0:1:0:0:$by"; done; done  # feedback on the default, gated
 Z="$D:0.75:0:1:0:0:0:0:0:0:0:0:0:0:0"  # the default before 2026-12-03, fields 18 to 28 off
 G="$G,$Z:0.75:1,$Z:0:0:1:0.5,$Z:0.5:1:1:0.5,$Z:0.75:1:1:0.5,$Z:1:1:1:0.5,$Z:0.75:1:1:0.3,$Z:0.75:1:1:0.7"  # session lift, vector pass without the name
+N5="$Z:0.75:1:1:0.5:0:0"  # the default since 2026-12-03, fields 33 and 34 off
+P5="1:0.5:0:0:0:0.5:4:0:0:0.3:0.3:3:5:0.5:0.75:0:1:0:0:0:0:0:0:0:0:0:0:0:0.75:1:1:0.5:1:0"  # + feedback for things asked
+G="$G,$N5:0.5,$N5:1,$N5:1:2,$N5:1:3,$P5,$P5:0.5,$P5:1,$P5:1:2"  # neighbour mix: copy, at query time; with feedback
 SPEAKER=${SPEAKER:-speaker 0.75 one}
 (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/sweep.json" \
   CAIRN_FUSION_GRID="$G" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run TestFusionSweep -v -timeout 2h) | tee "$OUT/sweep.log"
@@ -64,6 +73,18 @@ python3 "$HERE/bench/rk-fam.py" "$OUT/sweep.json" -fam 'one=speaker [\d.]+ one$'
   -fam 'session and vecstrip=(ctx 0.30 dates 0.50 speaker 0.75 one( vecstrip( [\d.]+)?)?( session [\d.]+ top \d)?$)' \
   -vs 'the default before 2026-12-03=ctx 0.30 dates 0.50 speaker 0.75 one$' \
   -vs 'the default=speaker 0.75 one vecstrip 0.50 session 0.75 top 1$' | tee "$OUT/families.md"
+DEF='vec 0.50 k 0 m false s 0.00 lean 0.50 by 4 ctx 0.30 dates 0.50 speaker 0.75 one vecstrip 0.50 session 0.75 top 1'
+python3 "$HERE/bench/rk-fam.py" "$OUT/sweep.json" \
+  -fam "vecmix=lean 0.50 by 4 ctx 0.30 dates 0.50 speaker 0.75 one vecstrip 0.50 session 0.75 top 1( vecmix [\d.]+( depth \d)?)?\$" \
+  -fam "vecmix and feedback for things asked=lean 0.50 by 4 ctx 0.30( prf 0.30 docs 3 terms 5 asks)? dates 0.50 speaker 0.75 one vecstrip 0.50 session 0.75 top 1( vecmix [\d.]+( depth \d)?)?\$" \
+  -vs "the default=$DEF\$" | tee "$OUT/families5.md"
+if [ -n "${MISS:-}" ]; then
+  (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/miss50.json" CAIRN_FUSION_TURNS=1 \
+    CAIRN_FUSION_GRID="$N5" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run 'TestFusionSweep$' -v -timeout 1h) > "$OUT/miss50.log"
+  (cd "$OUT/new" && CAIRN_FUSION_SWEEP=1 CAIRN_FUSION_DIR="$OUT/index" CAIRN_FUSION_OUT="$OUT/miss100.json" CAIRN_FUSION_TURNS=1 \
+    CAIRN_FUSION_VECTOR=1 CAIRN_FUSION_LIMIT=100 CAIRN_FUSION_GRID="$N5" nice -n 19 go test -tags sqlite_fts5 ./engine/ -run 'TestFusionSweep$' -v -timeout 1h) > "$OUT/miss100.log"
+  python3 "$HERE/bench/rk-miss.py" -data "$SHARED/data/locomo/locomo-dev.json" -hybrid "$OUT/miss50.json" -deep "$OUT/miss100.json" | tee "$OUT/miss.md"
+fi
 if [ -n "${FCOST:-}" ]; then
   # What the two passes cost: every search pays its lanes and embeddings (CAIRN_FUSION_COST),
   # the default before 2026-12-03, the default and the session lift alone in turn, three rounds.
