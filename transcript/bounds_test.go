@@ -180,3 +180,36 @@ func TestProjectRedactsAfterCleaning(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectDropsFetchedSecrets: the output of a tool call that fetches
+// a secret is a bare value no rule sees, so the projection replaces it by
+// a placeholder; other tool output stays (ux F22).
+func TestProjectDropsFetchedSecrets(t *testing.T) {
+	var tools []cairn.ToolCall
+	secrets := map[string]string{
+		`{"command":"op read op://prod/db/password"}`:               "OpReAdPw9x7Q2z",
+		`{"command":"cat ~/.config/cairn/token"}`:                   "3f5a9c2e8b7d1f4a6c0e9b2d5f8a1c4e",
+		`{"command":"printenv DATABASE_PASSWORD"}`:                  "PrInTeNv9x7Q2z",
+		`{"command":"security find-generic-password -w -s openai"}`: "KeYcHaIn8Wv3Lm9Np2Rt5Yx",
+	}
+	for in, out := range secrets {
+		tools = append(tools, cairn.ToolCall{Name: "Bash", Input: in, Output: out + "\n"})
+	}
+	tools = append(tools, cairn.ToolCall{Name: "Bash", Input: `{"command":"go test ./..."}`, Output: "ok  app 0.2s"})
+	s := &cairn.Session{Source: cairn.SourceClaudeCode, ID: "fetch", Messages: []cairn.Message{
+		{Role: cairn.RoleUser, Text: "connect to the prod db"},
+		{Role: cairn.RoleAssistant, Text: "fetching", Tools: tools},
+	}}
+	p, ok := Project(s, Options{})
+	if !ok {
+		t.Fatal("Project: not ok")
+	}
+	for _, v := range secrets {
+		if strings.Contains(p.Text, v) {
+			t.Errorf("fetched secret %q in the projection:\n%s", v, p.Text)
+		}
+	}
+	if n := strings.Count(p.Text, "  > "+redact.Placeholder(redact.KindCommandOutput)); n != len(secrets) || !strings.Contains(p.Text, "  > ok app 0.2s") {
+		t.Errorf("%d outputs replaced, want %d, and go test's kept:\n%s", n, len(secrets), p.Text)
+	}
+}

@@ -25,7 +25,9 @@ import (
 // projected before can hold "[01;31m[Kghp_..." with the token. A message
 // cleaned of bad characters is redacted again (ux F2): a NUL inside a token
 // used to leave the whole token once dropped.
-const Version = 6
+// 7: the output of a tool call that fetches a secret (op read, vault kv
+// get, cat of a token file) is replaced by a placeholder (ux F22).
+const Version = 7
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
@@ -227,6 +229,11 @@ func toolLine(t cairn.ToolCall, o Options) string {
 		budget = DefaultToolOutputChars
 	}
 	if out := oneLine(t.Output); out != "" && budget > 0 {
+		if redact.FetchesSecret(t.Input) {
+			// op read, vault kv get, cat ~/.config/cairn/token, ...: the
+			// output is the secret itself, bare, so no rule sees it (ux F22)
+			out = redact.Placeholder(redact.KindCommandOutput)
+		}
 		line += "\n  > " + cut(out, budget)
 	}
 	return line
