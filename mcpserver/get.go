@@ -59,7 +59,11 @@ func getOptions(in GetIn) (string, *cairn.GetOptions, error) {
 	if path == "" {
 		return "", nil, cairn.Invalidf("path is blank: give a cairn://<corpus>/<path> from a memory_search result")
 	}
-	o := &cairn.GetOptions{From: DefaultGetFrom, Lines: DefaultGetLines}
+	// From and Lines stay zero unless given: the engine then takes them
+	// from a line range in the path (cairn://notes/a.md:10-25, as a
+	// search hit prints it), else defaults them (DefaultGetFrom,
+	// DefaultGetLines). Filled here, they hid the range (ux F6).
+	o := &cairn.GetOptions{}
 	if in.From != nil {
 		if *in.From < 1 || *in.From > MaxGetFrom {
 			return "", nil, cairn.Invalidf("from %d out of range: allowed 1 to %d", *in.From, MaxGetFrom)
