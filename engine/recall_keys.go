@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/chunk"
+	"github.com/cairnmemory/cairn/explore"
 )
 
 // Retrieval keys of a memory (spec §7): its document
@@ -121,7 +122,12 @@ func (mc memoryChunker) Chunk(text string) []cairn.Chunk {
 			if k == 1 {
 				pos, line = p.pos, p.line
 			}
-			add(pos, lines[k].end, line, false)
+			// A cue that was a secret is a placeholder, the same in every
+			// memory that had one: as a key it would match a search for
+			// "redacted" and give those memories one vector, nearest
+			// neighbours of each other in explore (ux F14). Stored, not
+			// searched.
+			add(pos, lines[k].end, line, explore.OnlyRedacted(strings.TrimPrefix(text[lines[k].pos:lines[k].end], "- ")))
 		}
 		j++
 	}

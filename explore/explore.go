@@ -132,7 +132,8 @@ type Result struct {
 // Found is a seed: given by id or a search hit.
 type Found struct {
 	ID string `json:"id"`
-	// Origin is "id" or "search"; SearchScore the hit's score.
+	// Origin is "id", "concept" (it names the concept the topic is) or
+	// "search"; SearchScore the hit's score, when the search found it.
 	Origin      string  `json:"origin"`
 	SearchScore float64 `json:"search_score,omitempty"`
 	Score       float64 `json:"score"` // its PageRank in this walk
@@ -259,8 +260,40 @@ func (e *Explorer) seeds(ctx context.Context, w *walk, r *Request, res *Result) 
 		if err != nil {
 			return nil, fmt.Errorf("search seeds: %w", err)
 		}
-		for _, h := range hits[:min(len(hits), r.Seeds)] {
-			take(h.ID, "search", h.Score)
+		hits = hits[:min(len(hits), r.Seeds)]
+		budget := r.Seeds // the topic's seeds: the concept's memories, then the hits
+		takeTopic := func(id, origin string, score float64) {
+			if budget > 0 {
+				before := len(seeds)
+				take(id, origin, score)
+				budget -= len(seeds) - before
+			}
+		}
+		// A topic that is a concept's name starts from that concept: the
+		// memories that name it come first (those the search found, in
+		// its order, then the others by id), up to Seeds with the hits.
+		// The search alone does not see concepts (they are not indexed),
+		// so "measurement" missed the one memory filed under it (ux F14).
+		if c, ok := w.g.conceptNode(ConceptKey(r.Topic)); ok {
+			names := map[string]bool{}
+			for i := w.g.off[c]; i < w.g.off[c+1]; i++ {
+				if u := w.g.to[i]; w.allowed(u) { // one the filter keeps out is not a seed, nor "excluded"
+					names[w.g.ids[u]] = true
+				}
+			}
+			for _, h := range hits {
+				if names[h.ID] {
+					takeTopic(h.ID, "concept", h.Score)
+				}
+			}
+			for i := w.g.off[c]; i < w.g.off[c+1]; i++ {
+				if id := w.g.ids[w.g.to[i]]; names[id] {
+					takeTopic(id, "concept", 0)
+				}
+			}
+		}
+		for _, h := range hits {
+			takeTopic(h.ID, "search", h.Score)
 		}
 	}
 	return seeds, nil

@@ -30,6 +30,7 @@ type Graph struct {
 	ids      []string         // memory node -> id
 	index    map[string]int32 // id -> memory node
 	concepts []string         // concept node - len(ids) -> display name
+	keys     []string         // concept node - len(ids) -> ConceptKey, ascending
 	shared   []int32          // concept node - len(ids) -> memories with the concept
 	// CSR adjacency over all nodes: the edges of node u are
 	// to[off[u]:off[u+1]] with weights w[off[u]:off[u+1]], ascending by
@@ -63,10 +64,13 @@ type BuildStats struct {
 // ConceptKey is how concepts are compared: lower-cased letters and digits
 // only, so "cairn.toml", "Cairn TOML" and "cairntoml" are one concept (the
 // rule consolidation's gate and sleep use). A concept with no letter or
-// digit is ignored.
+// digit is ignored. Redaction placeholders ("[REDACTED:aws-access-key-id]",
+// redact.Placeholder) count as no letters: every memory whose concept was
+// a secret holds the same placeholder, and as a concept it would join
+// memories that have nothing else in common (ux F14).
 func ConceptKey(s string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
+	for _, r := range strings.ToLower(StripRedacted(s)) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
 		}
@@ -129,6 +133,7 @@ func (g *Graph) collectConcepts(memories []cairn.Memory, kept []int) [][]int32 {
 	}
 	slices.Sort(keys)
 	number := make(map[string]int32, len(keys))
+	g.keys = keys
 	for n, k := range keys {
 		number[k] = int32(n)
 		g.concepts = append(g.concepts, bestSpelling(spellings[k]))
@@ -151,6 +156,43 @@ func (g *Graph) collectConcepts(memories []cairn.Memory, kept []int) [][]int32 {
 		out[node] = cs
 	}
 	return out
+}
+
+// redactedPrefix starts every redaction placeholder (redact.Placeholder:
+// "[REDACTED:" kind "]"; a test holds the two together).
+const redactedPrefix = "[REDACTED:"
+
+// StripRedacted returns s without its redaction placeholders.
+func StripRedacted(s string) string {
+	for {
+		i := strings.Index(s, redactedPrefix)
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i+len(redactedPrefix):], ']')
+		if j < 0 {
+			return s
+		}
+		s = s[:i] + " " + s[i+len(redactedPrefix)+j+1:]
+	}
+}
+
+// OnlyRedacted reports whether s holds redaction placeholders and no
+// letter or digit besides: a concept or cue that was a secret and is now
+// the same text in every memory that had one.
+func OnlyRedacted(s string) bool {
+	return strings.Contains(s, redactedPrefix) && !strings.ContainsFunc(StripRedacted(s), func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	})
+}
+
+// conceptNode returns the node of the concept whose key is key.
+func (g *Graph) conceptNode(key string) (int32, bool) {
+	if key == "" {
+		return 0, false
+	}
+	n, ok := slices.BinarySearch(g.keys, key)
+	return int32(len(g.ids) + n), ok
 }
 
 func bestSpelling(counts map[string]int) string {
@@ -267,6 +309,9 @@ func (g *Graph) bytes() int64 {
 		b += int64(len(s)) + 16 + 4 + 16 // the string, its header, the index entry's value and key header
 	}
 	for _, s := range g.concepts {
+		b += int64(len(s)) + 16
+	}
+	for _, s := range g.keys {
 		b += int64(len(s)) + 16
 	}
 	return b

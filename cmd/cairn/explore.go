@@ -78,7 +78,9 @@ func cmdExplore(ctx context.Context, e *env, args []string) error {
 	for _, c := range res.Concepts {
 		cs = append(cs, c.Name)
 	}
-	fmt.Fprintf(e.stdout, "look next: %s\n", strings.Join(cs, ", "))
+	if len(cs) > 0 { // no empty label (ux F14)
+		fmt.Fprintf(e.stdout, "look next: %s\n", strings.Join(cs, ", "))
+	}
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(e.stdout, "not found: %s\n", strings.Join(res.Missing, ", "))
 	}

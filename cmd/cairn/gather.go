@@ -80,7 +80,11 @@ func cmdGather(ctx context.Context, e *env, args []string) error {
 	if !res.Judged {
 		state = "unjudged (" + res.Reason + "): the ranked search"
 	}
-	fmt.Fprintf(e.stdout, "%d memories, %d kept, %s; further searches: %s\n", len(res.Memories), res.Kept, state, strings.Join(res.Searches, "; "))
+	further := "" // no empty label (ux F14)
+	if len(res.Searches) > 0 {
+		further = "; further searches: " + strings.Join(res.Searches, "; ")
+	}
+	fmt.Fprintf(e.stdout, "%d memories, %d kept, %s%s\n", len(res.Memories), res.Kept, state, further)
 	for _, m := range res.Memories {
 		mark := " "
 		if m.Kept {
