@@ -406,6 +406,8 @@ var placeholderWords = map[string]bool{
 	"mypassword": true, "my-password": true, "my_password": true,
 	"str": true, "string": true, "bool": true, "int": true, "bytes": true, "required": true,
 	"optional": true, "omitempty": true, "hidden": true, "masked": true, "sensitive": true,
+	// YAML block scalar indicators: the value is on the next lines
+	"|": true, "|-": true, "|+": true, ">": true, ">-": true, ">+": true,
 }
 
 // repeated reports masks like *** or xxxx: a single character, three

@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Passwords given to commands as short flags, and session cookies (ux F4).
@@ -139,4 +140,72 @@ func sessionCookie(name string) bool {
 	}
 	f := nameFamily(l)
 	return f == famSecret || f == famPassword
+}
+
+// keyLineRe is a password-named key alone on its line, ended by a colon
+// (and a YAML block scalar indicator): "  password:", "\"db_password\":",
+// "- passphrase: |".
+var keyLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[ \t]*(?:-[ \t]+)?["']?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?[ \t]*:[ \t]*(?:[|>][-+]?[ \t]*)?\r?$`)
+})
+
+// valueLineRe is a value alone on an indented line, quoted or bare, with
+// a JSON comma.
+var valueLineRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]+["']?([^\s"']+)["']?,?[ \t]*\r?$`)
+})
+
+// keyLineEnds are the ends of the lines keyLineRe can match, the anchors
+// of findNextLinePasswords.
+var keyLineEnds = []string{":\n", ":\r\n", ": \n", "|\n", ">\n", "|-\n", ">-\n", "|+\n", ">+\n"}
+
+// findNextLinePasswords finds a password given on the line after its key:
+// YAML's "password:\n  value", a block scalar "password: |\n  value",
+// pretty JSON's "password":\n    "value". It looks only at the lines that
+// end like a key (keyLineEnds) and name a password word; the value is
+// vetted as a bare YAML value (classify).
+func findNextLinePasswords(s string, hits []hit) []hit {
+	n := len(hits)
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break
+		}
+		le := i + j // the key line's newline
+		ls := strings.LastIndexByte(s[:le], '\n') + 1
+		i = le + 1
+		if le == 0 || strings.IndexByte(":|>-+ \r", s[le-1]) < 0 ||
+			!hasFold(s[ls:le], "pass") && !hasFold(s[ls:le], "pwd") || !keyLineRe().MatchString(s[ls:le]) {
+			continue
+		}
+		ve := strings.IndexByte(s[i:], '\n')
+		if ve < 0 {
+			ve = len(s)
+		} else {
+			ve += i
+		}
+		m := valueLineRe().FindStringSubmatchIndex(s[i:ve])
+		if m == nil {
+			continue
+		}
+		if a, b := i+m[2], i+m[3]; classify("password", s[a:b], true) != "" {
+			hits = append(hits, hit{a, b, kindPassword})
+		}
+	}
+	sortHits(hits[n:])
+	return hits
+}
+
+// hasFold reports whether s holds the lower-case ASCII word w in any case.
+func hasFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && (s[i+j] == w[j] || s[i+j]+'a'-'A' == w[j]) {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }

@@ -49,6 +49,23 @@ var readRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s"'(;&|` + "`" + `])(?:(?:sudo\s+)?(cat|head|tail|less|bat|xxd|base64)\s([^\n;&|<>]*)|printenv\s+([A-Za-z_][A-Za-z0-9_]*)|echo\s+["']?\$\{?([A-Za-z_][A-Za-z0-9_]*))`)
 })
 
+// fetchWords are words one of which every command fetchRe or readRe
+// matches holds: a line without any is not looked at further.
+var fetchWords = []string{"op ", "pass", "vault", "security", "kubectl", "aws", "gcloud", "az ", "heroku",
+	"gh ", "glab", "doppler", "npm", "git ", "sops", "ansible", "age ", "gpg", "openssl",
+	"cat", "head", "tail", "less", "bat", "xxd", "base64", "printenv", "echo"}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var unescape = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\t`, " ") })
+
 // pathRe finds the file a file-reading tool call names: {"file_path": "..."}.
 var pathRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`"(?:file_path|filePath|path|file|filename|absolute_path|target_file)"\s*:\s*"([^"]+)"`)
@@ -69,13 +86,18 @@ func FetchesSecret(command string) bool {
 	if command == "" {
 		return false
 	}
-	for _, m := range pathRe().FindAllStringSubmatch(command, -1) {
-		if secretFile(m[1]) {
-			return true
+	if strings.Contains(command, `":`) || strings.Contains(command, `" :`) {
+		for _, m := range pathRe().FindAllStringSubmatch(command, -1) {
+			if secretFile(m[1]) {
+				return true
+			}
 		}
 	}
 	// JSON inputs escape quotes and newlines; the words are what matter.
-	c := strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\t`, " ").Replace(command)
+	c := unescape().Replace(command)
+	if !containsAny(c, fetchWords) {
+		return false
+	}
 	for _, m := range fetchRe().FindAllStringIndex(c, -1) {
 		if !substituted(c, m[0]) {
 			return true
@@ -145,4 +167,55 @@ func secretFile(p string) bool {
 		return true
 	}
 	return false
+}
+
+// promptOutputs finds, in a pasted terminal session, the output of a
+// command that fetches a secret: a line "$ op read op://vault/db/password"
+// (a prompt "$ " or "% ", after blanks) and the lines after it up to a
+// blank line or the next prompt, at most 20. The output becomes one
+// placeholder; its line breaks stay.
+func findPromptOutputs(s string, hits []hit) []hit {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "$ ")
+		if k := strings.Index(s[i:], "% "); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
+		if j < 0 {
+			break
+		}
+		at := i + j
+		ls := strings.LastIndexByte(s[:at], '\n') + 1
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			break
+		}
+		end += at
+		i = end + 1
+		if strings.TrimLeft(s[ls:at], " \t") != "" || !FetchesSecret(s[at+2:end]) {
+			continue // not a prompt at the start of a line, or not a fetch
+		}
+		a, b := i, i
+		for n := 0; n < 20 && b < len(s); n++ {
+			e := strings.IndexByte(s[b:], '\n')
+			if e < 0 {
+				e = len(s) - b
+			}
+			next := strings.TrimSpace(s[b : b+e])
+			if next == "" || strings.HasPrefix(next, "$ ") || strings.HasPrefix(next, "% ") {
+				break
+			}
+			b += e
+			if b < len(s) {
+				b++ // the line's newline
+			}
+		}
+		for b > a && (s[b-1] == '\n' || s[b-1] == '\r') {
+			b--
+		}
+		if b > a {
+			hits = append(hits, hit{a, b, KindCommandOutput})
+			i = b
+		}
+	}
+	return hits
 }

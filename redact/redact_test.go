@@ -138,6 +138,12 @@ func secretCases() []secretCase {
 		{kindSecret, "Cookie: theme=dark; session=", "q8Zr2Lm5Np7Wx3", "; lang=en"},
 		{kindSecret, "curl -b 'sid=", "s%3Aq9Lx2Vb7Nm4Kp8", "; theme=dark' https://x"},
 		{kindSecret, `{"Set-Cookie": "__Host-next-auth.session-token=`, "Ab1c" + r("Zq8x", 4), `; Secure"}`},
+		// ux F22: a pasted terminal session; a value on the line after its key.
+		{KindCommandOutput, "$ op read op://vault/db/password\n", "Zq8Wv3Lm9Np2", "\n$ psql -h db"},
+		{KindCommandOutput, "  % printenv DATABASE_PASSWORD\n", "line one 9x\nline two", "\n\nlater text"},
+		{kindPassword, "db:\n  password:\n    ", pw, "\n  user: app"},
+		{kindPassword, "{\n  \"password\":\n    \"", pw, "\"\n}"},
+		{kindPassword, "password: |\n  ", pw, "\n"},
 		{kindHighEntropy, "SECRET_KEY_BASE=", r("9f8a7b6c5d4e3f2a1b0c", 3), ""},
 		{kindHighEntropy, `signing_key_material: "`, r("Kq9+Lm8/Zx7=", 3), `"`},
 	}
@@ -235,6 +241,12 @@ func TestRedactKeeps(t *testing.T) {
 		"Cookie: theme=dark; _ga=GA1.2.3456789.1234567890",
 		`document.cookie = "theme=dark; path=/"`,
 		"set the session cookie (sid=...) on login",
+		"$ cairn search deploy\ndocs/deploy.md:3-9 0.91",
+		"$ cat README.md\n# Cairn\n\nlocal memory",
+		"$ TOKEN=$(gh auth token) gh api /user\n{\"login\": \"dana\"}",
+		"password:\n  required: true",
+		"password:\n  - min length 12",
+		"passwords:\n  rotate: weekly",
 	} {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)

@@ -20,7 +20,7 @@ var allKinds = []string{
 	"databricks-token", "age-secret-key",
 	"jwt", "bearer-token", "basic-auth",
 	kindURLPassword, kindDatabasePassword,
-	kindPassword, kindSecret, kindHighEntropy,
+	kindPassword, kindSecret, kindHighEntropy, KindCommandOutput,
 }
 
 const (
@@ -129,6 +129,8 @@ func buildRules() []rule {
 
 		{anchors: cmdAnchors, fold: true, find: findCommandPasswords}, // commands.go: mysql -p<value>
 		{anchors: []string{"cookie", " -b "}, fold: true, find: findCookies},
+		{anchors: []string{"$ ", "% "}, whole: true, find: findPromptOutputs}, // fetch.go: $ op read ...
+		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
 		{anchors: assignAnchors, fold: true, find: findAssignments},
 		{anchors: proseAnchors, fold: true, find: findProse}, // prose.go: "the password is hunter2"
 	}
