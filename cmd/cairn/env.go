@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -126,6 +128,9 @@ func (e *env) openLoaded(ctx context.Context, cfg *config.Config) (*engine.Engin
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := e.privateDirs(os.Getuid(), dataDir, dir); err != nil {
+		return nil, nil, err
+	}
 	if e.reads && e.agent != "default" && storeBackend(cfg, e.agent) == nil {
 		if err := checkAgent(dataDir, e.agent, dir); err != nil { // agentcheck.go: a read makes no agent
 			return nil, nil, err
@@ -176,6 +181,40 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func noPositional(cmd string, pos []string) error {
 	if len(pos) > 0 {
 		return usagef("%s takes no arguments, got %q", cmd, pos[0])
+	}
+	return nil
+}
+
+// privateDirs checks the folders an agent's data lives in: the data root,
+// its agents folder and the agent's folder, those that exist (the rest are
+// made 0700 when first written). Its files are 0600, but in a folder that
+// others may write, anyone can delete index.db or memory.db and put their
+// own (or a link) in its place, and the next search or MCP call serves
+// their text as this user's memory (ux F15). A folder of ours that group
+// or others may write is made 0700, once, and said on stderr; one owned
+// by another user is refused with what to do. uid is this process's.
+func (e *env) privateDirs(uid int, dataDir, dir string) error {
+	for _, d := range []string{dataDir, filepath.Dir(dir), dir} {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() {
+			continue // missing: made 0700 by whoever writes first; not a folder: the open says so
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			continue
+		}
+		if int(st.Uid) != uid {
+			return fmt.Errorf("data folder %s belongs to uid %d, not to this user (uid %d): its owner could replace the index and the memories read from it; "+
+				"use a folder of your own (set CAIRN_HOME), or have its owner hand it over: chown -R %d %s && chmod 700 %s", d, st.Uid, uid, uid, d, d)
+		}
+		perm := fi.Mode().Perm()
+		if perm&0o022 == 0 {
+			continue
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
+			return fmt.Errorf("data folder %s is writable by group or others (mode %04o), and making it private failed: %v; run chmod 700 %s", d, perm, err, d)
+		}
+		fmt.Fprintf(e.stderr, "cairn: data folder %s was writable by group or others (mode %04o), who could have replaced its files; it is now 0700\n", d, perm)
 	}
 	return nil
 }
