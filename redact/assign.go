@@ -89,6 +89,17 @@ func nameBounds(s string, i int) (int, int) {
 	for end < len(s) && isNameByte(s[end]) {
 		end++
 	}
+	// A colour code glued before the name ("\x1b[1mDB_PASSWORD=", or its
+	// ESC-less remains "[1mDB_PASSWORD=") is not part of it.
+	if start > 0 && s[start-1] == '[' {
+		k := start
+		for k < i && (isDigit(s[k]) || s[k] == ';') {
+			k++
+		}
+		if k < i && afterCSI(s, k+1) {
+			start = k + 1
+		}
+	}
 	return start, end
 }
 
@@ -205,9 +216,10 @@ func valueAt(s string, k int) (a, b int, quoted bool) {
 		return a, b, true
 	default:
 		i := k
-		for i < len(s) && !strings.ContainsRune(" \t\r\n\"'`,;&\\", rune(s[i])) {
+		for i < len(s) && !strings.ContainsRune(" \t\r\n\"'`,;&\\\x1b", rune(s[i])) {
 			i++
 		}
+		i = trimSGR(s, k, i)
 		if i > k {
 			return k, i, false
 		}
@@ -228,12 +240,12 @@ func bareOK(s string, nameStart, end int, op string, spaced bool, v string) bool
 	if op != ":" || inQuotes(s, nameStart, end) {
 		return true
 	}
-	before := strings.TrimLeft(s[:nameStart], " \t")
+	before := strings.TrimLeft(stripCSI(s[:nameStart]), " \t")
 	before = strings.TrimPrefix(before, "- ")
 	if strings.TrimSpace(before) != "" && !strings.HasSuffix(before, "\"") && !strings.HasSuffix(before, "'") {
 		return false
 	}
-	rest := strings.TrimLeft(s[end:], " \t")
+	rest := strings.TrimLeft(stripCSI(s[end:]), " \t")
 	return rest == "" || rest == "\r" || strings.HasPrefix(rest, "#")
 }
 
@@ -488,4 +500,47 @@ func entropy(v string) float64 {
 		}
 	}
 	return h
+}
+
+// trimSGR returns b less an SGR or erase-line code that ends s[a:b] without
+// its ESC ("hunter2[0m", from text whose control bytes were dropped).
+func trimSGR(s string, a, b int) int {
+	if b-a < 3 || (s[b-1] != 'm' && s[b-1] != 'K') {
+		return b
+	}
+	j := b - 2
+	for j > a && (isDigit(s[j]) || s[j] == ';') {
+		j--
+	}
+	if j > a && s[j] == '[' {
+		return j
+	}
+	return b
+}
+
+// stripCSI drops ANSI CSI sequences (colour codes, with their ESC or the
+// SGR and erase-line remains without it) from a short piece of a line, so
+// "\x1b[1mpassword: x\x1b[0m" reads as a key alone on its line.
+func stripCSI(s string) string {
+	if !strings.Contains(s, "[") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' || s[i] == '[' {
+			j := i + 1
+			if s[i] == 0x1b {
+				j++
+			}
+			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
+				j++
+			}
+			if j < len(s) && (s[j] == 'm' || s[j] == 'K' || s[i] == 0x1b && s[j] >= 0x40 && s[j] <= 0x7e) {
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

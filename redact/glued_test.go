@@ -27,6 +27,11 @@ func TestRedactAfterColourCodes(t *testing.T) {
 		{"google-api-key", "\x1b[0m", "AIza" + r("Sy1_", 8) + "abc", ""},
 		{"openai-key", "\x1b[33m", "sk-proj-" + r("Ab1_", 10), ""},
 		{"stripe-key", "\x1b[33m", "sk_live_" + r("Ab1c", 6), ""},
+		// the key of an assignment or a prose password after a colour code
+		{kindPassword, "the env has \x1b[1mDB_PASSWORD=", "Zq8EsCpW9Np2", "\x1b[0m set"},
+		{kindPassword, "\x1b[1mpassword: ", "Zq8Wv3Lm9Np2", "\x1b[0m"},
+		{kindPassword, "[01;32mexport DB_PASSWORD=", "Zq8Wv3Lm9Np2", "[0m"},
+		{kindSecret, "\x1b[36mapi_key=", "q8Zr2Lm5Np7Wx3", "\x1b[0m"},
 	} {
 		got, counts := Redact(c.in())
 		if got != c.want() || counts[c.kind] != 1 {

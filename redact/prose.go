@@ -25,7 +25,7 @@ func findProse(s string, hits []hit) []hit {
 			}
 			at := i + j
 			i = at + len(w)
-			if at > 0 && (isNameByte(lower[at-1]) || lower[at-1] == '$') {
+			if at > 0 && (isNameByte(lower[at-1]) && !afterCSI(s, at) || lower[at-1] == '$') {
 				continue // db_password, $password, cfg.password, --password
 			}
 			if k, ok := afterPasswordWord(lower, i); ok {
@@ -85,9 +85,10 @@ func proseValue(s string, k int) (int, int, bool) {
 		return a, b, true
 	}
 	b := k
-	for b < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[b])) {
+	for b < len(s) && !strings.ContainsRune(" \t\r\n\x1b", rune(s[b])) {
 		b++
 	}
+	b = trimSGR(s, k, b)
 	for b > k && strings.IndexByte(".,;:?)]}\"'`", s[b-1]) >= 0 {
 		b--
 	}
