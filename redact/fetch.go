@@ -64,7 +64,9 @@ func containsAny(s string, words []string) bool {
 	return false
 }
 
-var unescape = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\t`, " ") })
+var unescape = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer(`","`, " ", `", "`, " ", `\"`, `"`, `\n`, "\n", `\t`, " ")
+})
 
 // pathRe finds the file a file-reading tool call names: {"file_path": "..."}.
 var pathRe = sync.OnceValue(func() *regexp.Regexp {
@@ -93,7 +95,8 @@ func FetchesSecret(command string) bool {
 			}
 		}
 	}
-	// JSON inputs escape quotes and newlines; the words are what matter.
+	// JSON inputs escape quotes and newlines, and an argv array
+	// (["printenv","X"]) is the command line its words make.
 	c := unescape().Replace(command)
 	if !containsAny(c, fetchWords) {
 		return false

@@ -7,6 +7,8 @@ import "testing"
 func TestFetchesSecret(t *testing.T) {
 	for _, c := range []string{
 		"op read op://prod/db/password",
+		`{"command":["printenv","STRIPE_SECRET_KEY"]}`,
+		`{"command": ["cat", "/root/.pgpass"]}`,
 		`{"command":"op read op://prod/db/password"}`,
 		`{"command":"vault kv get -field=password secret/prod/db","description":"Read the DB password"}`,
 		"kubectl get secret db -o jsonpath='{.data.password}' | base64 -d",
