@@ -73,7 +73,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, &helpError{fs}
 		} else if err != nil {
 			// run prefixes "cairn: "; the set's name is "cairn <command>".
-			return nil, usagef("%s: %v; run %s --help", strings.TrimPrefix(fs.Name(), "cairn "), err, fs.Name())
+			return nil, usagef("%s: %v%s; run %s --help", strings.TrimPrefix(fs.Name(), "cairn "), err, flagTypo(fs, err), fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -217,4 +217,65 @@ func (e *env) privateDirs(uid int, dataDir, dir string) error {
 		fmt.Fprintf(e.stderr, "cairn: data folder %s was writable by group or others (mode %04o), who could have replaced its files; it is now 0700\n", d, perm)
 	}
 	return nil
+}
+
+// flagTypo is " (did you mean --limit?)" when err is an undefined flag
+// within a typo of a defined one (--limt), else "" (ux F16).
+func flagTypo(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	near := nearWords(strings.TrimLeft(name, "-"), names)
+	if len(near) == 0 {
+		return ""
+	}
+	return " (did you mean --" + strings.Join(near, " or --") + "?)"
+}
+
+// nearWords returns the candidates within a typo of word, in their order:
+// at most one edit (a letter added, dropped or changed, or two neighbours
+// swapped) for a word of up to four letters, two for a longer one. The
+// command list can use it as the flags do.
+func nearWords(word string, candidates []string) []string {
+	most := 1
+	if len([]rune(word)) > 4 {
+		most = 2
+	}
+	var out []string
+	for _, c := range candidates {
+		if c != word && typoDistance(word, c) <= most {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// typoDistance is the optimal string alignment distance of a and b: the
+// edits of nearWords, each letter edited once at most.
+func typoDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }

@@ -54,3 +54,29 @@ func TestDataFoldersPrivate(t *testing.T) {
 		t.Errorf("after the refusal: %s is %04o, stderr %q; want it unchanged", dir, fi.Mode().Perm(), stderr.String())
 	}
 }
+
+// A flag within a typo of a defined one is named (ux F16); one far from
+// every flag gets the message as before.
+func TestFlagTypo(t *testing.T) {
+	c := newCLI(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "x", "--limt", "3"}, "cairn: search: flag provided but not defined: -limt (did you mean --limit?); run cairn search --help\n"},
+		{[]string{"search", "x", "--jsno"}, "cairn: search: flag provided but not defined: -jsno (did you mean --json?); run cairn search --help\n"},
+		{[]string{"search", "x", "--bogus"}, "cairn: search: flag provided but not defined: -bogus; run cairn search --help\n"},
+	} {
+		if _, errs, code := c.run(tt.args...); code != 2 || errs != tt.want {
+			t.Errorf("cairn %v: exit %d, stderr %q; want 2, %q", tt.args, code, errs, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		word string
+		want string
+	}{{"serach", "[search]"}, {"sycn", "[sync]"}, {"stat", "[]"}, {"search", "[]"}, {"recal", "[recall]"}} {
+		if got := fmt.Sprint(nearWords(tt.word, []string{"search", "sync", "recall", "get"})); got != tt.want {
+			t.Errorf("nearWords(%q) = %s, want %s", tt.word, got, tt.want)
+		}
+	}
+}
