@@ -242,6 +242,10 @@ func bareOK(s string, nameStart, end int, op string, spaced bool, v string) bool
 	}
 	before := strings.TrimLeft(stripCSI(s[:nameStart]), " \t")
 	before = strings.TrimPrefix(before, "- ")
+	if b := strings.TrimPrefix(before, "<!--"); b != before && strings.TrimSpace(b) == "" &&
+		strings.HasSuffix(strings.TrimSpace(s[end:]), "-->") {
+		return true // <!-- token: value -->: a line of its own inside an HTML comment
+	}
 	if strings.TrimSpace(before) != "" && !strings.HasSuffix(before, "\"") && !strings.HasSuffix(before, "'") {
 		return false
 	}

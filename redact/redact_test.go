@@ -144,6 +144,11 @@ func secretCases() []secretCase {
 		{kindPassword, "db:\n  password:\n    ", pw, "\n  user: app"},
 		{kindPassword, "{\n  \"password\":\n    \"", pw, "\"\n}"},
 		{kindPassword, "password: |\n  ", pw, "\n"},
+		// ux F13: a note's credentials table, a key: value in an HTML comment.
+		{kindPassword, "| service | user | password |\n|---|---|---|\n| github | dana | `", pw, "` |\n"},
+		{kindPassword, "| key | value |\n|---|---|\n| password | ", pw, " |"},
+		{kindSecret, "| API key | ", "q8Zr2Lm5Np7Wx3", " |"},
+		{kindSecret, "<!-- token: ", "CoMmEnT8Wv3Lm9Np2Rt5Yx", " -->"},
 		{kindHighEntropy, "SECRET_KEY_BASE=", r("9f8a7b6c5d4e3f2a1b0c", 3), ""},
 		{kindHighEntropy, `signing_key_material: "`, r("Kq9+Lm8/Zx7=", 3), `"`},
 	}
@@ -247,6 +252,10 @@ func TestRedactKeeps(t *testing.T) {
 		"password:\n  required: true",
 		"password:\n  - min length 12",
 		"passwords:\n  rotate: weekly",
+		"| pass | tool | p50 |\n|---|---|---:|\n| 1 | portbench | 2.71 / 24.11 |\n| 2 | lextail | 2.8 |",
+		"| Option | Meaning |\n|---|---|\n| password | the user's password |\n| token | string |\n| Secret | Overview |\n| password | required |\n| api key | `<your-key>` |",
+		"<!-- token: see below -->",
+		"ls | grep token | wc -l",
 	} {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)

@@ -131,6 +131,7 @@ func buildRules() []rule {
 		{anchors: []string{"cookie", " -b "}, fold: true, find: findCookies},
 		{anchors: []string{"$ ", "% "}, whole: true, find: findPromptOutputs}, // fetch.go: $ op read ...
 		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
+		{anchors: []string{"| ", " |"}, whole: true, find: findTableSecrets},  // table.go
 		{anchors: assignAnchors, fold: true, find: findAssignments},
 		{anchors: proseAnchors, fold: true, find: findProse}, // prose.go: "the password is hunter2"
 	}
