@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -418,85 +419,91 @@ func (e *Engine) mixedIndex(ctx context.Context, from *vector.Index, weight floa
 // qv by their own vectors, and the chunk after each, are scored by their
 // vectors mixed with the previous chunk's, (qv·v + w qv·p) / |v + w p| for
 // a session chunk with a previous chunk p, qv·v for any other, and the n
-// best returned with those scores. A chunk's previous chunk is the one
-// whose id is one less, when the store places it in the same document at
-// the seq before (chunks of a document are stored in order, so it nearly
-// always is); one it does not place there is not mixed. One more store
-// read of the candidates' neighbours, no copy of any vector.
+// best are read from the store with those scores. A chunk's previous chunk
+// is the one whose id is one less when both are in the same sessions
+// document (vectorDocs): chunks of a document are stored in order, so it is
+// the one before it. No vector is copied; the id → document map is the one
+// filtered searches load anyway, and the store is read once, for the n
+// returned, as nearest reads it.
 func (e *Engine) nearestMixed(ctx context.Context, ix *vector.Index, qv []float32, corpora []string, scope search.Scope, n int, mix vecMix) ([]cairn.Candidate, error) {
-	deep, err := e.nearest(ctx, ix, qv, corpora, scope, mix.depth*n)
-	if err != nil || len(deep) == 0 {
-		return deep, err
-	}
-	have := make(map[int64]cairn.Candidate, len(deep))
-	var around []int64
-	for _, c := range deep {
-		if _, ok := have[c.ChunkID]; ok {
-			continue
-		}
-		have[c.ChunkID] = c
-		if e.isSessions(c.Corpus) {
-			around = append(around, c.ChunkID-1, c.ChunkID+1)
-		}
-	}
-	near, err := e.store.Chunks(ctx, around)
+	ok, filter, err := e.vectorScope(ctx, corpora, scope)
 	if err != nil {
 		return nil, err
 	}
-	at := map[int64]cairn.Candidate{}
-	for _, c := range near {
-		at[c.ChunkID] = c
+	docs, err := e.vectorDocs(ctx)
+	if err != nil {
+		return nil, err
 	}
-	for id, c := range have {
-		at[id] = c
+	res := ix.Search(qv, mix.depth*n, &vector.SearchOptions{Filter: filter})
+	if len(res) == 0 {
+		return nil, nil
 	}
-	// prev is the chunk before c in its document, by id and seq.
-	prev := func(c cairn.Candidate) (int64, bool) {
-		p, ok := at[c.ChunkID-1]
-		return p.ChunkID, ok && p.Corpus == c.Corpus && p.Path == c.Path && p.Seq == c.Seq-1
-	}
-	pool := make([]cairn.Candidate, 0, len(have)+len(have)/2)
-	for _, c := range have {
-		pool = append(pool, c)
-	}
-	for _, c := range have {
-		// The chunk after a near one: its previous chunk is near, so its
-		// mixed vector may be.
-		nx, ok := at[c.ChunkID+1]
-		if _, in := have[nx.ChunkID]; ok && !in && nx.Corpus == c.Corpus && nx.Path == c.Path && nx.Seq == c.Seq+1 {
-			if _, has := ix.Vector(nx.ChunkID); has {
-				have[nx.ChunkID] = nx
-				pool = append(pool, nx)
+	// follows reports whether chunk a is the one after chunk b in a
+	// sessions document both are in.
+	follows := func(a, b int64) bool {
+		if a != b+1 {
+			return false
+		}
+		for _, da := range docs[a] {
+			if e.isSessions(da.corpus) && slices.Contains(docs[b], da) {
+				return true
 			}
 		}
+		return false
 	}
 	w := mix.weight
-	for i, c := range pool {
-		v, ok := ix.Vector(c.ChunkID)
-		if !ok {
-			continue
+	score := make(map[int64]float64, 2*len(res))
+	var pool []int64
+	add := func(id int64) {
+		if _, seen := score[id]; seen {
+			return
 		}
-		score := dot32(qv, v)
-		if p, ok := prev(c); ok && e.isSessions(c.Corpus) {
-			if pv, ok := ix.Vector(p); ok {
-				norm := math.Sqrt(dot32(v, v) + w*w*dot32(pv, pv) + 2*w*dot32(v, pv))
-				if norm > 0 {
-					score = (score + w*dot32(qv, pv)) / norm
+		v, has := ix.Vector(id)
+		if !has {
+			return
+		}
+		s := dot32(qv, v)
+		if follows(id, id-1) {
+			if p, has := ix.Vector(id - 1); has {
+				if norm := math.Sqrt(dot32(v, v) + w*w*dot32(p, p) + 2*w*dot32(v, p)); norm > 0 {
+					s = (s + w*dot32(qv, p)) / norm
 				}
 			}
 		}
-		pool[i].Score, pool[i].Lane = score, cairn.LaneVector
+		score[id] = s
+		pool = append(pool, id)
 	}
-	slices.SortFunc(pool, func(a, b cairn.Candidate) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
+	for _, r := range res {
+		add(r.Key)
+	}
+	for _, r := range res {
+		// The chunk after a near one: its previous chunk is near, so its
+		// mixed vector may be.
+		if next := r.Key + 1; follows(next, r.Key) && (filter == nil || filter(next)) {
+			add(next)
+		}
+	}
+	slices.SortFunc(pool, func(a, b int64) int {
+		if score[a] != score[b] {
+			if score[a] > score[b] {
 				return -1
 			}
 			return 1
 		}
-		return int(a.ChunkID - b.ChunkID)
+		return cmp.Compare(a, b)
 	})
-	return pool[:min(n, len(pool))], nil
+	cands, err := e.store.Chunks(ctx, pool[:min(n, len(pool))])
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if ok(docRef{c.Corpus, c.Path}) {
+			c.Score, c.Lane = score[c.ChunkID], cairn.LaneVector
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // dot32 is the dot product of two vectors of one length, in float64.
@@ -537,10 +544,11 @@ func (e *Engine) vectorAt(ctx context.Context, qv []float32, corpora []string, s
 	return e.nearest(ctx, ix, qv, corpora, scope, n)
 }
 
-// nearest is the search both share: the n chunks of ix nearest qv whose
-// documents the corpora and scope allow (filters apply before top-k),
-// read from the store, each scored by its cosine to qv.
-func (e *Engine) nearest(ctx context.Context, ix *vector.Index, qv []float32, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, error) {
+// vectorScope is what the corpora and scope allow of the vector index: ok
+// for a document, filter for a chunk (nil when every chunk is allowed:
+// documents of removed corpora are dropped after the search and pruned at
+// sync).
+func (e *Engine) vectorScope(ctx context.Context, corpora []string, scope search.Scope) (func(docRef) bool, func(int64) bool, error) {
 	paths := scope.Paths
 	allowC := map[string]bool{}
 	for _, c := range corpora {
@@ -559,10 +567,11 @@ func (e *Engine) nearest(ctx context.Context, ix *vector.Index, qv []float32, co
 	var filter func(int64) bool
 	if allowP != nil || len(corpora) < e.searchableCorpora() {
 		// Filters apply before top-k. Searching every corpus needs none:
-		// documents of removed corpora are dropped below and pruned at sync.
+		// documents of removed corpora are dropped after the search and
+		// pruned at sync.
 		docs, err := e.vectorDocs(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		filter = func(k int64) bool {
 			for _, d := range docs[k] {
@@ -572,6 +581,17 @@ func (e *Engine) nearest(ctx context.Context, ix *vector.Index, qv []float32, co
 			}
 			return false
 		}
+	}
+	return ok, filter, nil
+}
+
+// nearest is the search both share: the n chunks of ix nearest qv whose
+// documents the corpora and scope allow (filters apply before top-k),
+// read from the store, each scored by its cosine to qv.
+func (e *Engine) nearest(ctx context.Context, ix *vector.Index, qv []float32, corpora []string, scope search.Scope, n int) ([]cairn.Candidate, error) {
+	ok, filter, err := e.vectorScope(ctx, corpora, scope)
+	if err != nil {
+		return nil, err
 	}
 	res := ix.Search(qv, n, &vector.SearchOptions{Filter: filter})
 	ids := make([]int64, len(res))
