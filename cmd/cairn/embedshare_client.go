@@ -403,7 +403,7 @@ func (e *env) remoteEmbedder(dir string, cfg *config.Config, emb cairn.Embedder)
 	}
 	abs, _ := filepath.Abs(dir)
 	return newRemoteEmbedder(rec, shareFor{Dir: abs, Agent: e.agent}, emb, func(err error) {
-		e.serverFailed(rec, err, "embedding the query in process")
+		e.serverFailed(rec, err, "embedding in process") // a query, or a memory's text (remember)
 	})
 }
 

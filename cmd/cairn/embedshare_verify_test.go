@@ -101,7 +101,10 @@ func TestShareImpostorGetsNothing(t *testing.T) {
 			if !strings.Contains(errs, note) || !strings.Contains(errs, tt.why) || strings.Contains(errs, "refused: ;") {
 				t.Errorf("stderr %q; want a note on %s naming %q", errs, addr, tt.why)
 			}
-			c.ok("remember", "--kind", "fact", "--title", "Payroll", "Salaries are paid on the 25th; the HR contact is Jo.")
+			if _, errs, code := c.run("remember", "--kind", "fact", "--title", "Payroll", "Salaries are paid on the 25th; the HR contact is Jo."); code != 0 ||
+				!strings.Contains(errs, "; embedding in process\n") {
+				t.Errorf("remember with an impostor: exit %d, stderr %q; want the note ending 'embedding in process'", code, errs)
+			}
 			cfg, _ := newEnv(io.Discard, io.Discard).loadConfig()
 			inProcess, _ := newEnv(io.Discard, io.Discard).embedder(cfg)
 			emb := newRemoteEmbedder(rec, shareFor{Dir: rec.Dir, Agent: "default"}, inProcess, nil)
