@@ -33,11 +33,13 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 	rep, err := engine.Doctor(ctx, opts, *repair)
 	configProblems := 0
 	if rep != nil {
-		for _, c := range e.configChecks(ctx, cfg, opts.Dir) { // doctor_config.go
+		for _, c := range e.configChecks(ctx, cfg, opts.Dir, *repair) { // doctor_config.go
 			rep.Checks = append(rep.Checks, c)
 			if c.Status == engine.CheckProblem {
 				rep.Problems++
-				configProblems++
+				if c.Name != "folders" { // --repair makes those 0700
+					configProblems++
+				}
 			}
 		}
 		if perr := e.printDoctor(rep); perr != nil && err == nil {

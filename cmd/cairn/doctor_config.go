@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -29,8 +30,50 @@ const embedProbeTimeout = 30 * time.Second
 // doctor printed seven ok lines and exited 0, while search fell back to the
 // lexical lane and sync failed the corpus. Neither is repaired: the
 // fix lines say what to change.
-func (e *env) configChecks(ctx context.Context, cfg *config.Config, dir string) []engine.DoctorCheck {
-	return []engine.DoctorCheck{e.embedderCheck(ctx, cfg, dir), corporaCheck(cfg)}
+func (e *env) configChecks(ctx context.Context, cfg *config.Config, dir string, repair bool) []engine.DoctorCheck {
+	_, dataDir := e.paths()
+	return []engine.DoctorCheck{e.foldersCheck(os.Getuid(), dataDir, dir, repair), e.embedderCheck(ctx, cfg, dir), corporaCheck(cfg)}
+}
+
+// foldersCheck reports the folders an agent's data lives in (the data
+// root, its agents folder, the agent's folder) that group or others may
+// write, or that another user owns: anyone who can write one can replace
+// index.db or memory.db and be served as your memory (ux F15). Every
+// command that opens an agent makes such a folder 0700 (env.privateDirs);
+// doctor says so, and with repair does it. A folder of another user is
+// never changed.
+func (e *env) foldersCheck(uid int, dataDir, dir string, repair bool) engine.DoctorCheck {
+	c := engine.DoctorCheck{Name: "folders", Status: engine.CheckOK, Detail: "the data folders are this user's and private"}
+	var open, foreign []string
+	for _, d := range []string{dataDir, filepath.Dir(dir), dir} {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
+			foreign = append(foreign, fmt.Sprintf("%s (uid %d)", d, st.Uid))
+			continue
+		}
+		if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+			open = append(open, fmt.Sprintf("%s (mode %04o)", d, perm))
+		}
+	}
+	switch {
+	case len(foreign) > 0:
+		c.Status, c.Detail = engine.CheckProblem, "owned by another user, who could replace the index and the memories: "+strings.Join(foreign, ", ")
+		c.Fix = "use a folder of your own (set CAIRN_HOME), or have its owner hand it over (chown -R, chmod 700)"
+	case len(open) > 0:
+		c.Status, c.Detail = engine.CheckProblem, "writable by group or others, who could replace index.db or memory.db: "+strings.Join(open, ", ")
+		c.Fix = "make them 0700 (any cairn command that opens the agent does; or chmod 700 each)"
+		if repair {
+			if err := e.privateDirs(uid, dataDir, dir); err != nil {
+				c.Fix = oneLine(err.Error())
+				break
+			}
+			c.Status, c.Fix = engine.CheckRepaired, "made 0700"
+		}
+	}
+	return c
 }
 
 // embedderCheck builds the configured embedder, embeds one short query

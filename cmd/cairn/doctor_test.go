@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -205,5 +206,68 @@ func TestDoctorConfigProblems(t *testing.T) {
 	out = c.ok("doctor")
 	if !regexpLine(out, `^ok\s+embedder\s+openai fake-embed embeds \(3 dimensions\); the index holds 1 of its vectors$`) {
 		t.Errorf("doctor with a working embedder:\n%s", out)
+	}
+}
+
+// TestDoctorDataFolders: a data folder writable by group or others is a
+// doctor problem, made 0700 by doctor --repair; cairn init makes one
+// 0700 too, saying so (ux F15: init, sync and doctor said nothing about a
+// 0777 agent folder, in which anyone could replace index.db).
+func TestDoctorDataFolders(t *testing.T) {
+	c := newCLI(t)
+	notes := t.TempDir()
+	os.WriteFile(filepath.Join(notes, "n.md"), []byte("# Note\n\nwalrus\n"), 0o644)
+	c.ok("init", "--no-discover")
+	c.ok("corpus", "add", "notes", notes)
+	c.ok("sync")
+	agent := filepath.Join(c.home, "agents", "default")
+	out := c.ok("doctor")
+	if !regexpLine(out, `^ok\s+folders\s+the data folders are this user's and private$`) {
+		t.Errorf("doctor of private folders:\n%s", out)
+	}
+	os.Chmod(agent, 0o777)
+	out, errs, code := c.run("doctor")
+	if code != 1 || !regexpLine(out, `^problem\s+folders\s+writable by group or others, who could replace index.db or memory.db: `+regexp.QuoteMeta(agent)+` \(mode 0777\)$`) ||
+		!strings.Contains(errs, "run cairn doctor --repair") {
+		t.Errorf("doctor of a 0777 agent folder: exit %d:\n%s\nstderr %q", code, out, errs)
+	}
+	if fi, _ := os.Stat(agent); fi.Mode().Perm() != 0o777 {
+		t.Errorf("doctor without --repair changed the folder to %04o", fi.Mode().Perm())
+	}
+	out = c.ok("doctor", "--repair")
+	if fi, _ := os.Stat(agent); !regexpLine(out, `^repaired\s+folders\s+`) || fi.Mode().Perm() != 0o700 {
+		t.Errorf("doctor --repair: folder %04o:\n%s", fi.Mode().Perm(), out)
+	}
+
+	os.Chmod(agent, 0o775)
+	_, errs, code = c.run("init", "--no-discover")
+	if fi, _ := os.Stat(agent); code != 0 || fi.Mode().Perm() != 0o700 || !strings.Contains(errs, "is now 0700") {
+		t.Errorf("init over a 0775 agent folder: exit %d, mode %04o, stderr %q", code, fi.Mode().Perm(), errs)
+	}
+}
+
+// TestOpenAgentPrivateFolders: the agents that serve, mcp and ui open
+// (openAgent) get their data folders checked as one-shot commands' do: a
+// 0777 agent folder is made 0700 with a note, one of another user would
+// be refused (env.privateDirs). Before, only env.openLoaded checked.
+func TestOpenAgentPrivateFolders(t *testing.T) {
+	c := newCLI(t)
+	c.ok("init", "--no-discover")
+	agent := filepath.Join(c.home, "agents", "default")
+	os.MkdirAll(agent, 0o700)
+	os.Chmod(agent, 0o777)
+	var out, errb bytes.Buffer
+	e := newEnv(&out, &errb)
+	cfg, err := e.loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := e.openAgent(context.Background(), cfg, "default", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Close(context.Background())
+	if fi, _ := os.Stat(agent); fi.Mode().Perm() != 0o700 || !strings.Contains(errb.String(), "is now 0700") {
+		t.Errorf("openAgent over a 0777 folder: mode %04o, stderr %q", fi.Mode().Perm(), errb.String())
 	}
 }

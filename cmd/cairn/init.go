@@ -71,6 +71,12 @@ func cmdInit(_ context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
 	}
+	// MkdirAll leaves a folder that was there as it was: one writable by
+	// group or others is made 0700 here, and one of another user refused
+	// (env.privateDirs, ux F15).
+	if err := e.privateDirs(os.Getuid(), dataDir, dir); err != nil {
+		return err
+	}
 	out := initJSON{Config: path, Created: created, DataDir: dir, Added: []string{}}
 	if !e.json {
 		if created {

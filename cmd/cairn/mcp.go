@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -107,6 +108,12 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string, e
 	dir, err := config.AgentDir(dataDir, agent)
 	if err != nil {
 		return nil, err
+	}
+	// The folders the index and memories live in, as every one-shot
+	// command checks them (env.privateDirs, ux F15): serve, mcp and ui
+	// open agents here.
+	if err := e.privateDirs(os.Getuid(), dataDir, dir); err != nil {
+		return nil, fmt.Errorf("open agent %s: %w", agent, err)
 	}
 	name := agent
 	if agent == "default" {
