@@ -105,11 +105,11 @@ func (r *Request) SetDefaults() {
 func (r *Request) validate() error {
 	switch {
 	case r.Topic == "" && len(r.IDs) == 0:
-		return cairn.Invalidf("explore: topic or ids is required")
+		return cairn.Invalidf("topic or ids is required")
 	case r.Limit < 0 || r.Limit > MaxLimit:
-		return cairn.Invalidf("explore: limit %d; allowed: 1 to %d", r.Limit, MaxLimit)
+		return cairn.Invalidf("limit %d; allowed: 1 to %d", r.Limit, MaxLimit)
 	case r.Seeds < 0 || r.Concepts < 0:
-		return cairn.Invalidf("explore: seeds and concepts must not be negative")
+		return cairn.Invalidf("seeds and concepts must not be negative")
 	}
 	return nil
 }
@@ -188,7 +188,7 @@ type WalkStats struct {
 // Explore walks the graph from the request's seeds. No model is called.
 func (e *Explorer) Explore(ctx context.Context, req *Request) (*Result, error) {
 	if req == nil {
-		return nil, cairn.Invalidf("explore: request is required")
+		return nil, cairn.Invalidf("request is required")
 	}
 	r := *req
 	r.SetDefaults()
@@ -202,7 +202,7 @@ func (e *Explorer) Explore(ctx context.Context, req *Request) (*Result, error) {
 	w := g.getWalk()
 	defer g.putWalk(w)
 	if r.Mask != nil && r.Mask.g != g {
-		return nil, cairn.Invalidf("explore: mask was made from another graph")
+		return nil, cairn.Invalidf("mask was made from another graph")
 	}
 	w.filter, w.mask = r.Filter, r.Mask
 	w.alpha, w.eps = cmp.Or(e.Restart, DefaultRestart), cmp.Or(e.Epsilon, DefaultEpsilon)
@@ -254,7 +254,7 @@ func (e *Explorer) seeds(ctx context.Context, w *walk, r *Request, res *Result) 
 	}
 	if r.Topic != "" && r.Seeds > 0 {
 		if e.Search == nil {
-			return nil, cairn.Invalidf("explore: a topic needs a searcher; give ids instead")
+			return nil, cairn.Invalidf("a topic needs a searcher; give ids instead")
 		}
 		hits, err := e.Search.SearchTopic(ctx, r.Topic, r.Seeds)
 		if err != nil {

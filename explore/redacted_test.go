@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -63,5 +64,16 @@ func TestTopicIsConcept(t *testing.T) {
 	res = explore(t, x, &Request{Topic: "deploy tokens"}) // not a concept's name: the search alone
 	if len(res.Found) != 1 || res.Found[0].Origin != "search" {
 		t.Errorf("a topic that names no concept: %+v", res.Found)
+	}
+}
+
+// explore's errors name no command: the CLI and MCP say "explore: "
+// before them, which read "explore: explore: ..." (ux F18).
+func TestErrorsNameNoCommand(t *testing.T) {
+	for _, r := range []*Request{nil, {}, {IDs: []string{"a"}, Limit: MaxLimit + 1}, {Topic: "t"}} {
+		_, err := New(Build(nil, nil), nil, nil).Explore(context.Background(), r)
+		if err == nil || strings.HasPrefix(err.Error(), "explore:") {
+			t.Errorf("Explore(%+v) = %v; want an error without the prefix", r, err)
+		}
 	}
 }
