@@ -83,6 +83,8 @@ func TestShareImpostorGetsNothing(t *testing.T) {
 		{"500 with no body", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n", "500 Internal Server Error"},
 		{"a made-up proof", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"mac\":\"00ff\"}\n", "wrong proof"},
 		{"200 to anything", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "wrong proof"},
+		// A server of a cairn before hello: its mux has no /hello.
+		{"an older server", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 19\r\n\r\n404 page not found\n", "did not prove it holds the token: 404 page not found"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int64
