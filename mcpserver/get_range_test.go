@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// TestGetRangeInPath: memory_get and POST /v1/get read the line range a
+// TestGetRangeInPath: memory_get (called directly and over an MCP client
+// session) and POST /v1/get read the line range a
 // search hit's path carries (cairn://notes/long.md:10-12: from 10, 3
 // lines), as cairn get does; from or lines given explicitly win. Before,
 // the tool's defaults (from 1, 120 lines) filled the options first, so
@@ -33,6 +34,24 @@ func TestGetRangeInPath(t *testing.T) {
 		}
 		if first := strings.SplitN(*out.Text, "\n", 2)[0]; !strings.Contains(first, fmt.Sprintf("line %04d of", c.from)) {
 			t.Errorf("Get(%+v) starts %q, want line %d", c.in, first, c.from)
+		}
+	}
+	// Through an MCP client session: the SDK applies the input schema's
+	// defaults before Agent.Get, so the schema must have none for from
+	// and lines (ux's re-check: over MCP the range was still ignored).
+	cs := connect(t, f.agent)
+	for _, c := range []struct {
+		args        map[string]any
+		from, lines int
+	}{
+		{map[string]any{"path": "cairn://notes/long.md:10-12"}, 10, 3},
+		{map[string]any{"path": "cairn://notes/long.md:10-12", "lines": 2}, 10, 2},
+		{map[string]any{"path": "cairn://notes/long.md"}, 1, 120},
+	} {
+		var out GetOut
+		callOK(t, cs, ToolGet, c.args, &out)
+		if out.Status != "ok" || out.From == nil || *out.From != c.from || *out.Lines != c.lines {
+			t.Errorf("memory_get %v over MCP = %+v; want from %d, %d lines", c.args, out, c.from, c.lines)
 		}
 	}
 	srv := serve(t, HTTPOptions{Agents: []*Agent{f.agent}})

@@ -76,7 +76,10 @@ func searchSchema() *jsonschema.Schema {
 
 func getSchema() *jsonschema.Schema {
 	return inputSchema[GetIn](func(p map[string]*jsonschema.Schema) {
-		rangeOf(p["from"], 1, MaxGetFrom, DefaultGetFrom)
-		rangeOf(p["lines"], 1, MaxGetLines, DefaultGetLines)
+		// No "default" in the schema: the SDK fills a default in before
+		// Agent.Get runs, where it reads as given and wins over the line
+		// range of the path (ux F6). The descriptions say the defaults.
+		rangeOf(p["from"], 1, MaxGetFrom, nil)
+		rangeOf(p["lines"], 1, MaxGetLines, nil)
 	})
 }

@@ -102,9 +102,9 @@ type HitSession struct {
 
 // GetIn is the input of memory_get (spec C13).
 type GetIn struct {
-	Path  string `json:"path" jsonschema:"cairn://<corpus>/<path> of an indexed document, as in a search result"`
-	From  *int   `json:"from,omitempty" jsonschema:"first line, 1-based (default 1)"`
-	Lines *int   `json:"lines,omitempty" jsonschema:"number of lines, 1 to 1000 (default 120); at most 12000 characters come back"`
+	Path  string `json:"path" jsonschema:"cairn://<corpus>/<path> of an indexed document, as in a search result; a line range after it (:10-25, as hits print it) sets from and lines when they are not given"`
+	From  *int   `json:"from,omitempty" jsonschema:"first line, 1-based (default 1, or the path's range)"`
+	Lines *int   `json:"lines,omitempty" jsonschema:"number of lines, 1 to 1000 (default 120, or the path's range); at most 12000 characters come back"`
 }
 
 // GetOut is the output of memory_get: status ok, not_found or unavailable.
