@@ -28,7 +28,7 @@
 //	aws-access-key-id      AKIA<16 A-Z0-9>, ASIA..., ABIA..., ACCA...
 //	aws-secret-access-key  aws_secret_access_key = <40 base64>, "SecretAccessKey": "<40>",
 //	                       aws_secret_access_key <40> (aws configure set)
-//	azure-storage-key      AccountKey=<base64>==, SharedAccessKey=<base64>
+//	azure-storage-key      AccountKey=<base64>==, SharedAccessKey=<base64>, a SAS URL's sig=<v>
 //	github-token           ghp_<36 alnum> (also gho_, ghu_, ghs_, ghr_), github_pat_<22+>
 //	gitlab-token           glpat-<20+ chars> (also gldt-, glptt-, glrt-, ...)
 //	slack-token            xoxb-<digits>-<digits>-<alnum> (also xoxp-, xoxa-, xoxr-, ...), xapp-1-...
@@ -49,6 +49,20 @@
 //	shopify-token          shpat_<32 hex>, shpss_, shpca_, shppa_
 //	databricks-token       dapi<32 hex>
 //	age-secret-key         AGE-SECRET-KEY-1<58 bech32>
+//	openrouter-key         sk-or-v1-<64 hex>
+//	groq-key               gsk_<48+ alnum>
+//	xai-key                xai-<70+ alnum>
+//	perplexity-key         pplx-<40+ alnum>
+//	replicate-token        r8_<32+ alnum>
+//	docker-hub-token       dckr_pat_<27+>, dckr_oat_
+//	grafana-token          glsa_<32>_<8 hex>, glc_<32+ base64>
+//	tailscale-key          tskey-(auth|api|client|scim|webhook)-<id>-<secret>
+//	notion-token           ntn_<40+ alnum>
+//	linear-key             lin_api_<40+ alnum>, lin_oauth_
+//	sentry-token           sntrys_eyJ<...>, sntryu_<64 hex>
+//	atlassian-token        ATATT3<50+>, ATCTT3
+//	command-output         the output of a tool call or a pasted "$ <cmd>" that fetches a
+//	                       secret (op read, vault kv get, cat ~/.config/cairn/token; FetchesSecret)
 //	jwt                    eyJ<header>.eyJ<payload>.<signature>
 //	bearer-token           Authorization: Bearer <16+ token chars> (the token);
 //	                       Authorization: token <16+> (GitHub's form)
@@ -57,13 +71,16 @@
 //	database-password      postgres|mysql|mongodb(+srv)|redis|amqp|...://user:<password>@host;
 //	                       Server=...;User ID=...;Password=<value>; (ADO-style)
 //	password               password|passwd|pwd|pass|passphrase-named key = or : <value>
+//	                       (also on the next line: YAML, pretty JSON; a Markdown table cell
+//	                       beside or under a password cell; .netrc, .pgpass lines)
 //	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x;
 //	                       in prose: password|passphrase|passwd|pwd is|was|:|= <value> when the value
 //	                       is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in", "required");
 //	                       mysql (mysqldump, mariadb, ...) -p<value>; sshpass -p <value>;
 //	                       docker|podman|nerdctl|buildah|skopeo|oras|helm registry login ... -p <value>
 //	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
-//	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case),
+//	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case);
+//	                       in prose: "my API key is <v>", "the token was <v>" (12+ chars, not words),
 //	                       also inside quotes as a header: curl -H 'X-Api-Key: <value>';
 //	                       a session cookie's value (Cookie:, Set-Cookie:, curl -b/--cookie:
 //	                       session, sid, PHPSESSID, connect.sid, *_session, auth_token, ...)

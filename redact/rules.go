@@ -21,6 +21,8 @@ var allKinds = []string{
 	"jwt", "bearer-token", "basic-auth",
 	kindURLPassword, kindDatabasePassword,
 	kindPassword, kindSecret, kindHighEntropy, KindCommandOutput,
+	"openrouter-key", "groq-key", "xai-key", "perplexity-key", "replicate-token",
+	"docker-hub-token", "grafana-token", "tailscale-key", "notion-token", "linear-key", "sentry-token", "atlassian-token",
 }
 
 const (
@@ -56,7 +58,7 @@ func loadRules() []rule {
 // redactVersion in engine/prepare.go, so that files corpora indexed under
 // the old rules are read and redacted again at the next sync.
 func buildRules() []rule {
-	return []rule{
+	return append(providerRules(), []rule{
 		// A service-account JSON key: the private_key string value, escaped
 		// newlines included (also inside a JSON string, with escaped quotes).
 		reRule(kindGCP, []string{"private_key"}, false,
@@ -107,6 +109,9 @@ func buildRules() []rule {
 
 		reRule("aws-secret-access-key", []string{"secret"}, true,
 			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, shapeOK),
+		reRule("azure-storage-key", []string{"sig="}, true, `[?&]sig=([A-Za-z0-9%+/=]{20,})`, 1, tokenOK),          // a SAS URL's signature
+		{anchors: []string{"password"}, find: findNetrc},                                                           // .netrc
+		reRule(kindPassword, []string{":5432:", ":*:", ":6432:", ":5433:"}, false, pgpassRe.String(), 1, pgpassOK), // .pgpass
 		reRule("azure-storage-key", []string{"accountkey=", "sharedaccesskey="}, true,
 			`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`, 1, tokenOK),
 		reRule("twilio-auth-token", []string{"twilio"}, true,
@@ -133,8 +138,9 @@ func buildRules() []rule {
 		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
 		{anchors: []string{"| ", " |"}, whole: true, find: findTableSecrets},  // table.go
 		{anchors: assignAnchors, fold: true, find: findAssignments},
-		{anchors: proseAnchors, fold: true, find: findProse}, // prose.go: "the password is hunter2"
-	}
+		{anchors: proseAnchors, fold: true, find: findProse},          // prose.go: "the password is hunter2"
+		{anchors: proseTokenWords, fold: true, find: findProseTokens}, // providers.go: "my API key is ..."
+	}...)
 }
 
 // boundary is what may precede a token: the start, a non-word byte, or a

@@ -1,0 +1,90 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// More providers' key shapes, bare forms of credential files and prose
+// about keys and tokens (ux F10).
+
+// providerRules are fixed-shape keys of LLM and developer services, each a
+// documented, distinctive prefix.
+func providerRules() []rule {
+	return []rule{
+		tok("openrouter-key", []string{"sk-or-"}, `sk-or-v1-[0-9a-f]{64}\b`),
+		tok("groq-key", []string{"gsk_"}, `gsk_[A-Za-z0-9]{48,}\b`),
+		tok("xai-key", []string{"xai-"}, `xai-[A-Za-z0-9]{70,}\b`),
+		tok("perplexity-key", []string{"pplx-"}, `pplx-[A-Za-z0-9]{40,}\b`),
+		tok("replicate-token", []string{"r8_"}, `r8_[A-Za-z0-9]{32,}\b`),
+		tok("docker-hub-token", []string{"dckr_pat_", "dckr_oat_"}, `dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}`),
+		tok("grafana-token", []string{"glsa_", "glc_"}, `glsa_[A-Za-z0-9]{32,40}_[A-Fa-f0-9]{8}\b|glc_[A-Za-z0-9+/]{32,}={0,2}`),
+		tok("tailscale-key", []string{"tskey-"}, `tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}`),
+		tok("notion-token", []string{"ntn_"}, `ntn_[A-Za-z0-9]{40,}\b`),
+		tok("linear-key", []string{"lin_api_", "lin_oauth_"}, `lin_(?:api|oauth)_[A-Za-z0-9]{40,}\b`),
+		tok("sentry-token", []string{"sntrys_", "sntryu_"}, `sntrys_eyJ[A-Za-z0-9+/=_-]{30,}|sntryu_[a-f0-9]{64}\b`),
+		tok("atlassian-token", []string{"ATATT3", "ATCTT3"}, `AT[AC]TT3[A-Za-z0-9_=-]{50,}`),
+	}
+}
+
+// findNetrc finds .netrc passwords (netrcRe) on lines naming a machine or
+// starting with blanks and "password".
+func findNetrc(s string, hits []hit) []hit {
+	if t := strings.TrimLeft(s, " \t"); !strings.Contains(s, "machine") && (len(t) == len(s) || !strings.HasPrefix(t, "password")) {
+		return hits
+	}
+	for _, m := range netrcRe.FindAllStringSubmatchIndex(s, -1) {
+		if v := s[m[2]:m[3]]; proseSecret(v) {
+			hits = append(hits, hit{m[2], m[3], kindPassword})
+		}
+	}
+	return hits
+}
+
+// netrcRe is a .netrc password: "machine host login user password <v>" on
+// one line, or "password <v>" alone on an indented line of a machine entry.
+var netrcRe = regexp.MustCompile(`(?m)(?:\bmachine[ \t]+\S+(?:[ \t]+login[ \t]+\S+)?[ \t]+|^[ \t]+)password[ \t]+(\S+)[ \t]*(?:$|[ \t]+(?:machine|login|account|default)\b)`)
+
+// pgpassRe is a .pgpass line: host:port:database:user:password.
+var pgpassRe = regexp.MustCompile(`(?m)^[A-Za-z0-9.*_\[\]-]+:(?:[0-9]{2,5}|\*):[^:\s]+:[^:\s]+:(\S+)[ \t]*\r?$`)
+
+func pgpassOK(_, v string) bool { return proseSecret(strings.ReplaceAll(v, `\:`, "")) }
+
+// proseTokenWords are the words findProseTokens starts from.
+var proseTokenWords = []string{"api key", "api_key", "apikey", "token", "secret key", "access key", "secret"}
+
+// findProseTokens finds a key or token given in a sentence: "my API key is
+// <v>", "the token was <v>", "token: <v> for staging". Stricter than the
+// password prose rule: the value must be twelve or more characters, shaped
+// like a credential (letters with digits or mixed case) and not words and
+// numbers alone.
+func findProseTokens(s string, hits []hit) []hit {
+	if !strings.Contains(s, " is ") && !strings.Contains(s, " was ") && !strings.Contains(s, " is: ") {
+		return hits // only a verb makes it prose; key: value is the assignments' rule
+	}
+	n := len(hits)
+	lower := asciiLower(s)
+	for _, w := range proseTokenWords {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(w)
+			if at > 0 && (isNameByte(lower[at-1]) && !afterCSI(s, at) || lower[at-1] == '$') ||
+				i < len(lower) && isNameByte(lower[i]) {
+				continue // tokenizer, api_key_id, $token, secret_key_base
+			}
+			k, ok := afterPasswordWord(lower, i)
+			if !ok || k > 0 && strings.IndexByte(":=", lower[skipBlanks(lower, i)]) >= 0 {
+				continue
+			}
+			if a, b, ok := proseValue(s, k); ok && b-a >= 12 && credentialShaped(s[a:b]) && proseSecret(s[a:b]) {
+				hits = append(hits, hit{a, b, kindSecret})
+			}
+		}
+	}
+	sortHits(hits[n:])
+	return hits
+}
