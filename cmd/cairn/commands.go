@@ -201,6 +201,17 @@ func didYouMean(word string) string {
 			found = append(found, "cairn "+c.path)
 		}
 	}
+	if len(found) == 0 { // a typo of a command's first word (serach): nearWords, env.go
+		var firsts []string
+		for _, c := range commands {
+			if w := strings.Fields(c.path)[0]; !slices.Contains(firsts, w) {
+				firsts = append(firsts, w)
+			}
+		}
+		for _, w := range nearWords(word, firsts) {
+			found = append(found, "cairn "+w)
+		}
+	}
 	if len(found) == 0 {
 		return ""
 	}

@@ -126,6 +126,8 @@ func TestCLIExitCodes(t *testing.T) {
 		{[]string{}, 2, "no command"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate": run cairn help`},
 		{[]string{"status"}, 2, `unknown command "status": did you mean cairn sync status? run cairn help`},
+		{[]string{"serach", "x"}, 2, `unknown command "serach": did you mean cairn search? run cairn help`}, // ux F16: a typo of a command
+		{[]string{"snyc"}, 2, `unknown command "snyc": did you mean cairn sync? run cairn help`},
 		{[]string{"search"}, 2, "needs a QUERY"},
 		{[]string{"search", "alpha", "--limit", "0"}, 2, "limit 0 out of range"},
 		{[]string{"search", "alpha", "--min-score", "1.5"}, 2, "min-score"},

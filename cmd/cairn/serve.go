@@ -113,6 +113,9 @@ func checkOrigin(o string) error {
 		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
 		return usagef("--allow-origin %q: %s", o, allowed)
 	}
+	if strings.Contains(u.Host, "*") { // a user who types *.example expects a wildcard; the header is compared as written
+		return usagef("--allow-origin %q refused: a wildcard in the host matches no browser's Origin (each origin is compared whole); give each origin its own --allow-origin; %s", o, allowed)
+	}
 	if canon := u.Scheme + "://" + u.Host; canon != o {
 		return usagef("--allow-origin %q: browsers send %q: %s", o, strings.ToLower(canon), allowed)
 	}

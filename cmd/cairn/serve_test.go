@@ -87,16 +87,18 @@ func TestServeAllowOrigin(t *testing.T) {
 		}
 	}
 	for bad, want := range map[string]string{
-		"null":                  "every site",
-		"*":                     "every site",
-		"app.example":           "allowed scheme://host[:port]",
-		"http://evil.example/":  "allowed scheme://host[:port]",
-		"http://evil.example/x": "allowed scheme://host[:port]",
-		"ftp://app.example":     "allowed scheme://host[:port]",
-		"https://u@app.example": "allowed scheme://host[:port]",
-		"https://app.example?":  "allowed scheme://host[:port]",
-		"HTTPS://App.Example":   `browsers send "https://app.example"`,
-		"http://app.example:0":  `port "0"`,
+		"null":                       "every site",
+		"*":                          "every site",
+		"app.example":                "allowed scheme://host[:port]",
+		"http://evil.example/":       "allowed scheme://host[:port]",
+		"http://evil.example/x":      "allowed scheme://host[:port]",
+		"ftp://app.example":          "allowed scheme://host[:port]",
+		"https://u@app.example":      "allowed scheme://host[:port]",
+		"https://app.example?":       "allowed scheme://host[:port]",
+		"HTTPS://App.Example":        `browsers send "https://app.example"`,
+		"http://app.example:0":       `port "0"`,
+		"http://*.example":           "a wildcard in the host matches no browser's Origin", // ux F16: it started, allowing only the literal
+		"https://*.app.example:8443": "a wildcard in the host",
 	} {
 		err := checkOrigin(bad)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--allow-origin "+strconv.Quote(bad)) {
