@@ -27,7 +27,7 @@ func (e *Engine) Remember(ctx context.Context, req *cairn.RememberRequest) (*cai
 		return nil, err
 	}
 	now := time.Now()
-	m, err := consolidate.Told(req, now)
+	m, err := consolidate.Told(cleanRemember(req), now) // remember_clean.go: no control bytes, before redaction
 	if err != nil {
 		return nil, err
 	}
