@@ -180,6 +180,14 @@ func secretCases() []secretCase {
 		{"azure-storage-key", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=", r("Zq8Wv3Lm", 4) + "%3D", "&se=x"},
 		{kindSecret, "my API key is ", "Zq8Wv3Lm9Np2Rt5Yx7KcAbCd", ""},
 		{kindSecret, "the token was ", "Zq8Wv3Lm9Np2Rt5Yx7Kc", " until Friday"},
+		// ux F24: XML elements and key/value attributes, percent-encoded forms.
+		{kindPassword, "<server><id>nexus</id><username>dana</username><password>", pw, "</password></server>"},
+		{kindPassword, `<add key="ClearTextPassword" value="`, pw, `" />`},
+		{kindSecret, `<add key="ApiKey" value="`, "q8Zr2Lm5Np7Wx3", `" />`},
+		{kindSecret, `<entry key="api.token">`, "Zq8Wv3Lm9Np2Rt5Yx7Kc", "</entry>"},
+		{kindSecret, "redirect=https%3A%2F%2Fx.com%2Fcb%3Faccess_token%3D", "Zq8Wv3Lm9Np2Rt5Yx7Kc", "%26x%3D1"},
+		{kindDatabasePassword, "DSN=postgres%3A%2F%2Fapp%3A", "Zq8Wv3Lm9Np2", "%40db%2Fapp"},
+		{kindURLPassword, "next=https%3A%2F%2Fdeploy%3A", "Zq8Wv3Lm9Np2", "%40git.test%2Fr"},
 		{kindHighEntropy, "SECRET_KEY_BASE=", r("9f8a7b6c5d4e3f2a1b0c", 3), ""},
 		{kindHighEntropy, `signing_key_material: "`, r("Kq9+Lm8/Zx7=", 3), `"`},
 	}
@@ -295,6 +303,12 @@ func TestRedactKeeps(t *testing.T) {
 		"sig=short",
 		"pipeline r8_stage and gsk_test",
 		"tokenizer is BPE-50257-merges",
+		"<password>required</password>",
+		`<input name="password" value="">`,
+		"<title>Secret</title><token>EOF</token>",
+		`<add key="Theme" value="dark"/>`,
+		"url=https%3A%2F%2Fx.com%2Fcb%3Fstate%3Dabc123XYZ",
+		"<tokenizer>bpe</tokenizer><secretName>db-password</secretName>",
 	} {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)
