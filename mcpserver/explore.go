@@ -34,6 +34,7 @@ type ExploreOut struct {
 	Concepts []explore.Concept `json:"concepts" jsonschema:"the concepts the walk spent most time on: where to look next"`
 	Missing  []string          `json:"missing,omitempty" jsonschema:"ids given that no active memory has"`
 	Excluded []string          `json:"excluded,omitempty" jsonschema:"ids given that memoryFilter keeps out"`
+	Hint     string            `json:"hint,omitempty" jsonschema:"set when no memory is stored yet: what to do"`
 }
 
 // ExploredMemory is one memory an exploration found or reached.
@@ -43,7 +44,7 @@ type ExploredMemory struct {
 	Title  string         `json:"title"`
 	Path   string         `json:"path" jsonschema:"cairn://memories/<kind>/<id>.md: pass it to memory_get"`
 	Score  float64        `json:"score" jsonschema:"its share of the walk (Personalized PageRank)"`
-	Origin string         `json:"origin,omitempty" jsonschema:"found: search (a hit of the topic) or id (given)"`
+	Origin string         `json:"origin,omitempty" jsonschema:"found: id (given), concept (names the concept the topic is) or search (a hit of the topic)"`
 	Via    []explore.Step `json:"via,omitempty" jsonschema:"related: how a walker most likely came to it from a starting memory, step by step (via a concept, a related link)"`
 }
 
@@ -62,7 +63,8 @@ func (a *Agent) Explore(ctx context.Context, in ExploreIn) (*ExploreOut, error) 
 	if err != nil {
 		return nil, fmt.Errorf("explore: %w", err)
 	}
-	out := &ExploreOut{Found: []ExploredMemory{}, Related: []ExploredMemory{}, Concepts: res.Concepts, Missing: res.Missing, Excluded: res.Excluded}
+	out := &ExploreOut{Found: []ExploredMemory{}, Related: []ExploredMemory{}, Concepts: res.Concepts, Missing: res.Missing, Excluded: res.Excluded,
+		Hint: res.Hint}
 	if out.Concepts == nil {
 		out.Concepts = []explore.Concept{}
 	}

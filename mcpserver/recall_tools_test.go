@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 	"github.com/cairnmemory/cairn/explore"
 	"github.com/cairnmemory/cairn/gather"
 	"github.com/cairnmemory/cairn/llm/openai"
@@ -149,5 +150,18 @@ func TestRecallHTTP(t *testing.T) {
 		if status != tt.status || !strings.Contains(body, tt.want) {
 			t.Errorf("%s %s: %d %s, want %d with %s", tt.path, tt.body, status, trunc(body), tt.status, tt.want)
 		}
+	}
+}
+
+// TestExploreToolHint: before the first memory, memory_explore answers
+// with no memories and the hint the engine gives (what to do), not an
+// error; the engine's result carried the hint, the tool dropped it.
+func TestExploreToolHint(t *testing.T) {
+	f := newFixture(t, fixtureOpts{sessions: true})
+	cs := connect(t, f.agent)
+	var res ExploreOut
+	callOK(t, cs, ToolExplore, map[string]any{"topic": "museums"}, &res)
+	if len(res.Found) != 0 || len(res.Related) != 0 || res.Hint != engine.NoMemories {
+		t.Fatalf("explore before the first memory: %+v; want no memories and the hint %q", res, engine.NoMemories)
 	}
 }
