@@ -101,6 +101,10 @@ type LocomoOptions struct {
 	// KeepTurns has LocomoSweep keep every question's retrieved turns in
 	// rank order (SweepQuestion.Turns), for reading where the misses are.
 	KeepTurns bool
+	// Asked, when set, is called by Locomo with each question it scores
+	// (scores and the evidence turns' ranks; the turns too with
+	// KeepTurns), for comparing two runs question by question.
+	Asked func(SweepQuestion)
 }
 
 // Report is the result of a run. JSON names are fixed.
@@ -173,6 +177,13 @@ func Locomo(ctx context.Context, o LocomoOptions) (*Report, error) {
 			}
 			all = append(all, sc)
 			name := LocomoCategories[qa.Category]
+			if o.Asked != nil {
+				q := SweepQuestion{Conv: sample.SampleID, Category: name, Scores: sc, Question: qa.Question, Evidence: ids, Ranks: evidenceRanks(got, ids)}
+				if o.KeepTurns {
+					q.Turns = got
+				}
+				o.Asked(q)
+			}
 			byCat[name] = append(byCat[name], sc)
 		}
 	}

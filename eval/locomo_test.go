@@ -136,3 +136,26 @@ func writeTinyLocomo(t *testing.T) string {
 	os.WriteFile(file, data, 0o644)
 	return file
 }
+
+// TestLocomoAsked: Locomo hands each question it scores to Asked, with
+// the evidence's ranks and, with KeepTurns, the turns retrieved; skipped
+// questions are not handed over.
+func TestLocomoAsked(t *testing.T) {
+	file := writeTinyLocomo(t)
+	var got []SweepQuestion
+	rep, err := Locomo(context.Background(), LocomoOptions{Data: file, Dir: t.TempDir(), KeepTurns: true, Asked: func(q SweepQuestion) { got = append(got, q) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != rep.Questions || len(got) != 2 {
+		t.Fatalf("Asked %d times for %d questions scored; want 2", len(got), rep.Questions)
+	}
+	for _, q := range got {
+		if q.Conv != "conv-t" || len(q.Evidence) != 1 || len(q.Ranks) != 1 || q.Ranks[0] != 1 || len(q.Turns) == 0 || q.Turns[0] != q.Evidence[0] {
+			t.Errorf("question %+v: want its one evidence turn retrieved first, with the turns", q)
+		}
+	}
+	if got[0].Category != "temporal" || got[1].Category != "single-hop" {
+		t.Errorf("categories %q, %q; want temporal, single-hop", got[0].Category, got[1].Category)
+	}
+}

@@ -49,6 +49,7 @@ func main() {
 	why := flag.Int("why", 0, "with -fit: print this many relevant hits cut and off-topic searches answered")
 	featureSpec := flag.String("features", "", `with -fit: the features of some modes' models ("hybrid=match,cos;lexical=match"), default search.Models'`)
 	evalRuns := flag.Bool("eval", false, "run the LoCoMo evaluation at min score 0 and at the default")
+	questions := flag.String("questions", "", "with -eval: write each run's questions (scores, evidence ranks, turns) to this JSON file, keyed by mode and min score")
 	l2 := flag.Float64("l2", 1, "L2 penalty of the fit")
 	minScore := flag.Float64("min-score", cairn.DefaultMinScore, "minimum score cross-validation cuts at")
 	posShare := flag.Float64("pos", 0.5, "share of the weight given to the answers (the prior of the fit)")
@@ -73,7 +74,7 @@ func main() {
 		err = runFit(*fit, *test, fitOptions{features: *featureSpec, why: *why, l2: *l2, minScore: *minScore,
 			crossShare: *crossShare, posShare: *posShare, fixed: *fixed, others: *othersShare, para: *paraShare, mid: *midShare})
 	case *evalRuns:
-		err = runEval(*shared)
+		err = runEval(*shared, *questions)
 	default:
 		err = fmt.Errorf("give -dump FILE, -fit FILE or -eval")
 	}
@@ -96,8 +97,9 @@ func locomoOptions(shared, mode string) (eval.LocomoOptions, error) {
 		Audit: filepath.Join(shared, "data", "locomo", "locomo-dev-audit-errors.json"), Mode: mode, Embedder: emb}, err
 }
 
-func runEval(shared string) error {
+func runEval(shared, questions string) error {
 	ctx := context.Background()
+	asked := map[string][]eval.SweepQuestion{}
 	for _, mode := range modes {
 		for _, ms := range []float64{0, cairn.DefaultMinScore} {
 			o, err := locomoOptions(shared, mode)
@@ -105,9 +107,23 @@ func runEval(shared string) error {
 				return err
 			}
 			o.MinScore = ms
+			key := fmt.Sprintf("%s min %.2f", mode, ms)
+			if questions != "" {
+				o.KeepTurns = true
+				o.Asked = func(q eval.SweepQuestion) { asked[key] = append(asked[key], q) }
+			}
 			rep, err := eval.Locomo(ctx, o)
 			if err != nil {
 				return err
+			}
+			if questions != "" {
+				data, err := json.Marshal(asked)
+				if err == nil {
+					err = os.WriteFile(questions, data, 0o644)
+				}
+				if err != nil {
+					return err
+				}
 			}
 			m := rep.Metrics
 			fmt.Printf("%-8s min %.2f  questions %d  recall@1 %.1f  @5 %.1f  @10 %.1f  @25 %.1f  @50 %.1f  mrr %.1f  %.0fs\n", mode, ms, rep.Questions,
