@@ -124,7 +124,8 @@ func TestProjectDropsColourCodes(t *testing.T) {
 	s := &cairn.Session{Source: cairn.SourceClaudeCode, ID: "colour", Messages: []cairn.Message{
 		{Role: cairn.RoleUser, Text: "grep it"},
 		{Role: cairn.RoleAssistant, Text: "found:", Tools: []cairn.ToolCall{{Name: "Bash", Input: "grep --color=always GITHUB config.env",
-			Output: "config.env:GITHUB=\x1b[01;31m\x1b[K" + tokenText + "\x1b[m\x1b[K\n\x1b[1;4mbold\x1b[0m done \x1b[2J\x1b[?25l end"}}},
+			Output: "config.env:GITHUB=\x1b[01;31m\x1b[K" + tokenText + "\x1b[m\x1b[K\n\x1b[1;4mbold\x1b[0m done \x1b[2J\x1b[?25l end" +
+				" \x1b]8;;file:///home/dev/notes.md\x1b\\notes.md\x1b]8;;\x1b\\ \x1b]0;title\x07ok"}}},
 	}}
 	for i := range s.Messages {
 		m := &s.Messages[i]
@@ -140,7 +141,7 @@ func TestProjectDropsColourCodes(t *testing.T) {
 	if strings.Contains(p.Text, "A1b2A1b2") || strings.ContainsAny(p.Text, "\x1b") {
 		t.Fatalf("token or ESC left in:\n%q", p.Text)
 	}
-	want := "  > config.env:GITHUB=" + redact.Placeholder("github-token") + " bold done  end"
+	want := "  > config.env:GITHUB=" + redact.Placeholder("github-token") + " bold done  end notes.md ok"
 	if !strings.Contains(p.Text, want) {
 		t.Errorf("projection:\n%q\nwant it to hold %q", p.Text, want)
 	}

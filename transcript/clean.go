@@ -13,7 +13,10 @@ import (
 // message that holds them alone. An ANSI CSI sequence (ESC '[' ... final
 // byte: the colour codes of grep --color, gh, ls) is dropped whole, not
 // only its ESC, so "[01;31m[K" is not left glued to the text after it (a
-// token there used to read as part of a word; ux F1).
+// token there used to read as part of a word; ux F1). So is an OSC
+// sequence (ESC ']' ... BEL or ESC '\\': a terminal hyperlink's target,
+// a window title), whose text would otherwise be left glued to the words
+// it wraps.
 
 // cleanText returns s without bad characters and whether it had any.
 func cleanText(s string) (string, bool) {
@@ -29,7 +32,7 @@ func cleanText(s string) (string, bool) {
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
 		case r == 0x1b:
-			size = csiLen(s[i:])
+			size = max(csiLen(s[i:]), oscLen(s[i:]))
 		case r < 0x20 && r != '\t' && r != '\n':
 		default:
 			b.WriteString(s[i : i+size])
@@ -76,6 +79,29 @@ func csiLen(s string) int {
 	}
 	if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
 		return j + 1
+	}
+	return 1
+}
+
+// oscLen is the length of the OSC sequence at the start of s (ESC ']', then
+// printable bytes up to BEL or ESC '\\'), or 1 when s does not start with
+// a whole one within 1 KiB.
+func oscLen(s string) int {
+	if len(s) < 2 || s[1] != ']' {
+		return 1
+	}
+	for j := 2; j < len(s) && j < 1<<10; j++ {
+		switch c := s[j]; {
+		case c == 0x07:
+			return j + 1
+		case c == 0x1b:
+			if j+1 < len(s) && s[j+1] == '\\' {
+				return j + 2
+			}
+			return 1
+		case c < 0x20:
+			return 1
+		}
 	}
 	return 1
 }

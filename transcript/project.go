@@ -27,7 +27,8 @@ import (
 // used to leave the whole token once dropped.
 // 7: the output of a tool call that fetches a secret (op read, vault kv
 // get, cat of a token file) is replaced by a placeholder (ux F22).
-const Version = 7
+// 8: OSC sequences (terminal hyperlinks, titles) dropped whole.
+const Version = 8
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
