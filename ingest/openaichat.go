@@ -41,9 +41,15 @@ func oaiFind(root string) ([]string, error) {
 // oaiSkipDirs are folders transcript walks never enter.
 var oaiSkipDirs = map[string]bool{".git": true, "node_modules": true}
 
-// oaiWalk lists the regular files under root whose base name matches,
-// sorted, without following links or entering oaiSkipDirs. A missing root
-// lists nothing; an unreadable folder below root is skipped.
+// oaiWalk lists the files under root whose base name matches, sorted,
+// without following links or entering oaiSkipDirs. A missing root lists
+// nothing; an unreadable folder below root is skipped. A match that is not
+// a regular file (a symlink, a FIFO, a socket, a device) is listed too, as
+// ccFind lists any .jsonl entry: the sync's open (os.Root, regular files
+// only) then refuses a link that leads outside the root or a FIFO with its
+// reason and counts the failure, where skipping it here said nothing (ux
+// F12: a dotfile manager's symlinked .aider.chat.history.md gave files 0
+// and no reason). A link to a file inside the root is read.
 func oaiWalk(root string, match func(name string) bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -59,7 +65,7 @@ func oaiWalk(root string, match func(name string) bool) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && match(d.Name()) {
+		if match(d.Name()) {
 			out = append(out, p)
 		}
 		return nil
