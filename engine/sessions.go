@@ -313,12 +313,17 @@ type transcriptStats struct {
 
 // reportCuts repeats, for a transcript that did not change, what its last
 // read cut and which sessions it left out (kept in its state's stats), so
-// the sync status keeps saying so.
+// the sync status keeps saying so. The sessions left out count in Skipped
+// too, so that Skipped is the sum of SkipReasons (ux F11: "skipped 0"
+// beside a reason counting 1 on a sync that read nothing again).
 func reportCuts(st *cairn.SourceSyncStats, stats string) {
 	var prev transcriptStats
 	if stats != "" && json.Unmarshal([]byte(stats), &prev) == nil {
 		addCounts(&st.Truncated, prev.Truncated)
 		addCounts(&st.SkipReasons, prev.SessionsSkipped)
+		for _, n := range prev.SessionsSkipped {
+			st.Skipped += n
+		}
 		st.AddDiagnostics(prev.Envelopes)
 	}
 }

@@ -110,6 +110,12 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 	}
 	tw.Flush()
 	for _, s := range sources {
+		if s.Files > 0 && s.FilesChanged == 0 {
+			// Nothing read again: the row's sessions, projected and
+			// unchanged are this run's reads (none); skipped and the
+			// reasons are the last read's, kept (ux F11).
+			fmt.Fprintf(e.stdout, "%s: no transcript changed since its last read: sessions, projected and unchanged count this run's reads; skipped and its reasons are kept from the last read\n", s.Source)
+		}
 		for reason, n := range s.LinesSkipped {
 			fmt.Fprintf(e.stdout, "%s: %d records skipped: %s\n", s.Source, n, visible(reason))
 		}

@@ -44,4 +44,21 @@ func TestSyncStatusSkipReasons(t *testing.T) {
 	if out := c.ok("sync", "status"); !strings.Contains(out, want) || !strings.Contains(out, "nothing indexed: no_changes") {
 		t.Errorf("second sync status:\n%s", out)
 	}
+	// skipped agrees with the reasons kept, and the text says the row's
+	// other counts are this run's reads (ux F11: "skipped 0" beside a
+	// reason counting 1).
+	var again struct {
+		Sources []struct {
+			Skipped     int            `json:"skipped"`
+			SkipReasons map[string]int `json:"skipReasons"`
+		} `json:"sources"`
+	}
+	if out := c.ok("sync", "status", "--json"); json.Unmarshal([]byte(out), &again) != nil || len(again.Sources) != 1 ||
+		again.Sources[0].Skipped != 1 || again.Sources[0].SkipReasons["direct_chats_not_selected"] != 1 {
+		t.Errorf("second sync status --json: skipped and skipReasons disagree:\n%s", out)
+	}
+	if out := c.ok("sync", "status"); !strings.Contains(out, "openclaw: no transcript changed since its last read") ||
+		!regexpLine(out, `^\s+openclaw\s+\d+\s+0\s+0\s+0\s+0\s+1\s+0\s+0$`) {
+		t.Errorf("second sync status text:\n%s", out)
+	}
 }
