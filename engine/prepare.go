@@ -24,8 +24,13 @@ import (
 // ("the password is hunter2", dcf0dc1) is redacted. 4: a value a rule
 // redacted is also redacted at its bare repeats in the same document
 // (notes, memories' fields one by one, a session as a whole through
-// redactSession; ux F5).
-const redactVersion = "4"
+// redactSession; ux F5). 5: this session's forms (rx, ux F1-F4, F10, F13,
+// F22, F24: a token after an ANSI colour code or glued to a word, quoted
+// headers, mysql/sshpass/docker login -p, session cookies, "$ cmd" output
+// of a secret fetch, next-line YAML/JSON passwords, Markdown tables, HTML
+// comments, more provider keys, .netrc/.pgpass, XML and percent-encoded
+// forms: 9df4c97 a718c46 8300181 2f056aa 7e79e9c e54bce9 9cea643).
+const redactVersion = "5"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.
