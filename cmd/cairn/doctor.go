@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -37,7 +38,9 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 			rep.Checks = append(rep.Checks, c)
 			if c.Status == engine.CheckProblem {
 				rep.Problems++
-				if c.Name != "folders" { // --repair makes those 0700
+				// --repair makes folders of this user 0700; it changes
+				// neither the configuration nor another user's folder.
+				if c.Name != "folders" || strings.HasPrefix(c.Detail, folderForeign) {
 					configProblems++
 				}
 			}
@@ -52,7 +55,7 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		case *repair:
 			hint = "see the lines above"
 		case rep.Problems == configProblems:
-			hint = "see the fix lines above: --repair does not change the configuration"
+			hint = "see the fix lines above: --repair does not change the configuration or another user's folder"
 		}
 		err = fmt.Errorf("doctor: %w in %d checks (%s)", errDoctorProblems, rep.Problems, hint)
 	}

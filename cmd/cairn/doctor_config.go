@@ -35,6 +35,9 @@ func (e *env) configChecks(ctx context.Context, cfg *config.Config, dir string, 
 	return []engine.DoctorCheck{e.foldersCheck(os.Getuid(), dataDir, dir, repair), e.embedderCheck(ctx, cfg, dir), corporaCheck(cfg)}
 }
 
+// folderForeign opens the folders line of a folder another user owns.
+const folderForeign = "owned by another user, who could replace the index and the memories: "
+
 // foldersCheck reports the folders an agent's data lives in (the data
 // root, its agents folder, the agent's folder) that group or others may
 // write, or that another user owns: anyone who can write one can replace
@@ -60,7 +63,7 @@ func (e *env) foldersCheck(uid int, dataDir, dir string, repair bool) engine.Doc
 	}
 	switch {
 	case len(foreign) > 0:
-		c.Status, c.Detail = engine.CheckProblem, "owned by another user, who could replace the index and the memories: "+strings.Join(foreign, ", ")
+		c.Status, c.Detail = engine.CheckProblem, folderForeign+strings.Join(foreign, ", ")
 		c.Fix = "use a folder of your own (set CAIRN_HOME), or have its owner hand it over (chown -R, chmod 700)"
 	case len(open) > 0:
 		c.Status, c.Detail = engine.CheckProblem, "writable by group or others, who could replace index.db or memory.db: "+strings.Join(open, ", ")

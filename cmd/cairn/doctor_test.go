@@ -271,3 +271,25 @@ func TestOpenAgentPrivateFolders(t *testing.T) {
 		t.Errorf("openAgent over a 0777 folder: mode %04o, stderr %q", fi.Mode().Perm(), errb.String())
 	}
 }
+
+// TestDoctorForeignFolder: a data folder owned by another user is a
+// folders problem that --repair leaves alone (it is not ours to change),
+// and cairn doctor's summary then does not send the user to --repair.
+// Seen from foldersCheck as another uid, so it runs as any user.
+func TestDoctorForeignFolder(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "agents", "default")
+	os.MkdirAll(dir, 0o777)
+	os.Chmod(dir, 0o777)
+	var errb bytes.Buffer
+	e := newEnv(&bytes.Buffer{}, &errb)
+	for _, repair := range []bool{false, true} {
+		c := e.foldersCheck(os.Getuid()+1, data, dir, repair)
+		if c.Status != "problem" || !strings.HasPrefix(c.Detail, folderForeign) || !strings.Contains(c.Detail, data+" (uid ") || !strings.Contains(c.Fix, "set CAIRN_HOME") {
+			t.Errorf("foldersCheck(repair %v) of another uid's folder = %+v", repair, c)
+		}
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o777 || errb.Len() != 0 {
+		t.Errorf("another user's folder was changed: %04o, stderr %q", fi.Mode().Perm(), errb.String())
+	}
+}
