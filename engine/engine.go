@@ -226,7 +226,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts *cairn.SearchOpt
 	if err != nil {
 		return nil, err
 	}
-	sel, err := selectScoped(ctx, live, o.Corpora, CanRead) // scope.go: a caller's corpora within its grant
+	names, left := unbornMemories(ctx, live, o.Corpora) // search.go: memories asked for before the first one
+	if !left {
+		return []cairn.Hit{}, nil
+	}
+	sel, err := selectScoped(ctx, live, names, CanRead) // scope.go: a caller's corpora within its grant
 	if err != nil {
 		return nil, err
 	} else if len(sel) == 0 {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/redact"
@@ -92,4 +93,20 @@ func laneCap(limit int) int {
 		return cairn.MaxRecallLimit
 	}
 	return cairn.MaxSearchLimit
+}
+
+// unbornMemories drops the memories corpus from the names a search asks
+// for while it is not live (no sessions corpus and no memory stored yet:
+// memories.go): asked for by name, it then answers with no hits, not with
+// "unknown corpus: memories", a usage error about a corpus every engine
+// has (ux F18). A caller whose scope does not read the memories keeps the
+// name, so its refusal stays. left is false when memories was the only
+// name: the search has nothing to do.
+func unbornMemories(ctx context.Context, live []cairn.Corpus, names []string) (rest []string, left bool) {
+	if slices.ContainsFunc(live, func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories }) ||
+		CanRead(ctx, cairn.MemoriesCorpus) != nil {
+		return names, true
+	}
+	rest = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return strings.EqualFold(n, cairn.MemoriesCorpus) })
+	return rest, len(rest) > 0 || len(names) == 0
 }

@@ -29,7 +29,16 @@ func TestGatherExploreNoMemoriesYet(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and the hint", args[0], code, out, errs)
 		}
 	}
-	out, errs, code := c.run("gather", "how many museums did I visit", "--json")
+	// search --corpus memories: no results and the hint, exit 0; beside
+	// the notes, the notes answer.
+	out, errs, code := c.run("search", "museums", "--corpus", "memories")
+	if code != 0 || out != "no results\n" || errs != "cairn: "+hint+"\n" {
+		t.Errorf("search --corpus memories: exit %d, stdout %q, stderr %q; want 0, no results and the hint", code, out, errs)
+	}
+	if out, errs, code := c.run("search", "museums", "--corpus", "memories", "--corpus", "s"); code != 0 || !strings.Contains(out, "n.md") || errs != "" {
+		t.Errorf("search --corpus memories --corpus s: exit %d, stdout %q, stderr %q; want the note", code, out, errs)
+	}
+	out, errs, code = c.run("gather", "how many museums did I visit", "--json")
 	var g struct {
 		Memories []json.RawMessage `json:"memories"`
 		Hint     string            `json:"hint"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,11 +60,11 @@ func cmdRecall(ctx context.Context, e *env, args []string) error {
 	}
 	defer eng.Close(ctx)
 	hits, err := eng.Search(ctx, strings.Join(pos, " "), opts)
-	if errors.Is(err, cairn.ErrInvalid) && strings.Contains(err.Error(), "unknown corpus: "+cairn.MemoriesCorpus) {
-		return fmt.Errorf("recall: no memories yet: configure a sessions corpus and run cairn consolidate")
-	}
 	if err != nil {
 		return err
+	}
+	if len(hits) == 0 && !memoriesLive(eng) { // the memories corpus answers nothing before the first memory
+		return errors.New("recall: " + engine.NoMemories)
 	}
 	if e.json {
 		if hits == nil {
@@ -116,4 +117,10 @@ func recallFlagNames(err error) string {
 	return strings.NewReplacer("memoryFilter.toldFrom", "--told-from", "memoryFilter.toldTo", "--told-to",
 		"memoryFilter.from", "--from", "memoryFilter.to", "--to", "memoryFilter.scope", "--scope",
 		"memoryFilter.status", "--status").Replace(s)
+}
+
+// memoriesLive reports whether eng's memories corpus is live: a sessions
+// corpus is configured or a memory is stored (as of eng's last search).
+func memoriesLive(eng *engine.Engine) bool {
+	return slices.ContainsFunc(eng.SearchCorpora(), func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories })
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/config"
+	"github.com/cairnmemory/cairn/engine"
 )
 
 func cmdSearch(ctx context.Context, e *env, args []string) error {
@@ -76,6 +77,9 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	if eng.Reindexed() {
 		fmt.Fprintln(e.stderr, "cairn: the index format changed and was emptied; run cairn sync to rebuild it")
+	}
+	if len(hits) == 0 && slices.ContainsFunc(corpora, func(n string) bool { return strings.EqualFold(n, cairn.MemoriesCorpus) }) && !memoriesLive(eng) {
+		fmt.Fprintln(e.stderr, "cairn: "+engine.NoMemories) // recall.go: --corpus memories before the first memory
 	}
 	return printHits(e, hits)
 }
