@@ -188,6 +188,8 @@ func secretCases() []secretCase {
 		{kindSecret, "redirect=https%3A%2F%2Fx.com%2Fcb%3Faccess_token%3D", "Zq8Wv3Lm9Np2Rt5Yx7Kc", "%26x%3D1"},
 		{kindDatabasePassword, "DSN=postgres%3A%2F%2Fapp%3A", "Zq8Wv3Lm9Np2", "%40db%2Fapp"},
 		{kindURLPassword, "next=https%3A%2F%2Fdeploy%3A", "Zq8Wv3Lm9Np2", "%40git.test%2Fr"},
+		{kindPrivateKey, "PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nPublic-Lines: 1\nAAAAB3NzaC1yc2E\nPrivate-Lines: 2\n", r("AAAAgQCZ", 8) + "\n" + r("q8Wv3Lm9", 4), "\nPrivate-MAC: 3f5a9c2e"},
+		{kindPassword, `password = """`, pw, `"""`},
 		{kindHighEntropy, "SECRET_KEY_BASE=", r("9f8a7b6c5d4e3f2a1b0c", 3), ""},
 		{kindHighEntropy, `signing_key_material: "`, r("Kq9+Lm8/Zx7=", 3), `"`},
 	}
@@ -303,6 +305,8 @@ func TestRedactKeeps(t *testing.T) {
 		"sig=short",
 		"pipeline r8_stage and gsk_test",
 		"tokenizer is BPE-50257-merges",
+		`password = """"""`,
+		"Private-Lines: none",
 		"<password>required</password>",
 		`<input name="password" value="">`,
 		"<title>Secret</title><token>EOF</token>",

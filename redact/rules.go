@@ -137,7 +137,8 @@ func buildRules() []rule {
 		{anchors: []string{"$ ", "% "}, whole: true, find: findPromptOutputs}, // fetch.go: $ op read ...
 		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
 		{anchors: []string{"| ", " |"}, whole: true, find: findTableSecrets},  // table.go
-		{anchors: []string{"</", "value="}, fold: true, find: findXML},        // xml.go
+		{anchors: []string{"Private-Lines:"}, whole: true, find: findPuttyKeys},
+		{anchors: []string{"</", "value="}, fold: true, find: findXML}, // xml.go
 		{anchors: []string{"%3d", "%3a%2f%2f"}, fold: true, find: findEncoded},
 		{anchors: assignAnchors, fold: true, find: findAssignments},
 		{anchors: proseAnchors, fold: true, find: findProse},          // prose.go: "the password is hunter2"

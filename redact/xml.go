@@ -120,3 +120,20 @@ func findEncoded(s string, hits []hit) []hit {
 	sortHits(hits[n:])
 	return hits
 }
+
+// puttyRe is the private part of a PuTTY key file (.ppk): "Private-Lines:
+// N" and the base64 lines after it, up to the next header or the end.
+var puttyRe = regexp.MustCompile(`Private-Lines:[ \t]*[0-9]+\r?\n((?:[A-Za-z0-9+/=]{8,}\r?\n?)+)`)
+
+// findPuttyKeys finds the private lines of a PuTTY key, as private-key
+// (its line breaks are kept after the placeholder).
+func findPuttyKeys(s string, hits []hit) []hit {
+	for _, m := range puttyRe.FindAllStringSubmatchIndex(s, -1) {
+		a, b := m[2], m[3]
+		for b > a && (s[b-1] == '\n' || s[b-1] == '\r') {
+			b--
+		}
+		hits = append(hits, hit{a, b, kindPrivateKey})
+	}
+	return hits
+}
