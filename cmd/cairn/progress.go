@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnmemory/cairn"
@@ -21,6 +22,11 @@ import (
 const (
 	redrawEvery = 100 * time.Millisecond
 	lineEvery   = 5 * time.Second
+	// stallAfter is how long a phase may go without an event before a
+	// line says it is waiting (and again each stallAfter while it
+	// waits): an embedding endpoint that accepts and never answers kept
+	// sync silent for four minutes (ux F25).
+	stallAfter = 10 * time.Second
 )
 
 // progress reports cairn.ProgressEvents. It remembers the last event even
@@ -38,6 +44,10 @@ type progress struct {
 	lastDraw   time.Time
 	drawn      bool // a line was drawn in this phase
 	last       cairn.ProgressEvent
+	lastEvent  time.Time // when the last event came
+	lastStall  time.Time // when the last waiting line was written
+
+	mu sync.Mutex // update, tick and done run on the sync's and the watch's goroutines
 }
 
 func newProgress(w io.Writer, enabled bool) *progress {
@@ -61,7 +71,10 @@ func syncLabel(name string) (what, unit string) {
 }
 
 func (p *progress) update(ev cairn.ProgressEvent) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	now := p.now()
+	p.lastEvent = now
 	if ev.Corpus != p.phase {
 		p.finishPhase()
 		p.phase, p.phaseStart, p.startDone, p.drawn = ev.Corpus, now, ev.Done, false
@@ -128,6 +141,60 @@ func (p *progress) line(ev cairn.ProgressEvent, now time.Time, bar bool) string 
 	return b.String()
 }
 
+// watch calls tick every second until stop is called, so a phase that
+// stops sending events is reported while it waits.
+func (p *progress) watch() (stop func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				p.tick()
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// tick writes a waiting line when the current phase, not finished, has
+// had no event for stallAfter, and again each stallAfter while that
+// lasts: "embedding: 0/4 chunks, waiting for the embedder: no answer for
+// 10s". The phase's counts stay as the last event left them.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	ev := p.last
+	if !p.on || p.phase == "" || ev.Total == 0 || ev.Done >= ev.Total {
+		return
+	}
+	quiet := now.Sub(p.lastEvent)
+	if quiet < stallAfter || now.Sub(p.lastStall) < stallAfter {
+		return
+	}
+	what, unit := p.label(ev.Corpus)
+	wait := "waiting: no progress for " + shortDuration(quiet)
+	if what == "embedding" {
+		wait = "waiting for the embedder: no answer for " + shortDuration(quiet)
+	}
+	line := fmt.Sprintf("%s: %s/%s %s, %s", what, thousands(ev.Done), thousands(ev.Total), unit, wait)
+	if unit == "" {
+		line = what + ": " + wait
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\033[K", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+	p.lastStall, p.lastDraw, p.drawn = now, now, true
+}
+
 // finishPhase ends the terminal's line of the phase that is over.
 func (p *progress) finishPhase() {
 	if p.tty && p.drawn {
@@ -135,7 +202,12 @@ func (p *progress) finishPhase() {
 	}
 }
 
-func (p *progress) done() { p.finishPhase(); p.drawn = false }
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finishPhase()
+	p.drawn, p.phase = false, ""
+}
 
 // shortDuration rounds to what a person reads: 45s, 3m10s, 1h05m.
 func shortDuration(d time.Duration) string {

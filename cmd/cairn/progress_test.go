@@ -221,3 +221,53 @@ func TestModelsPullInterrupt(t *testing.T) {
 		t.Errorf("interrupted pull: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestProgressWaitingLine: a phase with no event for 10 s gets a line
+// saying it waits, again every 10 s while it does, none once it is done
+// or with progress off (ux F25: an embedding endpoint that accepted and
+// never answered kept sync silent for four minutes).
+func TestProgressWaitingLine(t *testing.T) {
+	p, buf, clock := testProgress(false)
+	p.tick() // no phase yet
+	p.update(cairn.ProgressEvent{Corpus: "embeddings", Done: 0, Total: 4})
+	for _, step := range []struct {
+		after time.Duration
+		want  string
+	}{
+		{5 * time.Second, ""},
+		{5 * time.Second, "embedding: 0/4 chunks, waiting for the embedder: no answer for 10s\n"},
+		{5 * time.Second, ""},
+		{5 * time.Second, "embedding: 0/4 chunks, waiting for the embedder: no answer for 20s\n"},
+	} {
+		clock.advance(step.after)
+		buf.Reset()
+		p.tick()
+		if buf.String() != step.want {
+			t.Errorf("tick: %q, want %q", buf.String(), step.want)
+		}
+	}
+	p.update(cairn.ProgressEvent{Corpus: "notes", Done: 2, Total: 5})
+	clock.advance(11 * time.Second)
+	buf.Reset()
+	p.tick()
+	if want := "indexing notes: 2/5 files, waiting: no progress for 11s\n"; buf.String() != want {
+		t.Errorf("a stalled file phase: %q, want %q", buf.String(), want)
+	}
+	p.update(cairn.ProgressEvent{Corpus: "embeddings", Done: 4, Total: 4})
+	clock.advance(time.Minute)
+	buf.Reset()
+	p.tick()
+	if buf.Len() != 0 {
+		t.Errorf("a finished phase: %q", buf.String())
+	}
+	off, offBuf, offClock := testProgress(false)
+	off.on = false
+	off.update(cairn.ProgressEvent{Corpus: "embeddings", Done: 0, Total: 4})
+	offClock.advance(time.Minute)
+	off.tick()
+	if offBuf.Len() != 0 {
+		t.Errorf("progress off (--json): %q", offBuf.String())
+	}
+	stop := p.watch() // the goroutine starts and stops cleanly
+	stop()
+}

@@ -32,7 +32,9 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 	}
 	defer eng.Close(ctx)
 	bar := newProgress(e.stderr, !e.json)
+	stopWatch := bar.watch() // a phase that stops sending events is said to wait (ux F25)
 	res, err := eng.Sync(ctx, &cairn.SyncOptions{Corpora: corpora, Force: *force, Progress: bar.update})
+	stopWatch()
 	bar.done()
 	if err != nil && ctx.Err() != nil {
 		// Ctrl-C: say what was kept, not "context canceled".
