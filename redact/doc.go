@@ -19,7 +19,8 @@
 //	kind                   example shape
 //	---------------------  -------------------------------------------------------------
 //	private-key            -----BEGIN (RSA|EC|OPENSSH|DSA|ENCRYPTED|PGP) PRIVATE KEY( BLOCK)?----- ... -----END ...-----
-//	                       (the whole block, its line breaks kept; an unterminated block up to its last base64 line)
+//	                       (the whole block, its line breaks kept; an unterminated block up to its last base64 line);
+//	                       a PuTTY key's Private-Lines: N block
 //	gcp-service-account    "private_key": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n"
 //	openai-key             sk-proj-<20+ chars>, sk-svcacct-..., sk-<32+ alnum>
 //	anthropic-key          sk-ant-api03-<20+ chars>
