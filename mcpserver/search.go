@@ -45,8 +45,24 @@ func (a *Agent) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 		out.Results = append(out.Results, toHit(h, opts.Mode))
 	}
 	out.Warning = a.searchWarning(ctx, opts.Mode)
-	out.Notice = strings.Join(a.notices(ctx, len(hits) == 0), "; ")
+	notices := a.notices(ctx, len(hits) == 0)
+	if len(hits) == 0 && namesMemories(opts.Corpora) && !memoriesLive(a.searchCorpora()) {
+		notices = append(notices, engine.NoMemories)
+	}
+	out.Notice = strings.Join(notices, "; ")
 	return out, nil
+}
+
+// memoriesLive reports whether the engine searches a memories corpus yet
+// (a sessions corpus is configured or memories are stored).
+func memoriesLive(corpora []cairn.Corpus) bool {
+	return slices.ContainsFunc(corpora, func(c cairn.Corpus) bool { return c.Kind == cairn.KindMemories })
+}
+
+// namesMemories reports whether a corpora selection names the memories
+// corpus (ignoring case, as SelectCorpora matches).
+func namesMemories(names []string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(strings.TrimSpace(n), cairn.MemoriesCorpus) })
 }
 
 // searchWarning says why only the lexical lane answered: the embedder
@@ -148,7 +164,13 @@ func (a *Agent) searchOptionsOf(in SearchIn, emb cairn.Embedder) (*cairn.SearchO
 	if len(a.searchable()) == 0 {
 		return nil, fmt.Errorf("corpora: %w", a.noCorpus())
 	}
-	if _, err := cairn.SelectCorpora(a.searchCorpora(), in.Corpora); err != nil {
+	// The memories corpus may be named before the first memory: the
+	// engine answers it with no hits (30c083d) and the notice says why.
+	sel := a.searchCorpora()
+	if !memoriesLive(sel) {
+		sel = append(slices.Clip(sel), cairn.Corpus{Name: cairn.MemoriesCorpus, Kind: cairn.KindMemories})
+	}
+	if _, err := cairn.SelectCorpora(sel, in.Corpora); err != nil {
 		return nil, fmt.Errorf("corpora: %w", err)
 	}
 	o.Corpora = in.Corpora
