@@ -112,10 +112,12 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 	}
 	tw.Flush()
 	for _, s := range sources {
-		if s.Files > 0 && s.FilesChanged == 0 {
+		if s.FilesChanged == 0 && s.Files > len(s.Failures) {
 			// Nothing read again: the row's sessions, projected and
 			// unchanged are this run's reads (none); skipped and the
-			// reasons are the last read's, kept (ux F11).
+			// reasons are the last read's, kept (ux F11). With no file
+			// read, every failure is a file that could not be opened, so
+			// a source whose files all failed gets no such line.
 			fmt.Fprintf(e.stdout, "%s: no transcript changed since its last read: sessions, projected and unchanged count this run's reads; skipped and its reasons are kept from the last read\n", s.Source)
 		}
 		for reason, n := range s.LinesSkipped {

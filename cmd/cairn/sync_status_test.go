@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmemory/cairn"
 )
 
 // TestSyncStatusSkipReasons: sessions left out by chatTypes are named with
@@ -60,5 +63,28 @@ func TestSyncStatusSkipReasons(t *testing.T) {
 	if out := c.ok("sync", "status"); !strings.Contains(out, "openclaw: no transcript changed since its last read") ||
 		!regexpLine(out, `^\s+openclaw\s+\d+\s+0\s+0\s+0\s+0\s+1\s+0\s+0$`) {
 		t.Errorf("second sync status text:\n%s", out)
+	}
+}
+
+// TestUnreadSourceLine: the line saying a source's transcripts were not
+// read again is left out when every file it found failed to open (a first
+// sync of a symlink that leads outside: never read, so nothing is kept
+// from a last read; ux's re-check of 2f338b6).
+func TestUnreadSourceLine(t *testing.T) {
+	fail := []cairn.FileFailure{{Path: "/r/conversations.jsonl", Reason: "not read: open transcript: symbolic link leads outside the source root"}}
+	for _, c := range []struct {
+		s    cairn.SourceSyncStats
+		line bool
+	}{
+		{cairn.SourceSyncStats{Source: "openai-chat", Files: 1, Failed: 1, Failures: fail}, false},
+		{cairn.SourceSyncStats{Source: "openai-chat", Files: 2, Failed: 1, Failures: fail}, true},
+		{cairn.SourceSyncStats{Source: "openai-chat", Files: 2, FilesChanged: 1}, false},
+		{cairn.SourceSyncStats{Source: "openai-chat"}, false},
+	} {
+		var out bytes.Buffer
+		printSources(&env{stdout: &out, stderr: &out}, []cairn.SourceSyncStats{c.s})
+		if got := strings.Contains(out.String(), "no transcript changed since its last read"); got != c.line {
+			t.Errorf("%+v: line %v, want %v:\n%s", c.s, got, c.line, out.String())
+		}
 	}
 }
