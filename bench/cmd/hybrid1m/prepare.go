@@ -21,8 +21,8 @@ type vectorStore interface {
 }
 
 // prepareBatch is how many chunks are listed and written a round (sync's
-// loop takes 64; the rows written are the same).
-const prepareBatch = 512
+// loop takes 64; the rows written are the same; tests lower it).
+var prepareBatch = 512
 
 // prepare gives every chunk of the index in dir that has no vector of
 // emb's identity one, through the store's own listing and write
