@@ -132,7 +132,7 @@ func buildRules() []rule {
 		reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
 			`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
 
-		{anchors: cmdAnchors, fold: true, find: findCommandPasswords}, // commands.go: mysql -p<value>
+		{anchors: cmdAnchors, find: findCommandPasswords}, // commands.go: mysql -p<value>
 		{anchors: []string{"cookie", " -b "}, fold: true, find: findCookies},
 		{anchors: []string{"$ ", "% "}, whole: true, find: findPromptOutputs}, // fetch.go: $ op read ...
 		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
