@@ -187,8 +187,14 @@ func decodeValue(typ cairn.PortType, raw json.RawMessage) (any, error) {
 }
 
 // MaxLine is the longest line a reader takes (a document's text is one
-// value); a longer one is skipped and counted.
-const MaxLine = 256 << 20
+// value); a longer one is skipped unread and counted, so it costs no
+// memory. The longest row an export writes is a document's text: a file
+// of at most cairn.DefaultMaxFileSize (10 MB), at most 3 bytes a byte once
+// decoded (Windows-1252 to UTF-8), and JSON-escaped (a newline or tab: 2
+// bytes), well under 64 MiB. It was 256 MiB: a 200 MB row was decoded,
+// held about 7 times over (1.46 GB peak) and written before its hash
+// refused it (ux F27).
+const MaxLine = 64 << 20
 
 // lineReader reads lines of any length up to MaxLine, counting them.
 type lineReader struct {
