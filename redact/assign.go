@@ -139,7 +139,7 @@ func assignmentAt(s string, ns, ne int) (hit, bool) {
 	if op == "==" || (op == ":" && strings.HasPrefix(s[j:], "::")) {
 		return hit{}, false
 	}
-	k := skipBlanks(s, j+len(op))
+	k := skipCSI(s, skipBlanks(s, j+len(op)))
 	a, b, quoted := valueAt(s, k)
 	if a < 0 {
 		return hit{}, false
@@ -155,6 +155,7 @@ func assignmentAt(s string, ns, ne int) (hit, bool) {
 
 // flagAt parses the value of a flag given with a space: --password x.
 func flagAt(s, name string, k int) (hit, bool) {
+	k = skipCSI(s, k)
 	if k < len(s) && s[k] == '-' {
 		return hit{}, false
 	}
@@ -554,4 +555,35 @@ func stripCSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// skipCSI returns k moved past the colour codes that start s[k:] (ESC '['
+// ... final byte, or the ESC-less SGR and erase-line remains "[1m"), so
+// a value written in colour ("DB_PASSWORD=\x1b[1mhunter2") is read.
+func skipCSI(s string, k int) int {
+	for k < len(s) {
+		j := k
+		switch {
+		case s[j] == 0x1b && j+1 < len(s) && s[j+1] == '[':
+			j += 2
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
+				j++
+			}
+			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return k
+			}
+		case s[j] == '[':
+			j++
+			for j < len(s) && (isDigit(s[j]) || s[j] == ';') {
+				j++
+			}
+			if j >= len(s) || (s[j] != 'm' && s[j] != 'K') {
+				return k
+			}
+		default:
+			return k
+		}
+		k = j + 1
+	}
+	return k
 }

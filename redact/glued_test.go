@@ -32,6 +32,11 @@ func TestRedactAfterColourCodes(t *testing.T) {
 		{kindPassword, "\x1b[1mpassword: ", "Zq8Wv3Lm9Np2", "\x1b[0m"},
 		{kindPassword, "[01;32mexport DB_PASSWORD=", "Zq8Wv3Lm9Np2", "[0m"},
 		{kindSecret, "\x1b[36mapi_key=", "q8Zr2Lm5Np7Wx3", "\x1b[0m"},
+		// a colour code between the key and its value
+		{kindPassword, "DB_PASSWORD=\x1b[1m", "Zq8Wv3Lm9Np2", "\x1b[0m"},
+		{kindPassword, "--password \x1b[33m", "Zq8Wv3Lm9Np2", "\x1b[0m"},
+		{kindPassword, "the password is \x1b[1;31m", "Zq8Wv3Lm9Np2", "\x1b[0m for now"},
+		{kindPassword, "password: [1m", "Zq8Wv3Lm9Np2", "[0m"},
 	} {
 		got, counts := Redact(c.in())
 		if got != c.want() || counts[c.kind] != 1 {

@@ -29,6 +29,7 @@ func findProse(s string, hits []hit) []hit {
 				continue // db_password, $password, cfg.password, --password
 			}
 			if k, ok := afterPasswordWord(lower, i); ok {
+				k = skipCSI(s, k)
 				if a, b, ok := proseValue(s, k); ok {
 					hits = append(hits, hit{a, b, kindPassword})
 				}
