@@ -59,6 +59,10 @@
 # With own pairs (ecc6bbc, schema 6; 2026-12-04 01:32 to 02:07, load 12 falling to 6): 26.7 s export,
 # 32.7 minutes each import, about 20 of them the postings statement (6.5 GB in pgsql_tmp), 18.1 GB a store;
 # STEPS=own 4 minutes and STEPS=search,size ROUNDS=1 2.5 minutes at load 3 to 5.
+# Disk: both imports at once need about 50 GB free (18 GB a store and 6.5 GB of sort files each at the peak);
+# on 2026-12-04 at 04:12 both failed with "No space left on device" after 41 minutes (16 GB free at 04:07,
+# other engineers' files included). SERVERS=pg alone (76146fb, 04:15 to 04:40, load 8 to 20): 24.9 minutes.
+# STEPS=merge MERGE_ROUNDS=2 SERVERS=pg: 53 s; STEPS=search ROUNDS=2 SERVERS=pg: 2.5 minutes (load 3 to 4).
 #
 # The stores are kept (schema pg1m on both servers, WORK/sqlite); drop
 # them with DROP SCHEMA pg1m CASCADE on each server and rm -rf WORK.
