@@ -54,6 +54,13 @@ type RememberOut struct {
 // tellerKey carries the name of the MCP client calling memory_remember.
 type tellerKey struct{}
 
+// CLITeller is the teller of a memory told with cairn remember. An MCP
+// client names itself as it likes (its clientInfo): one that calls itself
+// "cli" is told by this agent's id instead, so its memories never read as
+// typed by the user at the command line (ux F28). Other names are kept as
+// given: they are the client's own word, not checked.
+const CLITeller = "cli"
+
 // Remember runs memory_remember and POST /v1/memories: the memory is
 // stored, redacted, with provenance "told by <agent>": the MCP client's
 // name (its clientInfo), else this agent's id (HTTP calls, clients that
@@ -155,7 +162,7 @@ func addRemember(s *mcp.Server, a *Agent) {
 			"and what is allowed), stored with provenance \"told by <you> at <time>\" and found by memory_search at once " +
 			"(corpora [\"memories\"]). Telling the same kind, title and summary again replaces it.",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RememberIn) (*mcp.CallToolResult, *RememberOut, error) {
-		if ci := req.ClientInfo(); ci != nil {
+		if ci := req.ClientInfo(); ci != nil && !strings.EqualFold(strings.TrimSpace(ci.Name), CLITeller) {
 			ctx = context.WithValue(ctx, tellerKey{}, ci.Name)
 		}
 		out, err := a.Remember(ctx, in)

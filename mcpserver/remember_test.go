@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairnmemory/cairn"
 	"github.com/cairnmemory/cairn/redact/redacttest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // memoryFound reports whether a search of the memories corpus finds id.
@@ -109,5 +110,31 @@ func TestRememberHTTP(t *testing.T) {
 		if status, body := do(t, srv, request{"POST", "/v1/memories", c.body, nil}); status != 400 || !strings.Contains(body, c.want) {
 			t.Errorf("%s: status %d %s, want 400 with %s", c.body, status, body, c.want)
 		}
+	}
+}
+
+// TestRememberToolCLIName: an MCP client that names itself "cli" does not
+// get the provenance of cairn remember ("told by cli"): it is told by the
+// agent's id; another name is kept (ux F28).
+func TestRememberToolCLIName(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	ctx := context.Background()
+	for _, c := range []struct{ client, want string }{{"cli", "told by default at "}, {" CLI ", "told by default at "}, {"claude-code", "told by claude-code at "}} {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := NewMCPServer(f.agent, nil).Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: c.client, Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out RememberOut
+		callOK(t, cs, ToolRemember, map[string]any{"kind": "fact", "title": "Told by " + c.client, "summary": "A fact told by a client named " + c.client + "."}, &out)
+		if !strings.HasPrefix(out.Provenance, c.want) {
+			t.Errorf("client %q: provenance %q, want %q...", c.client, out.Provenance, c.want)
+		}
+		cs.Close()
+		ss.Wait()
 	}
 }
