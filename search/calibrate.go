@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn"
@@ -333,10 +334,87 @@ func (m Model) TermsCap(s cairn.HitSignals) float64 {
 	return m.Caps[1]
 }
 
+// CorpusSignals sets the query's signals on sigs, the signals of hits (one
+// search's, in rank order), as QuerySignals does, but with the query's
+// best signals (TopTerms, TopMatch, TopCosine, NextCosine) and each hit's
+// lane ranks taken over the hits of its own corpus: a hit scores as it
+// would in a search of its corpus alone, whatever else was searched beside
+// it. Over all hits, a note of docs holding "token" of "token TTL" scored
+// 0.71 (0.82 capped) beside sessions holding both words, and 0.32 with
+// --corpus docs: its term share over the best (termsratio, weight -6.9)
+// was 0.5 instead of 1, its term share times the best (termstop) 0.5
+// instead of 0.25, and its lexical rank 8 instead of 1 (ux F19, F8). The
+// models were fitted on searches of one corpus, where the two are the
+// same. A rank in a corpus is the lane's rank less the hits of other
+// corpora ranked above it in the lane among hits: exact for the lexical
+// lane, whose ranks are the places of its hits; in hybrid, a lane
+// candidate of another corpus that fusion left out still counts. Known,
+// Rows, Symbols and the vector lane's spread stay the query's over every
+// hit: CosGap is set so that the lane's tenth cosine (TopCosine less
+// CosGap), which cosabove measures from, stays the lane's.
+func CorpusSignals(hits []cairn.Hit, sigs []cairn.HitSignals) {
+	QuerySignals(sigs)
+	var names []string
+	for _, h := range hits {
+		if !slices.Contains(names, h.Corpus) {
+			names = append(names, h.Corpus)
+		}
+	}
+	if len(names) < 2 {
+		return
+	}
+	all := sigs[0] // the query's signals over every hit
+	tenth := all.TopCosine - all.CosGap
+	for _, name := range names {
+		var idx []int
+		for i, h := range hits {
+			if h.Corpus == name {
+				idx = append(idx, i)
+			}
+		}
+		sub := make([]cairn.HitSignals, len(idx))
+		for k, i := range idx {
+			s := sigs[i]
+			s.LexRank, s.VecRank = s.LexRank-othersAbove(hits, sigs, i, lexRank), s.VecRank-othersAbove(hits, sigs, i, vecRank)
+			sub[k] = s
+		}
+		QuerySignals(sub)
+		for k, i := range idx {
+			s := sub[k]
+			s.Known, s.Rows = all.Known, all.Rows
+			s.CosGap = 0
+			if all.CosGap > 0 {
+				s.CosGap = max(0, s.TopCosine-tenth)
+			}
+			sigs[i] = s
+		}
+	}
+}
+
+func lexRank(s cairn.HitSignals) int { return s.LexRank }
+func vecRank(s cairn.HitSignals) int { return s.VecRank }
+
+// othersAbove counts the hits of corpora other than hits[i]'s that a lane
+// (rank) ranks above it; 0 where the lane did not bring hits[i].
+func othersAbove(hits []cairn.Hit, sigs []cairn.HitSignals, i int, rank func(cairn.HitSignals) int) int {
+	r := rank(sigs[i])
+	if r <= 0 {
+		return 0
+	}
+	n := 0
+	for j, h := range hits {
+		if rj := rank(sigs[j]); h.Corpus != hits[i].Corpus && rj > 0 && rj < r {
+			n++
+		}
+	}
+	return n
+}
+
 // Calibrate sets the score of hits, in rank order, from their signals
 // under mode's model (mode names the lanes that ran: hybrid with the
 // vector lane off is lexical) and drops those below minScore. The query's
-// best signals are taken over hits first (QuerySignals). A hit never
+// signals are taken over hits first, its best ones and the lane ranks over
+// the hits of each hit's corpus (CorpusSignals). A hit never
 // scores above the one ranked before it (Scores): the order is the lanes'
 // (fusion's), and a score that rose down the list would say the ranking is
 // wrong where the model is only noisier than it, so a minimum score cuts a
@@ -353,7 +431,7 @@ func Calibrate(hits []cairn.Hit, mode string, minScore float64, explain bool) []
 			sigs[i] = *h.Signals
 		}
 	}
-	QuerySignals(sigs)
+	CorpusSignals(hits, sigs)
 	scores := m.Scores(sigs)
 	out := hits[:0]
 	for i, h := range hits {

@@ -206,3 +206,75 @@ func TestTermsCapExplained(t *testing.T) {
 		t.Fatalf("got %+v", hits)
 	}
 }
+
+// TestCorpusSignals: a hit scores as it would in a search of its corpus
+// alone, whatever other corpora were searched beside it (ux F19). The
+// signals are those of "token TTL" in lexical mode over docs and sessions:
+// two session chunks hold both words, docs/mcp.md holds "token". Over
+// every hit it scored 0.71 (capped from 0.82: term share over the best
+// 0.5, lexical rank 3) beside the sessions and 0.32 alone (share over the
+// best 1, rank 1); the second docs hit moved the same way.
+func TestCorpusSignals(t *testing.T) {
+	both := cairn.HitSignals{Match: 1.57, AllWords: true, Held: 2, Terms: 1, Cover: 1, KnownCover: 1, Rarest: 0.577, Known: 1}
+	token := cairn.HitSignals{Match: 0.542, Held: 1, Terms: 0.5, Cover: 0.305, KnownCover: 0.305, Rarest: 0.254, Known: 1}
+	weaker := token
+	weaker.Match = 0.42
+	mixed := []cairn.Hit{{Corpus: "sessions", Path: "s1"}, {Corpus: "sessions", Path: "s2"}, {Corpus: "docs", Path: "mcp.md"}, {Corpus: "docs", Path: "eval.md"}}
+	for i, s := range []cairn.HitSignals{both, both, token, weaker} {
+		s.LexRank = i + 1
+		mixed[i].Signals = &s
+	}
+	alone := []cairn.Hit{{Corpus: "docs", Path: "mcp.md"}, {Corpus: "docs", Path: "eval.md"}}
+	for i, s := range []cairn.HitSignals{token, weaker} {
+		s.LexRank = i + 1
+		alone[i].Signals = &s
+	}
+	m := Models[cairn.ModeLexical]
+	got := Calibrate(mixed, cairn.ModeLexical, 0, false)
+	want := Calibrate(alone, cairn.ModeLexical, 0, false)
+	if len(got) != 4 || len(want) != 2 {
+		t.Fatalf("kept %d and %d hits, want 4 and 2", len(got), len(want))
+	}
+	for k, i := range []int{2, 3} {
+		g, w := got[i], want[k]
+		if math.Abs(g.Score-w.Score) > 1e-12 {
+			t.Errorf("%s scores %.4f beside the sessions, %.4f alone", g.Path, g.Score, w.Score)
+		}
+		if g.Signals.TopTerms != 0.5 || g.Signals.LexRank != k+1 {
+			t.Errorf("%s: TopTerms %.2f, LexRank %d; want its corpus's 0.5 and %d", g.Path, g.Signals.TopTerms, g.Signals.LexRank, k+1)
+		}
+	}
+	if got[2].Score >= m.Caps[1] {
+		t.Errorf("mcp.md scores %.4f, at the cap %.2f: its corpus holds the query's words apart", got[2].Score, m.Caps[1])
+	}
+	// The sessions' hits keep the signals of their own corpus.
+	if got[0].Signals.TopTerms != 1 || got[1].Signals.LexRank != 2 || got[0].Score < 0.9 {
+		t.Errorf("session hit: TopTerms %.2f, second's rank %d, score %.4f", got[0].Signals.TopTerms, got[1].Signals.LexRank, got[0].Score)
+	}
+}
+
+// TestCorpusSignalsCosine: over hits of several corpora, the vector
+// lane's tenth cosine (TopCosine less CosGap), from which cosabove
+// measures, stays the lane's, and the best cosine is the corpus's.
+func TestCorpusSignalsCosine(t *testing.T) {
+	hits := []cairn.Hit{{Corpus: "a"}, {Corpus: "b"}, {Corpus: "a"}, {Corpus: "b"}}
+	cos := []float64{0.8, 0.6, 0.5, 0.4}
+	sigs := make([]cairn.HitSignals, len(hits))
+	for i := range sigs {
+		sigs[i] = cairn.HitSignals{Cosine: cos[i], VecRank: i + 1, CosGap: 0.5, Known: 1, Rows: 1000}
+	}
+	before := append([]cairn.HitSignals(nil), sigs...)
+	QuerySignals(before)
+	CorpusSignals(hits, sigs)
+	for i, s := range sigs {
+		if math.Abs(cosAbove(s)-cosAbove(before[i])) > 1e-12 {
+			t.Errorf("hit %d: cosabove %.3f, %.3f over every hit", i, cosAbove(s), cosAbove(before[i]))
+		}
+		if s.Known != 1 || s.Rows != 1000 {
+			t.Errorf("hit %d: Known %.2f Rows %d, want the query's", i, s.Known, s.Rows)
+		}
+	}
+	if sigs[1].TopCosine != 0.6 || sigs[3].NextCosine != 0.4 || sigs[3].VecRank != 2 || sigs[2].VecRank != 2 || sigs[0].TopCosine != 0.8 {
+		t.Errorf("corpus b: top %.2f next %.2f, ranks %d %d", sigs[1].TopCosine, sigs[3].NextCosine, sigs[3].VecRank, sigs[2].VecRank)
+	}
+}
