@@ -260,12 +260,16 @@ func Features(mode string, s cairn.HitSignals) []float64 { return Models[mode].I
 const MaxScore = 0.99
 
 // Probability is the model's output for features x, at most MaxScore.
-func (m Model) Probability(x []float64) float64 {
+func (m Model) Probability(x []float64) float64 { return min(m.logistic(x), MaxScore) }
+
+// logistic is the model's output for x before MaxScore: capScore orders
+// the hits the model puts above a cap by it, those at MaxScore too.
+func (m Model) logistic(x []float64) float64 {
 	z := m.Weights[0]
 	for i, v := range x {
 		z += m.Weights[i+1] * v
 	}
-	return min(1/(1+math.Exp(-z)), MaxScore)
+	return 1 / (1 + math.Exp(-z))
 }
 
 // QuerySignals sets the query's best signals, over hits (one search's, in
@@ -304,7 +308,7 @@ func (m Model) Scores(hits []cairn.HitSignals) []float64 {
 	out := make([]float64, len(hits))
 	best := 0.0
 	for i := len(hits) - 1; i >= 0; i-- {
-		best = max(best, min(m.Probability(m.Inputs(hits[i])), m.TermsCap(hits[i])))
+		best = max(best, capScore(m.logistic(m.Inputs(hits[i])), m.TermsCap(hits[i])))
 		out[i] = best
 	}
 	return out
@@ -410,6 +414,31 @@ func othersAbove(hits []cairn.Hit, sigs []cairn.HitSignals, i int, rank func(cai
 	return n
 }
 
+// CapBand is the width under a partial-term cap into which capScore
+// presses the probabilities above its knee.
+const CapBand = 0.05
+
+// capScore is probability p (the model's, before MaxScore) held at or
+// under cap c in p's order: p itself up to the knee (c less CapBand, never
+// under cairn.DefaultMinScore), and above it p's place between the knee
+// and 1 pressed into the knee to c. With min(p, c), every hit the model
+// put above a cap tied at it: "token TTL" in hybrid mode over this
+// repository's docs gave four hits at 0.71, whose probabilities were 0.74
+// to 0.89; now 0.693, 0.692, 0.689 and 0.671 (ux F8). A hit at or above the
+// default minimum score stays there (the knee is not under it), so the
+// hits a search keeps at 0.3 are those min(p, c) kept; a probability at or
+// under the knee is unchanged, and one above it loses at most CapBand.
+func capScore(p, c float64) float64 {
+	if c >= MaxScore {
+		return min(p, MaxScore) // not capped
+	}
+	knee := min(c, max(c-CapBand, cairn.DefaultMinScore))
+	if p <= knee {
+		return p
+	}
+	return knee + (c-knee)*(p-knee)/(1-knee)
+}
+
 // Calibrate sets the score of hits, in rank order, from their signals
 // under mode's model (mode names the lanes that ran: hybrid with the
 // vector lane off is lexical) and drops those below minScore. The query's
@@ -445,9 +474,9 @@ func Calibrate(hits []cairn.Hit, mode string, minScore float64, explain bool) []
 			x := m.Inputs(s)
 			e := explainModel(mode, m, x, p)
 			own := m.Probability(x)
-			if c := m.TermsCap(s); c < own {
-				e += fmt.Sprintf(" capped at %.2f for a hit holding %.2f of the terms", c, s.Terms)
-				own = c
+			if c := m.TermsCap(s); capScore(m.logistic(x), c) < own {
+				own = capScore(m.logistic(x), c)
+				e += fmt.Sprintf(" held under the cap %.2f (%.4f) for a hit holding %.2f of the terms", c, own, s.Terms)
 			}
 			if own < p {
 				e += fmt.Sprintf(" raised from %.4f by a hit below", own)

@@ -202,7 +202,7 @@ func TestTermsCapExplained(t *testing.T) {
 		t.Fatalf("the model gives this hit %.3f, under the cap: the test needs a hit it caps", m.Probability(m.Inputs(s)))
 	}
 	hits := Calibrate([]cairn.Hit{{Path: "a", Signals: &s}}, cairn.ModeLexical, 0, true)
-	if len(hits) != 1 || hits[0].Score != m.Caps[1] || !strings.Contains(strings.Join(hits[0].Explain, "; "), "capped at 0.71") {
+	if len(hits) != 1 || hits[0].Score > m.Caps[1] || hits[0].Score <= m.Caps[1]-CapBand || !strings.Contains(strings.Join(hits[0].Explain, "; "), "held under the cap 0.71") {
 		t.Fatalf("got %+v", hits)
 	}
 }
@@ -276,5 +276,48 @@ func TestCorpusSignalsCosine(t *testing.T) {
 	}
 	if sigs[1].TopCosine != 0.6 || sigs[3].NextCosine != 0.4 || sigs[3].VecRank != 2 || sigs[2].VecRank != 2 || sigs[0].TopCosine != 0.8 {
 		t.Errorf("corpus b: top %.2f next %.2f, ranks %d %d", sigs[1].TopCosine, sigs[3].NextCosine, sigs[3].VecRank, sigs[2].VecRank)
+	}
+}
+
+// TestCapKeepsOrder: hits the model puts above a partial-term cap keep
+// their order under it instead of tying at it (ux F8: seven hybrid hits at
+// 0.71), scores still never rise down the list, and the cap changes
+// nothing at or under its knee, nothing for an uncapped hit, and never
+// takes a hit at or above the default minimum score under it.
+func TestCapKeepsOrder(t *testing.T) {
+	m := Models[cairn.ModeLexical]
+	var sigs []cairn.HitSignals
+	for i, match := range []float64{1.6, 1.2, 0.9, 0.7} { // two of four words, strong to weaker BM25
+		sigs = append(sigs, cairn.HitSignals{Match: match, LexRank: i + 1, Held: 2, Terms: 0.5, Cover: 0.4, KnownCover: 0.4, Rarest: 0.5, Known: 1})
+	}
+	QuerySignals(sigs)
+	scores := m.Scores(sigs)
+	for i, s := range sigs {
+		if p := m.Probability(m.Inputs(s)); p <= m.Caps[1] {
+			t.Fatalf("fixture: hit %d's probability %.3f is under the cap %.2f", i, p, m.Caps[1])
+		}
+		if scores[i] > m.Caps[1] || scores[i] <= m.Caps[1]-CapBand {
+			t.Errorf("hit %d scores %.4f, want in (%.2f, %.2f]", i, scores[i], m.Caps[1]-CapBand, m.Caps[1])
+		}
+		if i > 0 && scores[i] >= scores[i-1] {
+			t.Errorf("hit %d scores %.4f, not under hit %d's %.4f: the cap ties them", i, scores[i], i-1, scores[i-1])
+		}
+	}
+	prev := 0.0
+	for p := 0.0; p <= MaxScore; p += 0.001 {
+		for _, c := range m.Caps {
+			g := capScore(p, c)
+			if g > c || g > p || p >= cairn.DefaultMinScore && g < cairn.DefaultMinScore || p <= c-CapBand && g != p {
+				t.Errorf("capScore(%.3f, %.2f) = %.4f", p, c, g)
+			}
+		}
+		if g := capScore(p, m.Caps[1]); g < prev {
+			t.Errorf("capScore(%.3f) = %.4f falls under %.4f", p, g, prev)
+		} else {
+			prev = g
+		}
+		if capScore(p, MaxScore) != p {
+			t.Errorf("an uncapped %.3f becomes %.4f", p, capScore(p, MaxScore))
+		}
 	}
 }
