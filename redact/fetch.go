@@ -175,8 +175,11 @@ func secretFile(p string) bool {
 // promptOutputs finds, in a pasted terminal session, the output of a
 // command that fetches a secret: a line "$ op read op://vault/db/password"
 // (a prompt "$ " or "% ", after blanks) and the lines after it up to a
-// blank line or the next prompt, at most 20. The output becomes one
-// placeholder; its line breaks stay.
+// blank line, at most 20. The output becomes one placeholder; its line
+// breaks stay. It also ends before a line that cannot be the output
+// (outputEnds): the next prompt, a code fence, a Markdown heading. A note
+// that shows the command in a fenced block keeps its closing fence and the
+// text after it (ux F26 addendum).
 func findPromptOutputs(s string, hits []hit) []hit {
 	for i := 0; i < len(s); {
 		j := strings.Index(s[i:], "$ ")
@@ -203,8 +206,7 @@ func findPromptOutputs(s string, hits []hit) []hit {
 			if e < 0 {
 				e = len(s) - b
 			}
-			next := strings.TrimSpace(s[b : b+e])
-			if next == "" || strings.HasPrefix(next, "$ ") || strings.HasPrefix(next, "% ") {
+			if outputEnds(s[b : b+e]) {
 				break
 			}
 			b += e
@@ -221,4 +223,23 @@ func findPromptOutputs(s string, hits []hit) []hit {
 		}
 	}
 	return hits
+}
+
+// outputEnds reports a line that ends a pasted command's output: a blank
+// line, a prompt ("$ ", "% ", "> ", "# ", or the prompt alone), a code
+// fence (``` or ~~~, any indent) or a Markdown heading ("## Notes"; "# "
+// is both a root prompt and a heading).
+func outputEnds(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		return true
+	}
+	switch t[0] {
+	case '$', '%', '>':
+		return len(t) == 1 || t[1] == ' ' || t[1] == '\t'
+	case '#':
+		h := strings.TrimLeft(t, "#")
+		return len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t')
+	}
+	return false
 }

@@ -141,6 +141,13 @@ func secretCases() []secretCase {
 		// ux F22: a pasted terminal session; a value on the line after its key.
 		{KindCommandOutput, "$ op read op://vault/db/password\n", "Zq8Wv3Lm9Np2", "\n$ psql -h db"},
 		{KindCommandOutput, "  % printenv DATABASE_PASSWORD\n", "line one 9x\nline two", "\n\nlater text"},
+		// ux F26 addendum: the output ends at a fence, a prompt or a heading.
+		{KindCommandOutput, "```\n$ printenv DB_PASSWORD\n", "hunter2xyz", "\n```\nmore text"},
+		{KindCommandOutput, "  ~~~sh\n  $ op read op://v/db/password\n", "  Zq8Wv3Lm9Np2", "\n  ~~~\nmore text"},
+		{KindCommandOutput, "$ printenv DB_PASSWORD\n", "Zq8Wv3Lm9Np2", "\n> echo done\ndone"},
+		{KindCommandOutput, "% printenv DB_PASSWORD\n", "Zq8Wv3Lm9Np2", "\n# whoami\nroot"},
+		{KindCommandOutput, "$ printenv DB_PASSWORD\n", "Zq8Wv3Lm9Np2", "\n## Next steps\nrotate it"},
+		{kindPassword, "$ cat .env\n# database\nDB_PASSWORD=", pw, "\n"}, // the comment ends the output; the assignment rule takes the value
 		{kindPassword, "db:\n  password:\n    ", pw, "\n  user: app"},
 		{kindPassword, "{\n  \"password\":\n    \"", pw, "\"\n}"},
 		{kindPassword, "password: |\n  ", pw, "\n"},
