@@ -80,7 +80,7 @@ func proseValue(s string, k int) (int, int, bool) {
 		}
 		a, b := k+1, k+1+end
 		v := s[a:b]
-		if len(v) < 3 || strings.ContainsAny(v, " \t\r\n") || isPlaceholder(v) || looksLikeLocation(v) {
+		if len(v) < 3 || strings.ContainsAny(v, " \t\r\n") || isPlaceholder(v) || looksLikeLocation(v) || concatenation(v) {
 			return 0, 0, false
 		}
 		return a, b, true
@@ -89,11 +89,28 @@ func proseValue(s string, k int) (int, int, bool) {
 	for b < len(s) && !strings.ContainsRune(" \t\r\n\x1b", rune(s[b])) {
 		b++
 	}
+	b = k + valueStop(s[k:b])
 	b = trimSGR(s, k, b)
 	for b > k && strings.IndexByte(".,;:?)]}\"'`", s[b-1]) >= 0 {
 		b--
 	}
 	return k, b, proseSecret(s[k:b])
+}
+
+// valueStop returns where a bare value v ends: at its first quote, comma,
+// ';' or ')', as the assignments' values end (valueAt), or at its end.
+func valueStop(v string) int {
+	if i := strings.IndexAny(v, "\"'`,;)"); i >= 0 {
+		return i
+	}
+	return len(v)
+}
+
+// concatenation reports a quoted "value" that is code joining strings: in
+// "The deploy token is "+secretToken+" and", the quotes close and reopen
+// string literals around +secretToken+ (ux F26).
+func concatenation(v string) bool {
+	return len(v) >= 3 && v[0] == '+' && v[len(v)-1] == '+'
 }
 
 // proseSecret reports whether a bare value after a password word in prose

@@ -28,14 +28,17 @@ func providerRules() []rule {
 }
 
 // findNetrc finds .netrc passwords (netrcRe) on lines naming a machine or
-// starting with blanks and "password".
+// starting with blanks and "password". The value stops at a quote, comma,
+// ';' or ')' (valueStop): in code, "machine h login u password required",
+// is the word required inside a string (ux F26).
 func findNetrc(s string, hits []hit) []hit {
 	if t := strings.TrimLeft(s, " \t"); !strings.Contains(s, "machine") && (len(t) == len(s) || !strings.HasPrefix(t, "password")) {
 		return hits
 	}
 	for _, m := range netrcRe.FindAllStringSubmatchIndex(s, -1) {
-		if v := s[m[2]:m[3]]; proseSecret(v) {
-			hits = append(hits, hit{m[2], m[3], kindPassword})
+		b := m[2] + valueStop(s[m[2]:m[3]])
+		if v := s[m[2]:b]; proseSecret(v) {
+			hits = append(hits, hit{m[2], b, kindPassword})
 		}
 	}
 	return hits

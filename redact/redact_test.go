@@ -183,6 +183,9 @@ func secretCases() []secretCase {
 		{"atlassian-token", "JIRA_API_TOKEN=", "ATATT3xFfGF0" + r("p2Rt5Yx7Kc", 6) + "=9B2D5F8A", ""},
 		{kindPassword, "machine github.com login dana password ", pw, ""},
 		{kindPassword, "machine api.test\n  login dana\n  password ", pw, "\n"},
+		{kindPassword, "\"machine h.test login dana password ", pw, "\",\n"},
+		{kindPassword, "the password is ", pw, "; rotate it"},
+		{kindSecret, "the token is \"", "Zq8Wv3Lm9Np2Rt5Yx7Kc", "\" until Friday"},
 		{kindPassword, "db.example.com:5432:app:dana:", pw, "\n"},
 		{"azure-storage-key", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=", r("Zq8Wv3Lm", 4) + "%3D", "&se=x"},
 		{kindSecret, "my API key is ", "Zq8Wv3Lm9Np2Rt5Yx7KcAbCd", ""},
@@ -320,6 +323,11 @@ func TestRedactKeeps(t *testing.T) {
 		`<add key="Theme" value="dark"/>`,
 		"url=https%3A%2F%2Fx.com%2Fcb%3Fstate%3Dabc123XYZ",
 		"<tokenizer>bpe</tokenizer><secretName>db-password</secretName>",
+		// ux F26: code around a netrc line and a prose token; a badly cut value not spread.
+		"\t\t\"machine github.com login dana password required\",\n\t\t\"Password: required\",",
+		`write(t, "# Keys\n\nThe deploy token is "+secretToken+" and we decided to rotate it.\n")`,
+		`msg := 'the password is '+userPassword+' for now'`,
+		"f(\"machine h.test login u password missing);\")",
 	} {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)

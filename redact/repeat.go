@@ -70,11 +70,17 @@ func (r *repeats) add(v, kind string) {
 }
 
 // repeatable reports whether a replaced value is remembered: see above.
+// A value that ends in a quote or in sentence or code punctuation
+// ("required\",", "hunter2.") was cut badly by its rule, and a value that
+// is a plain word once the punctuation around it is dropped ("required!")
+// is the word elsewhere: neither is spread (ux F26). Summer2024! still is.
 func repeatable(v string) bool {
 	if utf8.RuneCountInString(v) < repeatKey || len(v) < repeatKey ||
-		strings.ContainsAny(v, "\r\n") || strings.Contains(v, placeholderPrefix) || isPlaceholder(v) {
+		strings.ContainsAny(v, "\r\n") || strings.Contains(v, placeholderPrefix) || isPlaceholder(v) ||
+		strings.IndexByte("\"'`,;:.)]}", v[len(v)-1]) >= 0 {
 		return false
 	}
+	v = strings.TrimFunc(v, func(r rune) bool { return r < 0x80 && strings.ContainsRune(punctuation, r) })
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c < 0x80 && !isLower(c) && !isUpper(c) && strings.IndexByte("-_. \t", c) < 0 {
@@ -83,6 +89,10 @@ func repeatable(v string) bool {
 	}
 	return false
 }
+
+// punctuation is what repeatable drops from a value's ends before it looks
+// for a digit or a symbol.
+const punctuation = "\"'`,;:.!?()[]{}<>"
 
 // tokenByte is a byte that continues a token: a copy of a value must not
 // have one beside it where the value's own end is one.

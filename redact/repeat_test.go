@@ -117,6 +117,9 @@ func TestRepeatable(t *testing.T) {
 		"ab1!": false, "12345": false, "swordfish": false, "TrOuBaDoR": false, "read-only": false,
 		"correct horse battery": false, "[REDACTED:password]": false, "${DB_PASSWORD}": false,
 		"line1\nline2x": false, "pässwörter": false, "********": false,
+		// ux F26: punctuation at the end, a plain word inside punctuation.
+		"required\",": false, "hunter2.": false, "hunter2,": false, "(hunter2)": false, "required!": false, "'swordfish'": false,
+		"Summer!2024": true, "!Qz7k9x": true,
 	} {
 		if got := repeatable(v); got != want {
 			t.Errorf("repeatable(%q) = %v, want %v", v, got, want)
