@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -111,15 +112,22 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.Source, s.Files, s.FilesChanged, s.Sessions, s.Projected, s.Unchanged, s.Skipped, s.Removed, s.Failed)
 	}
 	tw.Flush()
+	// One line for the sources that read nothing again and still show
+	// sessions skipped: their skipped count and reasons are the last
+	// read's, kept, while the row's other counts are this run's (none; ux
+	// F11). A source without kept reasons needs no word (its row is all
+	// this run's), and with no file read every failure is a file that
+	// could not be opened, so one whose files all failed was never read.
+	var kept []string
 	for _, s := range sources {
-		if s.FilesChanged == 0 && s.Files > len(s.Failures) {
-			// Nothing read again: the row's sessions, projected and
-			// unchanged are this run's reads (none); skipped and the
-			// reasons are the last read's, kept (ux F11). With no file
-			// read, every failure is a file that could not be opened, so
-			// a source whose files all failed gets no such line.
-			fmt.Fprintf(e.stdout, "%s: no transcript changed since its last read: sessions, projected and unchanged count this run's reads; skipped and its reasons are kept from the last read\n", s.Source)
+		if s.FilesChanged == 0 && s.Files > len(s.Failures) && s.Skipped > 0 {
+			kept = append(kept, s.Source)
 		}
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(e.stdout, "no transcript changed since its last read (%s): skipped and its reasons are kept from that read; the other counts are this run's\n", strings.Join(kept, ", "))
+	}
+	for _, s := range sources {
 		for reason, n := range s.LinesSkipped {
 			fmt.Fprintf(e.stdout, "%s: %d records skipped: %s\n", s.Source, n, visible(reason))
 		}

@@ -60,31 +60,37 @@ func TestSyncStatusSkipReasons(t *testing.T) {
 		again.Sources[0].Skipped != 1 || again.Sources[0].SkipReasons["direct_chats_not_selected"] != 1 {
 		t.Errorf("second sync status --json: skipped and skipReasons disagree:\n%s", out)
 	}
-	if out := c.ok("sync", "status"); !strings.Contains(out, "openclaw: no transcript changed since its last read") ||
+	if out := c.ok("sync", "status"); !strings.Contains(out, "no transcript changed since its last read (openclaw): skipped and its reasons are kept") ||
 		!regexpLine(out, `^\s+openclaw\s+\d+\s+0\s+0\s+0\s+0\s+1\s+0\s+0$`) {
 		t.Errorf("second sync status text:\n%s", out)
 	}
 }
 
-// TestUnreadSourceLine: the line saying a source's transcripts were not
-// read again is left out when every file it found failed to open (a first
-// sync of a symlink that leads outside: never read, so nothing is kept
-// from a last read; ux's re-check of 2f338b6).
+// TestUnreadSourceLine: one line names the sources that read nothing
+// again and show kept skip reasons; none for a source without such
+// reasons (every no-op sync printed one 150-character line per source),
+// or whose files all failed to open (never read; ux's re-checks of
+// 2f338b6).
 func TestUnreadSourceLine(t *testing.T) {
 	fail := []cairn.FileFailure{{Path: "/r/conversations.jsonl", Reason: "not read: open transcript: symbolic link leads outside the source root"}}
+	kept := map[string]int{"direct_chats_not_selected": 1}
 	for _, c := range []struct {
-		s    cairn.SourceSyncStats
-		line bool
+		s    []cairn.SourceSyncStats
+		want string
 	}{
-		{cairn.SourceSyncStats{Source: "openai-chat", Files: 1, Failed: 1, Failures: fail}, false},
-		{cairn.SourceSyncStats{Source: "openai-chat", Files: 2, Failed: 1, Failures: fail}, true},
-		{cairn.SourceSyncStats{Source: "openai-chat", Files: 2, FilesChanged: 1}, false},
-		{cairn.SourceSyncStats{Source: "openai-chat"}, false},
+		{[]cairn.SourceSyncStats{{Source: "openai-chat", Files: 1, Failed: 1, Failures: fail, Skipped: 1, SkipReasons: kept}}, ""},
+		{[]cairn.SourceSyncStats{{Source: "openai-chat", Files: 2, Failed: 1, Failures: fail, Skipped: 1, SkipReasons: kept}}, "(openai-chat)"},
+		{[]cairn.SourceSyncStats{{Source: "codex", Files: 2}, {Source: "aider", Files: 1}}, ""},
+		{[]cairn.SourceSyncStats{{Source: "codex", Files: 2}, {Source: "openclaw", Files: 1, Skipped: 1, SkipReasons: kept},
+			{Source: "gemini", Files: 3, Skipped: 2, SkipReasons: map[string]int{"empty_session": 2}}}, "(openclaw, gemini)"},
+		{[]cairn.SourceSyncStats{{Source: "openclaw", Files: 2, FilesChanged: 1, Skipped: 1, SkipReasons: kept}}, ""},
+		{[]cairn.SourceSyncStats{{Source: "openai-chat"}}, ""},
 	} {
 		var out bytes.Buffer
-		printSources(&env{stdout: &out, stderr: &out}, []cairn.SourceSyncStats{c.s})
-		if got := strings.Contains(out.String(), "no transcript changed since its last read"); got != c.line {
-			t.Errorf("%+v: line %v, want %v:\n%s", c.s, got, c.line, out.String())
+		printSources(&env{stdout: &out, stderr: &out}, c.s)
+		n := strings.Count(out.String(), "no transcript changed since its last read")
+		if c.want == "" && n != 0 || c.want != "" && (n != 1 || !strings.Contains(out.String(), "no transcript changed since its last read "+c.want+":")) {
+			t.Errorf("%+v: %d lines, want %q:\n%s", c.s, n, c.want, out.String())
 		}
 	}
 }
