@@ -106,11 +106,19 @@ func (e *Embedder) withRetries(ctx context.Context, in []string) ([][]float32, e
 		backoff = 500 * time.Millisecond
 	}
 	var out [][]float32
+	tries, start := 0, time.Now()
 	err := httpjson.Retry(ctx, e.Retries, backoff, func() error {
 		var err error
+		tries++
 		out, err = e.post(ctx, in)
 		return err
 	})
+	if err != nil && tries > 1 && ctx.Err() == nil {
+		// The last try's error alone ("timed out after 1m0s") hid the
+		// wait: four tries of an endpoint that never answers took four
+		// minutes (ux F25).
+		err = fmt.Errorf("%w (%d tries in %s)", err, tries, time.Since(start).Round(time.Second))
+	}
 	return out, err
 }
 
