@@ -44,7 +44,8 @@ func findCommandPasswords(s string, hits []hit) []hit {
 				a, b = a+1, b-1
 			}
 			// prose ends a sentence after a stand-in: "-p<value>, glued"
-			if v := s[a:b]; v != "" && v[0] != '-' && !isPlaceholder(v) && !isPlaceholder(strings.TrimRight(v, ",.:)")) {
+			// one letter is a stand-in in prose: "mysql -pV", "sshpass -p V"
+			if v := s[a:b]; len(v) > 1 && v[0] != '-' && !isPlaceholder(v) && !isPlaceholder(strings.TrimRight(v, ",.:)")) {
 				hits = append(hits, hit{a, b, kindPassword})
 			}
 			break

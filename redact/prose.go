@@ -98,9 +98,10 @@ func proseValue(s string, k int) (int, int, bool) {
 }
 
 // valueStop returns where a bare value v ends: at its first quote, comma,
-// ';' or ')', as the assignments' values end (valueAt), or at its end.
+// ';', ')' or backslash (an escaped quote or line break in a string), as
+// the assignments' values end (valueAt), or at its end.
 func valueStop(v string) int {
-	if i := strings.IndexAny(v, "\"'`,;)"); i >= 0 {
+	if i := strings.IndexAny(v, "\"'`,;)\\"); i >= 0 {
 		return i
 	}
 	return len(v)

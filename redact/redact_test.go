@@ -185,6 +185,7 @@ func secretCases() []secretCase {
 		{kindPassword, "machine api.test\n  login dana\n  password ", pw, "\n"},
 		{kindPassword, "\"machine h.test login dana password ", pw, "\",\n"},
 		{kindPassword, "the password is ", pw, "; rotate it"},
+		{kindPassword, `"the password is `, pw, `\" ok"`},
 		{kindSecret, "the token is \"", "Zq8Wv3Lm9Np2Rt5Yx7Kc", "\" until Friday"},
 		{kindPassword, "db.example.com:5432:app:dana:", pw, "\n"},
 		{"azure-storage-key", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=", r("Zq8Wv3Lm", 4) + "%3D", "&se=x"},
@@ -328,6 +329,8 @@ func TestRedactKeeps(t *testing.T) {
 		`write(t, "# Keys\n\nThe deploy token is "+secretToken+" and we decided to rotate it.\n")`,
 		`msg := 'the password is '+userPassword+' for now'`,
 		"f(\"machine h.test login u password missing);\")",
+		`{"[store]\nurl = \"postgres://u@db/x?Password=secret\"\n", ":2: url holds a password"},`,
+		"quoted header; `mysql -pV`, `sshpass -p V`, `docker login -p V`",
 	} {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)
