@@ -63,7 +63,9 @@
 //	sentry-token           sntrys_eyJ<...>, sntryu_<64 hex>
 //	atlassian-token        ATATT3<50+>, ATCTT3
 //	command-output         the output of a tool call or a pasted "$ <cmd>" that fetches a
-//	                       secret (op read, vault kv get, cat ~/.config/cairn/token; FetchesSecret)
+//	                       secret (op read, vault kv get, cat ~/.config/cairn/token; FetchesSecret);
+//	                       pasted output ends at a blank line, the next prompt ($ % > #),
+//	                       a code fence or a Markdown heading, which are kept
 //	jwt                    eyJ<header>.eyJ<payload>.<signature>
 //	bearer-token           Authorization: Bearer <16+ token chars> (the token);
 //	                       Authorization: token <16+> (GitHub's form)
@@ -149,9 +151,10 @@
 // is hunter2", "I will not repeat hunter2" becomes "I will not repeat
 // [REDACTED:password]". Only values of six or more characters that hold a
 // digit or a symbol are looked for, as whole tokens (not in xhunter2 or
-// hunter22); a value of letters or words alone (swordfish, read-only) is
-// kept elsewhere, since the same word is more often just the word
-// (repeat.go).
+// hunter22); a value of letters or words alone (swordfish, read-only), also
+// inside punctuation (required!), is kept elsewhere, since the same word is
+// more often just the word, and a value ending in a quote or in .,;:)]} is
+// not spread (repeat.go).
 //
 // # Cost
 //
