@@ -188,8 +188,9 @@ func valueAt(s string, k int) (a, b int, quoted bool) {
 	switch c := s[k]; {
 	case (c == '"' || c == '\'') && strings.HasPrefix(s[k:], strings.Repeat(string(c), 3)):
 		// a Python triple-quoted string on one line: password = """..."""
+		// (one letter, password = """v""", is a stand-in in prose)
 		q := strings.Repeat(string(c), 3)
-		if e := strings.Index(s[k+3:], q); e > 0 && !strings.ContainsAny(s[k+3:k+3+e], "\r\n") {
+		if e := strings.Index(s[k+3:], q); e > 1 && !strings.ContainsAny(s[k+3:k+3+e], "\r\n") {
 			return k + 3, k + 3 + e, true
 		}
 		return -1, -1, false

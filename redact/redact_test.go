@@ -317,6 +317,7 @@ func TestRedactKeeps(t *testing.T) {
 		"pipeline r8_stage and gsk_test",
 		"tokenizer is BPE-50257-merges",
 		`password = """"""`,
+		"Python `password = \"\"\"v\"\"\"` (a stand-in)",
 		"Private-Lines: none",
 		"<password>required</password>",
 		`<input name="password" value="">`,
