@@ -29,8 +29,12 @@ import (
 // headers, mysql/sshpass/docker login -p, session cookies, "$ cmd" output
 // of a secret fetch, next-line YAML/JSON passwords, Markdown tables, HTML
 // comments, more provider keys, .netrc/.pgpass, XML and percent-encoded
-// forms: 9df4c97 a718c46 8300181 2f056aa 7e79e9c e54bce9 9cea643).
-const redactVersion = "5"
+// forms: 9df4c97 a718c46 8300181 2f056aa 7e79e9c e54bce9 9cea643). 6:
+// pasted command output ends at a code fence, prompt or heading, and
+// prose/.netrc values stop at quotes and punctuation (rz, ux F26: ea20c80
+// 1636b24 5053182 20220be); a note indexed under 5 with a fenced `$ printenv`
+// block lost its closing fence and the lines after it.
+const redactVersion = "6"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.
