@@ -28,7 +28,10 @@ import (
 // 7: the output of a tool call that fetches a secret (op read, vault kv
 // get, cat of a token file) is replaced by a placeholder (ux F22).
 // 8: OSC sequences (terminal hyperlinks, titles) dropped whole.
-const Version = 8
+// 9: redaction's false positives of 8300181 and 8f8979a's rules mended (ux
+// F26: pasted output ends at a fence, prompt or heading; values stop at
+// quotes and punctuation), so sessions projected under 8 are projected again.
+const Version = 9
 
 // DefaultMaxMessageBytes is the most of one message's body a projection
 // keeps; the rest is cut with a marker (Projection.Cut counts it).
