@@ -349,7 +349,13 @@ func (m Model) TermsCap(s cairn.HitSignals) float64 {
 // was 0.5 instead of 1, its term share times the best (termstop) 0.5
 // instead of 0.25, and its lexical rank 8 instead of 1 (ux F19, F8). The
 // models were fitted on searches of one corpus, where the two are the
-// same. A rank in a corpus is the lane's rank less the hits of other
+// same. A hit holding none of the query's words keeps the signals over
+// every hit: that a hit of any corpus holds them tells against it
+// (noterms, a weight of -1.18 in hybrid mode). Without it, session turns
+// the vector lane alone found for "timeout 5000", beside the one note
+// holding both words, scored 0.49 and raised a turn above them from 0.06
+// (engine TestHybridMixedLexicalFirst). A rank in a corpus is the lane's
+// rank less the hits of other
 // corpora ranked above it in the lane among hits: exact for the lexical
 // lane, whose ranks are the places of its hits; in hybrid, a lane
 // candidate of another corpus that fusion left out still counts. Known,
@@ -384,6 +390,9 @@ func CorpusSignals(hits []cairn.Hit, sigs []cairn.HitSignals) {
 		}
 		QuerySignals(sub)
 		for k, i := range idx {
+			if sigs[i].Held == 0 {
+				continue // judged against every hit (noterms), as before
+			}
 			s := sub[k]
 			s.Known, s.Rows = all.Known, all.Rows
 			s.CosGap = 0

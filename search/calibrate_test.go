@@ -261,7 +261,7 @@ func TestCorpusSignalsCosine(t *testing.T) {
 	cos := []float64{0.8, 0.6, 0.5, 0.4}
 	sigs := make([]cairn.HitSignals, len(hits))
 	for i := range sigs {
-		sigs[i] = cairn.HitSignals{Cosine: cos[i], VecRank: i + 1, CosGap: 0.5, Known: 1, Rows: 1000}
+		sigs[i] = cairn.HitSignals{Cosine: cos[i], VecRank: i + 1, CosGap: 0.5, Known: 1, Rows: 1000, Held: 1, Terms: 0.5}
 	}
 	before := append([]cairn.HitSignals(nil), sigs...)
 	QuerySignals(before)
@@ -273,6 +273,14 @@ func TestCorpusSignalsCosine(t *testing.T) {
 		if s.Known != 1 || s.Rows != 1000 {
 			t.Errorf("hit %d: Known %.2f Rows %d, want the query's", i, s.Known, s.Rows)
 		}
+	}
+	// A hit holding none of the query's words keeps the signals over every
+	// hit: another corpus's hit holding them tells against it (noterms).
+	words := []cairn.Hit{{Corpus: "a"}, {Corpus: "b"}}
+	ws := []cairn.HitSignals{{Held: 2, Terms: 1, LexRank: 1}, {Cosine: 0.5, VecRank: 1}}
+	CorpusSignals(words, ws)
+	if ws[1].TopTerms != 1 || features["noterms"](ws[1]) != 1 || ws[0].TopTerms != 1 {
+		t.Errorf("a hit of no word beside one of every word: TopTerms %.2f, noterms %.0f", ws[1].TopTerms, features["noterms"](ws[1]))
 	}
 	if sigs[1].TopCosine != 0.6 || sigs[3].NextCosine != 0.4 || sigs[3].VecRank != 2 || sigs[2].VecRank != 2 || sigs[0].TopCosine != 0.8 {
 		t.Errorf("corpus b: top %.2f next %.2f, ranks %d %d", sigs[1].TopCosine, sigs[3].NextCosine, sigs[3].VecRank, sigs[2].VecRank)
