@@ -39,7 +39,7 @@ const (
 // file, rather than kept as after a transient failure such as permission
 // denied.
 func DropsDocument(f cairn.FileFailure) bool {
-	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink ||
+	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink || f.Reason == ReasonSymlinkAvoided ||
 		strings.HasPrefix(f.Reason, ReasonNotRegular+":")
 }
 
@@ -48,7 +48,9 @@ func DropsDocument(f cairn.FileFailure) bool {
 //
 //   - never enters ".git" directories or symlinked directories, nor the
 //     other DefaultExcludes folders unless the corpus asks for them;
-//   - matches Pattern and c.Exclude against the path relative to the source
+//   - never enters a folder that c.Exclude names by absolute path
+//     (ExcludedFolders), nor lists a symlinked file whose target lies in one;
+//   - matches Pattern and the other c.Exclude entries against the path relative to the source
 //     root; an exclude pattern that matches a directory's path prunes the
 //     whole directory ("drafts", "drafts/**" and "**/drafts/**" all prune
 //     "drafts"; an exclude such as "*.md" also prunes a directory named
@@ -100,11 +102,12 @@ func ScanWith(ctx context.Context, c cairn.Corpus, opts *ScanOptions) (files []F
 	if err != nil {
 		return nil, nil, err
 	}
-	excludes, err := compileExcludes(c.Exclude)
+	globs, folders := splitExcludes(c.Exclude)
+	excludes, err := compileExcludes(globs)
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &walker{ctx: ctx, excludes: excludes, corpus: c}
+	w := &walker{ctx: ctx, excludes: excludes, corpus: c, folders: resolveFolders(folders)}
 	if opts != nil {
 		w.skip = opts.Skip
 	}
@@ -137,6 +140,8 @@ type walker struct {
 	glob     *Glob
 	skipDirs map[string]bool // folder names never entered (skippedDirs)
 	rootReal string          // Root with symlinks resolved
+	folders  []string        // the folders excluded by absolute path, resolved
+	avoid    map[string]bool // those below the current root, relative to it
 
 	files    []File
 	failures []cairn.FileFailure
@@ -223,6 +228,10 @@ func (w *walker) scanSource(src Source) error {
 	case err != nil:
 		w.fail(src.Root, ReasonUnreadableDir+": "+errText(err))
 		return nil
+	}
+	var whole bool
+	if w.avoid, whole = avoidedIn(w.rootReal, w.folders); whole {
+		return nil // the root lies in an excluded folder: nothing is read
 	}
 	w.jobs = make(chan *dirRun, 4*statWorkers)
 	if w.buf == nil {
@@ -316,7 +325,7 @@ func (w *walker) walkDir(dir, rel string) error {
 		childRel := w.childRel(rel, name) // valid until the next call
 		switch {
 		case typ.IsDir():
-			if w.skipDirs[name] || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
+			if w.skipDirs[name] || w.avoid[childRel] || w.excluded(childRel) || !w.glob.CanDescend(childRel) {
 				continue
 			}
 			flush()
@@ -446,6 +455,10 @@ func (w *walker) addSymlink(d *dirRef, name string) {
 	}
 	if !within(w.rootReal, target) {
 		w.fail(w.exposed(rel), ReasonSymlinkOutside)
+		return
+	}
+	if inFolders(target, w.folders) {
+		w.fail(w.exposed(rel), ReasonSymlinkAvoided)
 		return
 	}
 	w.addFile(d, name, info.Size(), info.ModTime().UnixNano())

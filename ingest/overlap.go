@@ -63,7 +63,8 @@ func reaches(outer, inner Source, excludes []string) (string, bool) {
 	if err != nil || !og.CanDescend(rel) {
 		return "", false
 	}
-	ex, _ := compileExcludes(excludes)
+	globs, _ := splitExcludes(excludes)
+	ex, _ := compileExcludes(globs)
 	if name, ok := literal(inner.Pattern); ok {
 		full := joinRel(rel, name)
 		if !og.Match(full) || matchesAny(ex, full) {

@@ -73,7 +73,8 @@ func Resolve(c cairn.Corpus) ([]Source, error) {
 	if _, err := CompileGlob(glob); err != nil {
 		return nil, fmt.Errorf("corpus %q glob: %w", c.Name, err)
 	}
-	if _, err := compileExcludes(c.Exclude); err != nil {
+	globs, _ := splitExcludes(c.Exclude) // absolute entries are folders (ExcludedFolders)
+	if _, err := compileExcludes(globs); err != nil {
 		return nil, fmt.Errorf("corpus %q exclude: %w", c.Name, err)
 	}
 	if len(c.Paths) == 0 {

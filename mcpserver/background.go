@@ -120,6 +120,7 @@ type dirWatcher struct {
 	a        *Agent
 	w        *fsnotify.Watcher
 	roots    []watchRoot
+	skip     []string // folders never watched: the corpora's ingest.ExcludedFolders (Cairn's own data folder)
 	debounce time.Duration
 	log      *slog.Logger
 
@@ -166,6 +167,7 @@ func newDirWatcher(a *Agent, opts BackgroundOptions) (*dirWatcher, error) {
 			fw.Close()
 			return nil, err
 		}
+		d.skip = append(d.skip, ingest.ExcludedFolders(c)...)
 		for _, s := range srcs {
 			deep := strings.Contains(s.Pattern, "/") || strings.Contains(s.Pattern, "**")
 			d.roots = append(d.roots, watchRoot{dir: filepath.Clean(s.Root), corpus: c.Name, deep: deep})
@@ -187,15 +189,16 @@ func newDirWatcher(a *Agent, opts BackgroundOptions) (*dirWatcher, error) {
 	return d, nil
 }
 
-// addTree watches dir and the folders under it (not entering symlinks or
-// hidden folders) and returns how many it added.
+// addTree watches dir and the folders under it (not entering symlinks,
+// hidden folders or the folders the scan never enters, whose writes by a
+// sync would start the next one) and returns how many it added.
 func (d *dirWatcher) addTree(dir string) int {
 	n := 0
 	_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || !e.IsDir() {
 			return nil
 		}
-		if p != dir && strings.HasPrefix(e.Name(), ".") {
+		if p != dir && strings.HasPrefix(e.Name(), ".") || slices.Contains(d.skip, filepath.Clean(p)) {
 			return filepath.SkipDir
 		}
 		if err := d.w.Add(p); err != nil {

@@ -78,7 +78,7 @@ func (e *env) doctorOptions() (engine.Options, *config.Config, error) {
 	if cfg.Embedder != nil {
 		emb = &lazyEmbedder{build: func() (cairn.Embedder, error) { return e.embedder(cfg) }, logf: e.logf}
 	}
-	return local.Fill(engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
+	return local.Fill(engine.Options{Dir: dir, Corpora: e.corpora(cfg), OneShot: true, Location: time.Local,
 		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)}), cfg, nil
 }
 

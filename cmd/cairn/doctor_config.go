@@ -32,7 +32,7 @@ const embedProbeTimeout = 30 * time.Second
 // fix lines say what to change.
 func (e *env) configChecks(ctx context.Context, cfg *config.Config, dir string, repair bool) []engine.DoctorCheck {
 	_, dataDir := e.paths()
-	return []engine.DoctorCheck{e.foldersCheck(os.Getuid(), dataDir, dir, repair), e.embedderCheck(ctx, cfg, dir), corporaCheck(cfg)}
+	return []engine.DoctorCheck{e.foldersCheck(os.Getuid(), dataDir, dir, repair), e.embedderCheck(ctx, cfg, dir), e.corporaCheck(cfg)}
 }
 
 // folderForeign opens the folders line of a folder another user owns.
@@ -142,8 +142,9 @@ func (e *env) embedderCheck(ctx context.Context, cfg *config.Config, dir string)
 // corporaCheck looks at every root of every configured corpus: a files
 // corpus's folders and files, a sessions corpus's source roots. A missing
 // or unreadable root is a problem: sync fails it and keeps what was
-// indexed from it.
-func corporaCheck(cfg *config.Config) engine.DoctorCheck {
+// indexed from it. A root that holds one of Cairn's own folders is fine:
+// the detail says that folder is not scanned (ownFoldersNotes).
+func (e *env) corporaCheck(cfg *config.Config) engine.DoctorCheck {
 	c := engine.DoctorCheck{Name: "corpora", Status: engine.CheckOK}
 	corpora := cfg.ToCorpora()
 	if len(corpora) == 0 {
@@ -166,6 +167,9 @@ func corporaCheck(cfg *config.Config) engine.DoctorCheck {
 			what = "corpus"
 		}
 		c.Detail = fmt.Sprintf("%d %s, %s, all readable", len(corpora), what, plural(roots, "root"))
+		if notes := e.ownFoldersNotes(e.corpora(cfg)); len(notes) > 0 {
+			c.Detail += "; " + strings.Join(notes, "; ")
+		}
 		return c
 	}
 	c.Status, c.Detail = engine.CheckProblem, strings.Join(bad, "; ")

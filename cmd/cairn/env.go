@@ -149,7 +149,7 @@ func (e *env) openLoaded(ctx context.Context, cfg *config.Config) (*engine.Engin
 			emb = e.remoteEmbedder(dir, cfg, emb) // a running server's model (embedshare_client.go)
 		}
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), OneShot: true, Location: time.Local,
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: e.corpora(cfg), OneShot: true, Location: time.Local,
 		AgentName: e.agentName(), Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, e.agent)})
 	if err != nil {
 		return nil, nil, err

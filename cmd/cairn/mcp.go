@@ -84,7 +84,7 @@ func (e *env) serveAgent(ctx context.Context, cfg *config.Config, cfgErr error, 
 			c.Close()
 		}
 		fmt.Fprintf(e.stderr, "cairn: %v; serving the error to the client\n", err)
-		a := mcpserver.NewUnavailableAgent(agent, cfg.ToCorpora(), err)
+		a := mcpserver.NewUnavailableAgent(agent, e.corpora(cfg), err)
 		a.ConfigPath = cfg.Path
 		return a
 	}
@@ -119,7 +119,7 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string, e
 	if agent == "default" {
 		name = ""
 	}
-	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: cfg.ToCorpora(), Location: time.Local,
+	eng, err := local.Open(ctx, engine.Options{Dir: dir, Corpora: e.corpora(cfg), Location: time.Local,
 		AgentName: name, Embedder: emb, Logf: e.logf, Backend: storeBackend(cfg, agent)})
 	if err != nil {
 		return nil, fmt.Errorf("open agent %s: %w", agent, err)

@@ -42,7 +42,7 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 		err = bar.interrupted(res)
 	}
 	if res != nil {
-		if perr := e.printSync(res); perr != nil && err == nil {
+		if perr := e.printSyncNotes(res, e.ownFoldersNotes(synced(eng.Corpora(), res))); perr != nil && err == nil {
 			err = perr
 		}
 	}
@@ -52,7 +52,22 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-func (e *env) printSync(res *cairn.SyncResult) error {
+func (e *env) printSync(res *cairn.SyncResult) error { return e.printSyncNotes(res, nil) }
+
+// synced returns the corpora of corpora that res reports on.
+func synced(corpora []cairn.Corpus, res *cairn.SyncResult) []cairn.Corpus {
+	var out []cairn.Corpus
+	for _, c := range corpora {
+		if slices.ContainsFunc(res.Corpora, func(r cairn.CorpusSyncResult) bool { return r.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// printSyncNotes is printSync with notes on the corpora, each a line
+// after the table and the failures (not in --json).
+func (e *env) printSyncNotes(res *cairn.SyncResult, notes []string) error {
 	if e.json {
 		return e.printJSON(res)
 	}
@@ -81,6 +96,9 @@ func (e *env) printSync(res *cairn.SyncResult) error {
 		if c.Sessions != nil {
 			printSources(e, c.Sessions.Sources)
 		}
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stdout, n)
 	}
 	if res.Pruned > 0 {
 		fmt.Fprintf(e.stdout, "removed %s of corpora no longer configured (cairn corpus add NAME PATH keeps a corpus)\n", plural(res.Pruned, "document"))
