@@ -56,7 +56,18 @@ func storedForm(f cairn.SessionFilter) cairn.SessionFilter {
 // lane asks for laneSize candidates, as it does in hybrid mode, and for
 // four times as many (up to laneCap) while the units it found
 // are fewer than the limit and more candidates remain.
+//
+// A limit under the default's pool is searched at the pool (poolOptions,
+// as hybrid is) and Search cuts after calibrating: the lane's depth
+// decides whether the any-words plan runs (search.Searcher.SearchPaths
+// adds it when the all-words plan finds fewer chunks than asked), and the
+// calibrated score weighs each hit against the best hits returned, so a
+// search cut to its limit first scored and cut its first hits otherwise
+// than one with a larger limit: "go-toml strict mode reject unknown keys"
+// over a docs corpus gave one hit at --limit 3 and three at --limit 10
+// (its term share over the best, termsratio, 1.0 against 0.5).
 func (e *Engine) lexicalSearch(ctx context.Context, query string, o *cairn.SearchOptions, scope search.Scope) ([]cairn.Hit, error) {
+	o = e.poolOptions(o)
 	lo := *o
 	top := laneTop(o) // recall.go: more for the memories corpus alone
 	for n := laneWant(o); ; n *= 4 {
