@@ -47,9 +47,10 @@ func (s *anchorSet) add(a string) int {
 }
 
 // find returns the start of every occurrence of every anchor in hay, by
-// anchor id, in ascending order.
+// anchor id, in ascending order; nil when no anchor occurs (most short
+// texts: a file name, a title), so they allocate nothing here.
 func (s *anchorSet) find(hay string) [][]int {
-	at := make([][]int, len(s.anchors))
+	var at [][]int
 	for i := 0; i+1 < len(hay); i++ {
 		g := s.first[uint16(hay[i])<<8|uint16(hay[i+1])]
 		if g == 0 {
@@ -57,6 +58,9 @@ func (s *anchorSet) find(hay string) [][]int {
 		}
 		for _, id := range s.groups[g-1] {
 			if strings.HasPrefix(hay[i:], s.anchors[id]) {
+				if at == nil {
+					at = make([][]int, len(s.anchors))
+				}
 				at[id] = append(at[id], i)
 			}
 		}
@@ -85,22 +89,32 @@ func indexAnchors(rs []rule) (exact, folded *anchorSet) {
 // occurrences is where the anchors occur in one version of a text, found
 // on first use: exact in the text, folded in its lower-cased form.
 type occurrences struct {
-	exact, folded [][]int
+	exact, folded         [][]int
+	exactDone, foldedDone bool // searched: the lists are nil when nothing occurs
 }
 
 // of returns the occurrence lists of rule r's anchors, finding them in hay
-// when this text has not been searched yet.
+// when this text has not been searched yet; nil when none of them occurs
+// (the rule then has nothing to look at, and nothing is allocated).
 func (o *occurrences) of(r *rule, hay string) [][]int {
-	all, set := &o.exact, anchorsExact
+	all, done, set := &o.exact, &o.exactDone, anchorsExact
 	if r.fold {
-		all, set = &o.folded, anchorsFolded
+		all, done, set = &o.folded, &o.foldedDone, anchorsFolded
+	}
+	if !*done {
+		*all, *done = set.find(hay), true
 	}
 	if *all == nil {
-		*all = set.find(hay)
+		return nil
 	}
-	out := make([][]int, len(r.ids))
+	var out [][]int
 	for j, id := range r.ids {
-		out[j] = (*all)[id]
+		if len((*all)[id]) > 0 {
+			if out == nil {
+				out = make([][]int, len(r.ids))
+			}
+			out[j] = (*all)[id]
+		}
 	}
 	return out
 }

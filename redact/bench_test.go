@@ -51,7 +51,7 @@ func repeatText(tb testing.TB, n int) string {
 	return b.String()
 }
 
-// BenchmarkRedact measures 1 MB texts; CAIRN_REDACT_BENCH_MB=N adds
+// BenchmarkRedact measures a file path, a 2 KB note and 1 MB texts; CAIRN_REDACT_BENCH_MB=N adds
 // N MB ones (ordinary and with repeats), to see that the cost stays linear.
 func BenchmarkRedact(b *testing.B) {
 	type text struct {
@@ -59,6 +59,8 @@ func BenchmarkRedact(b *testing.B) {
 		text string
 	}
 	texts := []text{
+		{"path", "projects/2024/meetings/2024-05-01-weekly-sync-notes.md"}, // a scan redacts each new file's path
+		{"ordinary-2KB", ordinaryText(b, 2<<10)},                           // a short note
 		{"ordinary-1MB", ordinaryText(b, 1<<20)},
 		{"dense-1MB", denseText(1 << 20)},
 		{"repeats-1MB", repeatText(b, 1<<20)},

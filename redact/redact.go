@@ -135,8 +135,11 @@ func redactOnce(text string, counts *Counts, seen *repeats) (string, int) {
 			}
 			hay = lower
 		}
-		hits = hits[:0]
 		at := occ.of(r, hay)
+		if at == nil { // none of the rule's anchors occurs
+			continue
+		}
+		hits = hits[:0]
 		if r.whole {
 			if anyOccurs(at) {
 				hits = r.find(text, hits)
