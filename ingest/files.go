@@ -40,7 +40,7 @@ const (
 // denied.
 func DropsDocument(f cairn.FileFailure) bool {
 	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink || f.Reason == ReasonSymlinkAvoided ||
-		strings.HasPrefix(f.Reason, ReasonNotRegular+":")
+		strings.HasPrefix(f.Reason, ReasonNotRegular+":") || strings.HasPrefix(f.Reason, ReasonSecretName)
 }
 
 // Scan resolves c (see Resolve) and walks each source root, returning the
@@ -61,7 +61,11 @@ func DropsDocument(f cairn.FileFailure) bool {
 //     can change after the scan;
 //   - reports other non-regular files the glob matches (named pipes, sockets,
 //     devices, links to them) as failures with ReasonNotRegular, never reading them;
-//   - reports a directory it cannot read as a failure and goes on.
+//   - reports a directory it cannot read as a failure and goes on;
+//   - in a corpus that redacts, reports a listed file whose path holds a
+//     secret as a failure under the redacted path, never listing it
+//     (secretname.go): a path is the document's key and would be stored
+//     and shown as written.
 //
 // A missing root is not an error: it yields no files. When two sources find
 // the same file, the earlier source in c.Paths keeps it. err is non-nil only
@@ -481,6 +485,9 @@ func (w *walker) addFile(d *dirRef, name string, size, mtime int64) {
 	}
 	if abs == "" {
 		abs, rel = childPaths(d.path, d.rel, name)
+	}
+	if w.secretName(w.exposed(rel)) {
+		return
 	}
 	w.files = append(w.files, File{
 		Source:  w.src,
