@@ -37,7 +37,10 @@
 #          (postgres-join, citus-join), alternating query by query, MERGE_ROUNDS
 #          rounds (default 2), the two forms' hits compared (a difference
 #          fails); the whole log in WORK/merge-NEW.log (the slowest
-#          statements' plans, MERGE_EXPLAIN of them)
+#          statements' plans, MERGE_EXPLAIN of them); MERGE_STORES
+#          names other stores (TestLexicalTail's: postgres-server is
+#          PostgreSQL with the server's JIT and parallel workers, as
+#          before 12-04c)
 #  size    SQLite's files, PostgreSQL per table, Citus per worker
 #
 # SERVERS (default pg,citus) names the servers every step uses: SERVERS=pg
@@ -182,6 +185,7 @@ if [[ $steps == *merge* ]]; then
 	ms=sqlite
 	on pg && ms+=,postgres-join,postgres
 	on citus && ms+=,citus-join,citus
+	ms=${MERGE_STORES:-$ms}
 	[[ -d $work/sqlite-$a ]] || cp -a "$work/sqlite" "$work/sqlite-$a"
 	echo "== merge A/B ($ms), build $a, load $(load)"
 	CAIRN_PG_TAIL=$schema CAIRN_PG_TAIL_AGENT=$agent CAIRN_PG_TAIL_AB=stores CAIRN_PG_TAIL_STORES=$ms CAIRN_PG_TAIL_SQLITE=$work/sqlite-$a \

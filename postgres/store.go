@@ -96,6 +96,12 @@ func poolConfig(url, schema string, maxConns int32) (*pgxpool.Config, error) {
 	if planCacheMode != "" {
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = planCacheMode
 	}
+	if gatherWorkers != "" {
+		cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = gatherWorkers
+	}
+	if jitMode != "" {
+		cfg.ConnConfig.RuntimeParams["jit"] = jitMode
+	}
 	cfg.ConnConfig.Tracer = testTracer
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		var ok bool
@@ -146,6 +152,36 @@ var randomPageCost = ""
 // millisecond; a pass joined from a frequent word's postings costs
 // hundreds (bench/RESULTS.md, issue 20, pgq). Tests set "" to compare.
 var planCacheMode = "force_custom_plan"
+
+// gatherWorkers is how many parallel workers one statement of the
+// store's connections may start (max_parallel_workers_per_gather): none.
+// A search's statements are short, and a worker is a process the server
+// starts for the statement and waits for: with the server's default (2)
+// the planner gave an all-words pass over three frequent words at 100k
+// chunks a Gather Merge whose one worker started 62 ms into a statement
+// whose own work took 11 ms (69 ms against 16 ms without it, psql, load
+// 10; bench/RESULTS.md, issue 20, session 12-04c, pp). A team server's
+// searches run side by side, so a worker takes a core from another
+// search anyway. Index builds and VACUUM keep their own setting
+// (max_parallel_maintenance_workers); no write of the store is a parallel
+// plan (PostgreSQL 15 plans INSERT ... SELECT without workers). Tests set
+// "" to compare.
+var gatherWorkers = "0"
+
+// jitMode is the planner's JIT compilation on the store's connections:
+// off. PostgreSQL compiles a statement's expressions with LLVM when its
+// estimated cost passes jit_above_cost (100,000 by default), and
+// optimizes and inlines them past jit_optimize_above_cost (500,000). A
+// pass over the postings of frequent words costs that much at 1M chunks,
+// and compiling takes longer than the pass: an all-words join of three
+// frequent words at 100k chunks ran 15 ms without JIT, 100 ms with its
+// expressions compiled and 311 ms optimized and inlined too (psql, the
+// thresholds set to 0, load 7; bench/RESULTS.md, issue 20, session 12-04c,
+// pp). A search's statements read at most a few hundred thousand
+// postings through a few arithmetic expressions: JIT never pays for
+// itself there. cairn_phrase_v1 turns it off for its own statement too
+// (phrasefn.go). Tests set "" to compare.
+var jitMode = "off"
 
 // testTracer, when set, sees every statement of the pools opened after
 // (tests count the statements a search sends: TestSearchStatements).

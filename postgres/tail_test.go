@@ -36,7 +36,9 @@ import (
 // CAIRN_PG_TAIL_PAIRSHARE, default pairShare); =cost the same with the
 // server's random_page_cost and with 1.1; =stores the same index in the
 // stores CAIRN_PG_TAIL_STORES names (default sqlite,postgres,citus; postgres-join
-// and citus-join are those stores with mergePhrases off, phrasefn.go): the
+// and citus-join are those stores with mergePhrases off, phrasefn.go;
+// -gather with the server's parallel workers a statement, gatherWorkers "";
+// -jit with its JIT, jitMode ""; -server with both): the
 // SQLite data directory CAIRN_PG_TAIL_SQLITE (a copy: it is opened with
 // the engine's feature version, which empties an index of another), the
 // schema on CAIRN_PG_TAIL_URL and on CAIRN_PG_TAIL_CITUS (default
@@ -132,18 +134,18 @@ func TestLexicalTail(t *testing.T) {
 			switch name {
 			case "sqlite":
 				variants = append(variants, variant{"sqlite", pairPhrases, &tailIndex{s: openSQLiteTail(ctx, t)}, true, false})
-			case "postgres", "postgres-join":
-				s := open()
+			case "postgres", "postgres-join", "postgres-gather", "postgres-jit", "postgres-server":
+				s := withSettings(name, open)
 				variants = append(variants, variant{name, pairPhrases, &tailIndex{s: s, pg: s}, true, name == "postgres-join"})
-			case "citus", "citus-join":
+			case "citus", "citus-join", "citus-gather", "citus-jit", "citus-server":
 				curl := os.Getenv("CAIRN_PG_TAIL_CITUS")
 				if curl == "" {
 					curl = serverURL(t, "CAIRN_TEST_CITUS_URL")
 				}
-				s := openAt(curl)
+				s := withSettings(name, func() *Store { return openAt(curl) })
 				variants = append(variants, variant{name, pairPhrases, &tailIndex{s: s, pg: s}, true, name == "citus-join"})
 			default:
-				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite, postgres, citus, postgres-join, citus-join)", name)
+				t.Fatalf("CAIRN_PG_TAIL_STORES: unknown store %q (sqlite; postgres or citus, alone or with -join, -gather, -jit or -server)", name)
 			}
 		}
 	default:
@@ -261,6 +263,20 @@ func TestLexicalTail(t *testing.T) {
 		}
 		t.Logf("%.1f ms (query %q, %s): %s\n%s", ms(c.took), c.query.Text, c.query.Kind, c.what, plan)
 	}
+}
+
+// withSettings opens a store with open, one whose connections keep the
+// server's max_parallel_workers_per_gather (gatherWorkers "") when name
+// ends in -gather, its jit (jitMode "") in -jit, both in -server.
+func withSettings(name string, open func() *Store) *Store {
+	defer func(w, j string) { gatherWorkers, jitMode = w, j }(gatherWorkers, jitMode)
+	if strings.HasSuffix(name, "-gather") || strings.HasSuffix(name, "-server") {
+		gatherWorkers = ""
+	}
+	if strings.HasSuffix(name, "-jit") || strings.HasSuffix(name, "-server") {
+		jitMode = ""
+	}
+	return open()
 }
 
 func envInt(name string, def int) int {
