@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -25,7 +26,9 @@ const (
 	DefaultRetries = 3
 )
 
-// Embedder calls POST {BaseURL}/embeddings.
+// Embedder calls POST {BaseURL}/embeddings: "/embeddings" is joined to the
+// URL's path, before any query ("…/deployments/NAME?api-version=…" posts
+// to "…/deployments/NAME/embeddings?api-version=…").
 type Embedder struct {
 	BaseURL        string
 	Model          string
@@ -131,11 +134,76 @@ func (e *Embedder) post(ctx context.Context, in []string) ([][]float32, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	raw, err := httpjson.Post(ctx, e.HTTP, e.BaseURL+"/embeddings", e.APIKey, data, timeout, 256<<20)
+	target, err := endpoint(e.BaseURL)
 	if err != nil {
 		return nil, err
 	}
+	raw, err := httpjson.Post(ctx, e.HTTP, target.String(), e.APIKey, data, timeout, 256<<20)
+	if err != nil {
+		return nil, masked(err, target)
+	}
 	return e.decode(raw, len(in))
+}
+
+// endpoint returns the embeddings URL of base: "embeddings" joined to its
+// path, its query kept after it.
+func endpoint(base string) (*url.URL, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		// url.Parse's error quotes the URL whole; name the field instead.
+		return nil, fmt.Errorf("%w: [embedder] base_url is not an http:// or https:// URL with a host", cairn.ErrUnavailable)
+	}
+	return u.JoinPath("embeddings"), nil
+}
+
+// shown is u as errors print it: a password and every query value replaced
+// by "***", since a base_url may carry a key in either ("?api_key=…").
+func shown(u *url.URL) string {
+	c := *u
+	if c.RawQuery != "" {
+		parts := strings.Split(c.RawQuery, "&")
+		for i, p := range parts {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				parts[i] = k + "=***"
+			} else if p != "" {
+				parts[i] = "***" // a bare value may be the key itself
+			}
+		}
+		c.RawQuery = strings.Join(parts, "&")
+	}
+	return hidePassword(&c)
+}
+
+// hidePassword returns u as a string with its password as "***", as
+// net/http's errors print it.
+func hidePassword(u *url.URL) string {
+	if _, ok := u.User.Password(); !ok {
+		return u.String()
+	}
+	return strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1)
+}
+
+// maskedError is an error whose message names the endpoint as shown; it
+// still matches what it wraps (cairn.ErrBusy, cairn.ErrUnavailable).
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (m *maskedError) Error() string { return m.msg }
+func (m *maskedError) Unwrap() error { return m.err }
+
+// masked replaces u in err's message, as written and as net/http prints it
+// (its password as "***"), with shown(u).
+func masked(err error, u *url.URL) error {
+	msg, show := err.Error(), shown(u)
+	for _, form := range []string{u.String(), hidePassword(u)} {
+		msg = strings.ReplaceAll(msg, form, show)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &maskedError{msg: msg, err: err}
 }
 
 // decode checks the answer: one vector per input, each index once, all of
