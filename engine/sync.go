@@ -453,8 +453,8 @@ func (e *Engine) writeFiles(ctx context.Context, c cairn.Corpus, todo []ingest.F
 	}
 	report(0)
 	type write struct {
-		b *cairn.Batch
-		t tally
+		apply func(context.Context) error // writes the batch
+		t     tally
 	}
 	writes := make(chan write, 1)
 	writeErr := make(chan error, 1)
@@ -463,7 +463,7 @@ func (e *Engine) writeFiles(ctx context.Context, c cairn.Corpus, todo []ingest.F
 		var err error
 		for w := range writes {
 			if err == nil {
-				if err = e.store.Apply(ctx, w.b); err == nil {
+				if err = w.apply(ctx); err == nil {
 					committed.add(w.t)
 				}
 			}
@@ -486,13 +486,33 @@ func (e *Engine) writeFiles(ctx context.Context, c cairn.Corpus, todo []ingest.F
 			batchWorkersHook(j-i, workers)
 		}
 		if b, t, prepErr = e.prepareBatch(ctx, c, todo[i:j], states, r, keep, read, sent, workers); prepErr == nil && b != nil {
-			writes <- write{b, t}
+			var apply func(context.Context) error
+			if apply, prepErr = e.prepareApply(ctx, b, workers); prepErr == nil {
+				writes <- write{apply, t}
+			}
 		}
 		report(j)
 	}
 	close(writes)
 	err := errors.Join(prepErr, <-writeErr)
 	return committed, err
+}
+
+// applyPreparer is a store that does part of a batch's write before it,
+// on the preparing goroutines, and returns the write of the rest
+// (sqlite.Store: the full-text columns tokenized off the writer,
+// sqlite/pretok.go).
+type applyPreparer interface {
+	PrepareApply(ctx context.Context, b *cairn.Batch, workers int) (func(context.Context) error, error)
+}
+
+// prepareApply returns the write of b, with what the store can do of it
+// done first on workers goroutines.
+func (e *Engine) prepareApply(ctx context.Context, b *cairn.Batch, workers int) (func(context.Context) error, error) {
+	if p, ok := e.store.(applyPreparer); ok {
+		return p.PrepareApply(ctx, b, workers)
+	}
+	return func(ctx context.Context) error { return e.store.Apply(ctx, b) }, nil
 }
 
 // purgeReplaced removes content that redaction replaced right away, and

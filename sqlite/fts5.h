@@ -14,6 +14,7 @@ typedef struct sqlite3_value sqlite3_value;
 typedef long long sqlite3_int64;
 typedef struct sqlite3_api_routines sqlite3_api_routines;
 
+int sqlite3_open(const char*, sqlite3**);
 int sqlite3_prepare_v2(sqlite3*, const char*, int, sqlite3_stmt**, const char**);
 int sqlite3_bind_pointer(sqlite3_stmt*, int, void*, const char*, void(*)(void*));
 int sqlite3_step(sqlite3_stmt*);
@@ -76,6 +77,14 @@ void *sqlite3_realloc(void*, int);
 
 // cairn_grams_register registers the cairn tokenizer (grams.go).
 int cairn_grams_register(fts5_api *api);
+
+// Pretokenizing (grams.go, pretok.go).
+void cairn_pretok_set_key(const unsigned char *key);
+int cairn_pretok_open(void);
+Fts5Tokenizer *cairn_pretok_new(const char **args, int nArg, int *rc);
+void cairn_pretok_free(Fts5Tokenizer *t);
+long long cairn_pretok(Fts5Tokenizer *t, const char *text, int n, unsigned char *out, long long cap);
+void cairn_doc_counts(long long *values, long long *replays);
 
 #endif
 

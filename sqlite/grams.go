@@ -51,7 +51,19 @@ typedef struct GramTokenizer {
 	int nWord;
 	char *words[GRAM_SLOTS]; // stemmed common words, or 0
 	unsigned char lens[GRAM_SLOTS];
+	unsigned long long cfg; // gram_cfg of the arguments it was made with
 } GramTokenizer;
+
+// gram_cfg is an FNV-1a hash of a tokenizer's arguments: two instances
+// with the same one tokenize alike (pretok.go).
+static unsigned long long gram_cfg(const char **args, int nArg) {
+	unsigned long long h = 1469598103934665603ull;
+	for (int i = 0; i < nArg; i++) {
+		for (const char *c = args[i]; *c; c++) { h ^= (unsigned char)*c; h *= 1099511628211ull; }
+		h ^= 0xff; h *= 1099511628211ull; // the end of an argument
+	}
+	return h;
+}
 
 static const char *gram_words = 0; // space-separated, set once from Go
 
@@ -127,6 +139,7 @@ static int gram_create(void *user, const char **args, int nArg, Fts5Tokenizer **
 	GramTokenizer *p = (GramTokenizer*)sqlite3_malloc(sizeof(GramTokenizer));
 	if (p == 0) return 7;
 	memset(p, 0, sizeof(*p));
+	p->cfg = gram_cfg(args - (extra ? 2 : 0), nArg + (extra ? 2 : 0));
 	void *innerUser = 0;
 	int rc = api->xFindTokenizer(api, args[0], &innerUser, &p->inner);
 	if (rc == 0) rc = p->inner.xCreate(innerUser, args + 1, nArg - 1, &p->pInner);
@@ -218,12 +231,160 @@ static int gram_pairs(const GramWord *a, const GramWord *b) {
 	return a->n <= GRAM_MAX_TOKEN && b->n <= GRAM_MAX_TOKEN && (a->common || b->common);
 }
 
+// gram_document tokenizes a document: the wrapped tokenizer's tokens and
+// the pairs.
+static int gram_document(GramTokenizer *p, void *ctx, int flags, const char *text, int n, fts5_token_fn xToken) {
+	GramDoc d;
+	d.p = p; d.ctx = ctx; d.xToken = xToken; d.nPrev = -1; d.prevStart = 0; d.prevCommon = 0;
+	return p->inner.xTokenize(p->pInner, &d, flags, text, n, gram_doc_token);
+}
+
+// Pretokenized values (pretok.go). A value the writer binds in place of
+// a column's text holds the tokens the cairn tokenizer makes of it:
+// PRETOK_MAGIC_LEN bytes of pretok_magic (four fixed bytes, then sixteen
+// random ones the process drew at start, so no stored text can pose as
+// one), the 8-byte gram_cfg of the tokenizer that made them (little
+// endian), then the tokens in order. A token is a byte holding 0x80 for a
+// colocated token and its length (1 to 126), or the flag alone followed
+// by a 4-byte length, then the token's bytes; the byte PRETOK_PAIR alone
+// is the pair token of the two tokens before it (colocated), which is
+// what most pairs are. Positions follow from the order and the flags;
+// FTS5 does not read a document token's byte offsets.
+#define PRETOK_MAGIC_LEN 20
+#define PRETOK_HDR (PRETOK_MAGIC_LEN + 8)
+#define PRETOK_PAIR 0xff
+static unsigned char pretok_magic[PRETOK_MAGIC_LEN];
+static int pretok_keyed = 0;
+
+void cairn_pretok_set_key(const unsigned char *key) {
+	pretok_magic[0] = GRAM_SEP; pretok_magic[1] = 0x1e; pretok_magic[2] = 'C'; pretok_magic[3] = 'T';
+	memcpy(pretok_magic + 4, key, PRETOK_MAGIC_LEN - 4);
+	pretok_keyed = 1;
+}
+
+static void pretok_put(unsigned char *b, unsigned long long v, int n) {
+	for (int i = 0; i < n; i++) { b[i] = (unsigned char)(v & 0xff); v >>= 8; }
+}
+
+static unsigned long long pretok_get(const unsigned char *b, int n) {
+	unsigned long long v = 0;
+	for (int i = n - 1; i >= 0; i--) v = v << 8 | b[i];
+	return v;
+}
+
+// pretok_replay hands the tokens of a pretokenized value to xToken. A
+// value made by a tokenizer with other arguments (the table changed since:
+// a pair rebuild) fails with SQLITE_MISMATCH, and a cut one with
+// SQLITE_CORRUPT; neither tokenizes anything in its place.
+static int pretok_replay(GramTokenizer *p, void *ctx, const unsigned char *v, int n, fts5_token_fn xToken) {
+	if (pretok_get(v + PRETOK_MAGIC_LEN, 8) != p->cfg) return 20; // SQLITE_MISMATCH
+	const unsigned char *q = v + PRETOK_HDR, *end = v + n;
+	const unsigned char *a = 0, *b = 0; // the last two tokens that were not colocated
+	long long na = 0, nb = 0;
+	char pair[GRAM_PAIR_MAX];
+	while (q < end) {
+		int rc;
+		if (q[0] == PRETOK_PAIR) {
+			q++;
+			if (a == 0 || na > GRAM_MAX_TOKEN || nb > GRAM_MAX_TOKEN) return 11; // SQLITE_CORRUPT
+			int len = gram_pair(pair, (const char*)a, (int)na, (const char*)b, (int)nb);
+			if ((rc = xToken(ctx, FTS5_TOKEN_COLOCATED, pair, len, 0, 0)) != 0) return rc;
+			continue;
+		}
+		int colocated = q[0] & 0x80;
+		long long len = q[0] & 0x7f;
+		q++;
+		if (len == 0) {
+			if (end - q < 4) return 11;
+			len = (long long)pretok_get(q, 4);
+			q += 4;
+		}
+		if (end - q < len) return 11;
+		if ((rc = xToken(ctx, colocated ? FTS5_TOKEN_COLOCATED : 0, (const char*)q, (int)len, 0, 0)) != 0) return rc;
+		if (!colocated) { a = b; na = nb; b = q; nb = len; }
+		q += len;
+	}
+	return 0;
+}
+
+typedef struct PretokOut {
+	unsigned char *buf;
+	long long cap, n;
+	// the last two tokens that were not colocated, as pairs are made of them
+	char a[GRAM_MAX_TOKEN], b[GRAM_MAX_TOKEN];
+	int na, nb; // -1: none, or longer than GRAM_MAX_TOKEN
+} PretokOut;
+
+static int pretok_is_pair(PretokOut *o, const char *s, int n) {
+	return o->na >= 0 && o->nb >= 0 && n == 2 + o->na + o->nb && s[0] == GRAM_SEP && s[1 + o->na] == GRAM_SEP &&
+		memcmp(s + 1, o->a, o->na) == 0 && memcmp(s + 2 + o->na, o->b, o->nb) == 0;
+}
+
+static int pretok_record(void *ctx, int tflags, const char *s, int n, int start, int end) {
+	PretokOut *o = (PretokOut*)ctx;
+	int colocated = tflags & FTS5_TOKEN_COLOCATED;
+	if (colocated && pretok_is_pair(o, s, n)) {
+		if (o->n < o->cap) o->buf[o->n] = PRETOK_PAIR;
+		o->n++;
+		return 0;
+	}
+	int head = (n > 0 && n < 127) ? 1 : 5;
+	if (o->n + head + n <= o->cap) {
+		unsigned char *b = o->buf + o->n;
+		unsigned char flag = colocated ? 0x80 : 0;
+		if (head == 1) {
+			b[0] = flag | (unsigned char)n;
+		} else {
+			b[0] = flag;
+			pretok_put(b + 1, (unsigned long long)n, 4);
+		}
+		memcpy(b + head, s, n);
+	}
+	o->n += head + n;
+	if (!colocated) {
+		memcpy(o->a, o->b, o->nb > 0 ? o->nb : 0);
+		o->na = o->nb;
+		o->nb = n <= GRAM_MAX_TOKEN ? n : -1;
+		if (o->nb > 0) memcpy(o->b, s, n);
+	}
+	return 0;
+}
+
+// cairn_pretok writes the pretokenized value of text (n bytes), tokenized
+// as a document by t, into out (cap bytes) and returns its length; when
+// that is more than cap, out holds only part of it and the caller calls
+// again with room for all. A negative result is an SQLite error code.
+long long cairn_pretok(Fts5Tokenizer *t, const char *text, int n, unsigned char *out, long long cap) {
+	GramTokenizer *p = (GramTokenizer*)t;
+	if (!pretok_keyed) return -21; // SQLITE_MISUSE
+	PretokOut o;
+	o.buf = out; o.cap = cap; o.n = PRETOK_HDR; o.na = -1; o.nb = -1;
+	if (cap >= PRETOK_HDR) {
+		memcpy(out, pretok_magic, PRETOK_MAGIC_LEN);
+		pretok_put(out + PRETOK_MAGIC_LEN, p->cfg, 8);
+	}
+	int rc = gram_document(p, &o, FTS5_TOKENIZE_DOCUMENT, text, n, pretok_record);
+	return rc != 0 ? -(long long)rc : o.n;
+}
+
+// Document values tokenized by a table's tokenizer, and of those the
+// pretokenized ones (tests read them: cairn_doc_counts).
+static long long doc_values = 0, doc_replays = 0;
+
+void cairn_doc_counts(long long *values, long long *replays) {
+	*values = __atomic_load_n(&doc_values, __ATOMIC_RELAXED);
+	*replays = __atomic_load_n(&doc_replays, __ATOMIC_RELAXED);
+}
+
 static int gram_tokenize(Fts5Tokenizer *t, void *ctx, int flags, const char *text, int n, fts5_token_fn xToken) {
 	GramTokenizer *p = (GramTokenizer*)t;
 	if (flags & FTS5_TOKENIZE_DOCUMENT) {
-		GramDoc d;
-		d.p = p; d.ctx = ctx; d.xToken = xToken; d.nPrev = -1; d.prevStart = 0; d.prevCommon = 0;
-		return p->inner.xTokenize(p->pInner, &d, flags, text, n, gram_doc_token);
+		__atomic_fetch_add(&doc_values, 1, __ATOMIC_RELAXED);
+		if (pretok_keyed && n >= PRETOK_HDR && memcmp(text, pretok_magic, PRETOK_MAGIC_LEN) == 0) {
+			__atomic_fetch_add(&doc_replays, 1, __ATOMIC_RELAXED);
+			return pretok_replay(p, ctx, (const unsigned char*)text, n, xToken);
+		}
+		return gram_document(p, ctx, flags, text, n, xToken);
 	}
 	if (!(flags & FTS5_TOKENIZE_QUERY) || (flags & FTS5_TOKENIZE_PREFIX) || n < 1 || text[0] != GRAM_SEP) {
 		return p->inner.xTokenize(p->pInner, ctx, flags, text, n, xToken);
@@ -255,6 +416,36 @@ int cairn_grams_register(fts5_api *api) {
 	fts5_tokenizer t = {gram_create, gram_delete, gram_tokenize};
 	return api->xCreateTokenizer(api, "cairn", api, &t, 0);
 }
+
+// The pretokenizers' FTS5: a private in-memory connection, open for the
+// life of the process (the wrapped tokenizers it made may refer to its
+// modules), whose fts5_api makes cairn tokenizers outside any table.
+static sqlite3 *pretok_db = 0;
+static fts5_api *pretok_api = 0;
+
+int cairn_pretok_open(void) {
+	if (pretok_api != 0) return 0;
+	int rc = sqlite3_open(":memory:", &pretok_db);
+	if (rc != 0) return rc;
+	sqlite3_stmt *st = 0;
+	rc = sqlite3_prepare_v2(pretok_db, "SELECT fts5(?1)", -1, &st, 0);
+	if (rc != 0) return rc;
+	sqlite3_bind_pointer(st, 1, (void*)&pretok_api, "fts5_api_ptr", 0);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+	return pretok_api == 0 ? 1 : 0;
+}
+
+// cairn_pretok_new makes a cairn tokenizer from its arguments (as a
+// table's tokenize option lists them after "cairn"); 0 on failure, with
+// the error code in *rc.
+Fts5Tokenizer *cairn_pretok_new(const char **args, int nArg, int *rc) {
+	Fts5Tokenizer *t = 0;
+	*rc = pretok_api == 0 ? 21 : gram_create(pretok_api, args, nArg, &t);
+	return *rc == 0 ? t : 0;
+}
+
+void cairn_pretok_free(Fts5Tokenizer *t) { gram_delete(t); }
 */
 import "C"
 

@@ -42,6 +42,8 @@ type writeStmts struct {
 	// pending are the full-text rows of the batch's new chunks, written
 	// after every other row (indexChunks).
 	pending []ftsRow
+	// prep holds the batch's pretokenized values (pretok.go), or nil.
+	prep *preparedFTS
 }
 
 // ftsRow is one chunk's full-text row.
@@ -49,6 +51,9 @@ type ftsRow struct {
 	id                       int64
 	title, body, ident, path string
 	seq                      int
+	// pre are the pretokenized title, body and identifier text (pre[1]
+	// nil: bind the text).
+	pre [3][]byte
 }
 
 func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
@@ -80,10 +85,13 @@ func prepareWrites(ctx context.Context, tx *sql.Tx) (*writeStmts, error) {
 
 // Apply writes one batch in a single IMMEDIATE transaction.
 func (s *Store) Apply(ctx context.Context, b *cairn.Batch) error {
-	return s.diagnose("write index", s.apply(ctx, b))
+	return s.diagnose("write index", s.apply(ctx, b, nil))
 }
 
-func (s *Store) apply(ctx context.Context, b *cairn.Batch) (err error) {
+// apply writes b; p, when not nil, holds its pretokenized full-text
+// values (PrepareApply), used when the table's tokenizer is still the one
+// that made them.
+func (s *Store) apply(ctx context.Context, b *cairn.Batch, p *preparedFTS) (err error) {
 	db, err := s.writer()
 	if err != nil {
 		return err
@@ -99,9 +107,16 @@ func (s *Store) apply(ctx context.Context, b *cairn.Batch) (err error) {
 	if err != nil {
 		return err
 	}
+	if p != nil {
+		if ok, err := p.current(ctx, tx); err != nil {
+			return err
+		} else if ok {
+			w.prep = p
+		}
+	}
 	now := time.Now().UnixNano()
 	for i := range b.Upserts {
-		if err := w.upsertDoc(ctx, b.Corpus, &b.Upserts[i], now); err != nil {
+		if err := w.upsertDoc(ctx, b.Corpus, &b.Upserts[i], i, now); err != nil {
 			return err
 		}
 	}
@@ -201,10 +216,11 @@ func execOn(ctx context.Context, db *sql.DB, q string) error {
 	return err
 }
 
-func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Document, now int64) error {
+// upsertDoc writes d, the i-th document of its batch.
+func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Document, i int, now int64) error {
 	cid := int64(0)
 	if d.Chunks != nil {
-		id, err := w.insertContent(ctx, d, now)
+		id, err := w.insertContent(ctx, d, i, now)
 		if err != nil {
 			return err
 		}
@@ -233,8 +249,8 @@ func (w *writeStmts) upsertDoc(ctx context.Context, corpus string, d *cairn.Docu
 
 // insertContent stores a document's content and chunks and returns the
 // content's id, or 0 when that content was stored already (with its
-// chunks).
-func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now int64) (int64, error) {
+// chunks). d is the i-th document of the batch.
+func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, i int, now int64) (int64, error) {
 	res, err := w.content.ExecContext(ctx, d.Hash, blobOf(d.Text), d.Title, now)
 	if err != nil {
 		return 0, fmt.Errorf("store content of %s: %w", d.Path, err)
@@ -246,7 +262,11 @@ func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now i
 	if err != nil {
 		return 0, fmt.Errorf("store content of %s: %w", d.Path, err)
 	}
-	for _, c := range d.Chunks {
+	var pre []ftsValues
+	if w.prep != nil && w.prep.chunks[i] != nil {
+		pre = w.prep.chunks[i]
+	}
+	for j, c := range d.Chunks {
 		if c.Pos < 0 || c.Len < 0 || c.Pos+c.Len > len(d.Text) {
 			return 0, fmt.Errorf("store chunk %d of %s: range %d+%d outside text of %d bytes", c.Seq, d.Path, c.Pos, c.Len, len(d.Text))
 		}
@@ -258,7 +278,11 @@ func (w *writeStmts) insertContent(ctx context.Context, d *cairn.Document, now i
 			continue
 		}
 		id, _ := res.LastInsertId()
-		w.pending = append(w.pending, ftsRow{id: id, title: d.Title, body: d.Text[c.Pos : c.Pos+c.Len], ident: c.Ident, path: d.Path, seq: c.Seq})
+		row := ftsRow{id: id, title: d.Title, body: d.Text[c.Pos : c.Pos+c.Len], ident: c.Ident, path: d.Path, seq: c.Seq}
+		if pre != nil && pre[j].body != nil {
+			row.pre = [3][]byte{w.prep.titles[i], pre[j].body, pre[j].ident}
+		}
+		w.pending = append(w.pending, row)
 	}
 	return cid, nil
 }
@@ -287,7 +311,13 @@ func blobOf(text string) []byte {
 // batch reach the segments in a few large flushes.
 func (w *writeStmts) indexChunks(ctx context.Context) error {
 	for _, r := range w.pending {
-		if _, err := w.fts.ExecContext(ctx, r.id, r.title, r.body, r.ident); err != nil {
+		var err error
+		if r.pre[1] != nil {
+			_, err = w.fts.ExecContext(ctx, r.id, r.pre[0], r.pre[1], r.pre[2])
+		} else {
+			_, err = w.fts.ExecContext(ctx, r.id, r.title, r.body, r.ident)
+		}
+		if err != nil {
 			return fmt.Errorf("index chunk %d of %s: %w", r.seq, r.path, err)
 		}
 	}

@@ -16,7 +16,8 @@
 // store's writer alone (writer.go): the batches of a first index prepared
 // first, then written on one thread. With -plain it times the floor a first
 // index is held to: the same chunks inserted into a bare FTS5 table like
-// chunks_fts in one transaction (plain.go).
+// chunks_fts in one transaction (plain.go). With -lex it searches indexes
+// already built side by side, query by query (lex.go).
 package main
 
 import (
@@ -41,9 +42,9 @@ import (
 )
 
 type config struct {
-	dir, index, corpus, cpuProfile, memProfile, trace, fingerprint string
-	noop, queries                                                  int
-	keep, fresh, writer, plain                                     bool
+	dir, index, corpus, cpuProfile, memProfile, trace, fingerprint, lexDirs string
+	noop, queries, lex                                                      int
+	keep, fresh, writer, plain, pretok                                      bool
 }
 
 // Result is the JSON line indexbench prints.
@@ -93,9 +94,18 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&c.queries, "queries", 300, "queries in the fingerprint")
 	fs.BoolVar(&c.keep, "keep", true, "keep the index afterwards")
 	fs.BoolVar(&c.writer, "writer", false, "time the writer alone: prepare every batch first, then Apply them on one thread (writer.go)")
+	fs.BoolVar(&c.pretok, "pretok", true, "with -writer: tokenize the full-text columns before the timed writes, as a sync does (false: on the writer)")
 	fs.BoolVar(&c.plain, "plain", false, "time a plain insert of the same chunks into a bare FTS5 table like chunks_fts, one transaction (plain.go)")
+	fs.IntVar(&c.lex, "lex", 0, "search the indexes of -lexdirs side by side this many rounds (lex.go)")
+	fs.StringVar(&c.lexDirs, "lexdirs", "", "with -lex: data directories of indexes already built, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if c.lex > 0 {
+		if c.lexDirs == "" {
+			return fmt.Errorf("-lex needs -lexdirs")
+		}
+		return runLex(ctx, c, stdout)
 	}
 	if c.writer && c.plain {
 		return fmt.Errorf("-writer and -plain are two modes: give one")

@@ -1,11 +1,14 @@
 package main
 
 // The writer alone: -writer prepares every document of -dir first (read,
-// redact, hash, title, chunks, identifier text, as a sync does), then
-// times the store's Apply of the same batches a first sync makes (1 MB,
+// redact, hash, title, chunks, identifier text, as a sync does), and with
+// -pretok (the default) what the store does of each write before it
+// (sqlite.Store.PrepareApply: the full-text columns tokenized), then
+// times the writes of the same batches a first sync makes (1 MB,
 // doubling to 32 MB, at most 512 files) and the final optimize, on one
 // locked OS thread, so the thread's CPU (RUSAGE_THREAD) is the writer's
 // own, free of the other core's work and of most of the machine's load.
+// -pretok=false writes each batch with Apply, tokenizing on the writer.
 
 import (
 	"context"
@@ -127,6 +130,16 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 		batches = append(batches, b)
 	}
 	r.Batches = len(batches)
+	applies := make([]func(context.Context) error, len(batches))
+	for i, b := range batches {
+		if !c.pretok {
+			applies[i] = func(ctx context.Context) error { return st.Apply(ctx, b) }
+			continue
+		}
+		if applies[i], err = st.PrepareApply(ctx, b, runtime.GOMAXPROCS(0)); err != nil {
+			return nil, err
+		}
+	}
 	runtime.GC()
 	// A context without Done: the driver then runs each statement on the
 	// calling goroutine (with one, on a goroutine of its own), so the
@@ -148,8 +161,8 @@ func runWriter(ctx context.Context, c *config) (*WriterResult, error) {
 	w0 := wchar()
 	t0 := threadCPU()
 	start := time.Now()
-	for _, b := range batches {
-		if err := st.Apply(ctx, b); err != nil {
+	for _, apply := range applies {
+		if err := apply(ctx); err != nil {
 			return nil, err
 		}
 	}

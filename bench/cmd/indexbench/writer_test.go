@@ -61,3 +61,36 @@ func TestWriterMode(t *testing.T) {
 		t.Fatalf("index holds %d chunks, %d documents, %d walrus hits; want %d, 3, 1", chunks, docs, walrus, want)
 	}
 }
+
+// TestLexMode: -lex searches the indexes it is given side by side, each
+// query on each, and reports each index's segments and latencies.
+func TestLexMode(t *testing.T) {
+	dir, index := t.TempDir(), filepath.Join(t.TempDir(), "ix")
+	text := "# Walrus\n\nThe walrus sings of the sea and the colony.\n\n## Colony\n\nThe colony of walrus rests on the ice.\n"
+	for _, p := range []string{"a.md", "b.md"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(strings.ReplaceAll(text, "Walrus", "Walrus "+p)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if err := run(ctx, []string{"-dir", dir, "-index", index, "-noop", "0"}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"-lex", "2", "-lexdirs", index + "," + index}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2: %q", len(lines), out.String())
+	}
+	for _, l := range lines {
+		var r LexResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("decode %q: %v", l, err)
+		}
+		if r.Index != index || r.Segments != 1 || r.Queries+r.Refused == 0 || r.Queries > 0 && r.P50Ms <= 0 {
+			t.Fatalf("line %+v: want index %s, 1 segment, timed queries", r, index)
+		}
+	}
+}
