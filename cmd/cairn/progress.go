@@ -46,6 +46,7 @@ type progress struct {
 	last       cairn.ProgressEvent
 	lastEvent  time.Time // when the last event came
 	lastStall  time.Time // when the last waiting line was written
+	explained  bool      // the phase's first waiting line said what is done meanwhile
 
 	mu sync.Mutex // update, tick and done run on the sync's and the watch's goroutines
 }
@@ -77,7 +78,7 @@ func (p *progress) update(ev cairn.ProgressEvent) {
 	p.lastEvent = now
 	if ev.Corpus != p.phase {
 		p.finishPhase()
-		p.phase, p.phaseStart, p.startDone, p.drawn = ev.Corpus, now, ev.Done, false
+		p.phase, p.phaseStart, p.startDone, p.drawn, p.explained = ev.Corpus, now, ev.Done, false, false
 	}
 	p.last = ev
 	if !p.on || ev.Total == 0 {
@@ -162,6 +163,11 @@ func (p *progress) watch() (stop func()) {
 	return func() { close(quit); <-done }
 }
 
+// embedWaitNote is said once when embedding waits (ux F25): the sync's
+// table comes only once the embedder answers or the tries run out.
+const embedWaitNote = "embedding waits; the corpora are already indexed and searchable by words. " +
+	"Ctrl-C stops the wait and keeps them; the next sync embeds the rest"
+
 // tick writes a waiting line when the current phase, not finished, has
 // had no event for stallAfter, and again each stallAfter while that
 // lasts: "embedding: 0/4 chunks, waiting for the embedder: no answer for
@@ -186,6 +192,14 @@ func (p *progress) tick() {
 	line := fmt.Sprintf("%s: %s/%s %s, %s", what, thousands(ev.Done), thousands(ev.Total), unit, wait)
 	if unit == "" {
 		line = what + ": " + wait
+	}
+	if what == "embedding" && !p.explained {
+		// Once a phase: what the wait holds up, and what it does not.
+		p.explained = true
+		if p.tty {
+			fmt.Fprint(p.w, "\r\033[K")
+		}
+		fmt.Fprintln(p.w, embedWaitNote)
 	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r%s\033[K", line)

@@ -223,7 +223,8 @@ func TestModelsPullInterrupt(t *testing.T) {
 }
 
 // TestProgressWaitingLine: a phase with no event for 10 s gets a line
-// saying it waits, again every 10 s while it does, none once it is done
+// saying it waits, again every 10 s while it does (the first time for the
+// embedder with a note that the corpora are indexed already), none once it is done
 // or with progress off (ux F25: an embedding endpoint that accepted and
 // never answered kept sync silent for four minutes).
 func TestProgressWaitingLine(t *testing.T) {
@@ -235,7 +236,7 @@ func TestProgressWaitingLine(t *testing.T) {
 		want  string
 	}{
 		{5 * time.Second, ""},
-		{5 * time.Second, "embedding: 0/4 chunks, waiting for the embedder: no answer for 10s\n"},
+		{5 * time.Second, embedWaitNote + "\nembedding: 0/4 chunks, waiting for the embedder: no answer for 10s\n"}, // what is done meanwhile, once
 		{5 * time.Second, ""},
 		{5 * time.Second, "embedding: 0/4 chunks, waiting for the embedder: no answer for 20s\n"},
 	} {

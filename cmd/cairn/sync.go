@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -41,8 +42,24 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 		// Ctrl-C: say what was kept, not "context canceled".
 		err = bar.interrupted(res)
 	}
+	var notes []string
 	if res != nil {
-		if perr := e.printSyncNotes(res, e.ownFoldersNotes(synced(eng.Corpora(), res))); perr != nil && err == nil {
+		notes = e.ownFoldersNotes(synced(eng.Corpora(), res))
+	}
+	if why, ok := embeddingPaused(res, err); ok && ctx.Err() == nil {
+		// The words are indexed; the vectors wait (ux F25): not a failure.
+		verb := "wait"
+		if res.PendingEmbeddings == 1 {
+			verb = "waits"
+		}
+		note := fmt.Sprintf("embedding paused: %s; %s %s for vectors; the next sync embeds them", why, plural(res.PendingEmbeddings, "chunk"), verb)
+		if e.json {
+			fmt.Fprintln(e.stderr, "cairn: "+note)
+		}
+		notes, err = append(notes, note), nil
+	}
+	if res != nil {
+		if perr := e.printSyncNotes(res, notes); perr != nil && err == nil {
 			err = perr
 		}
 	}
@@ -53,6 +70,32 @@ func cmdSync(ctx context.Context, e *env, args []string) error {
 }
 
 func (e *env) printSync(res *cairn.SyncResult) error { return e.printSyncNotes(res, nil) }
+
+// embeddingPaused reports a sync that indexed its corpora and stopped
+// embedding because the embedder could not serve now, with the reason:
+// busy after the retries (timeouts, 429, 5xx) or not listening
+// (connection refused: the model's server is down). The chunks wait for
+// vectors and the next sync embeds them, so it is a pause, as a memories
+// sleep without its model is, not a failure. Anything the user must mend
+// (a refused key, a wrong URL, a full disk) stays a failure, exit 1.
+func embeddingPaused(res *cairn.SyncResult, err error) (string, bool) {
+	if err == nil || res == nil || res.PendingEmbeddings == 0 {
+		return "", false
+	}
+	// httpjson keeps a transport error's text, not its chain.
+	refused := errors.Is(err, cairn.ErrUnavailable) && strings.Contains(err.Error(), "connection refused")
+	if !errors.Is(err, cairn.ErrBusy) && !refused {
+		return "", false
+	}
+	why := err.Error()
+	// engine: "embed chunks (0 of 2 done, the rest resume on the next sync): <cause>"
+	if rest, ok := strings.CutPrefix(why, "embed chunks ("); ok {
+		if _, cause, ok := strings.Cut(rest, "): "); ok {
+			why = cause
+		}
+	}
+	return visible(why), true
+}
 
 // synced returns the corpora of corpora that res reports on.
 func synced(corpora []cairn.Corpus, res *cairn.SyncResult) []cairn.Corpus {
