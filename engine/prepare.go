@@ -33,8 +33,12 @@ import (
 // pasted command output ends at a code fence, prompt or heading, and
 // prose/.netrc values stop at quotes and punctuation (rz, ux F26: ea20c80
 // 1636b24 5053182 20220be); a note indexed under 5 with a fenced `$ printenv`
-// block lost its closing fence and the lines after it.
-const redactVersion = "6"
+// block lost its closing fence and the lines after it. 7: the scan refuses
+// a file whose path holds a secret (04ea4ec, ux F23), so a note indexed
+// under such a name by an older build leaves the index once its corpus is
+// read again; and a prose value that describes the secret stays (lo, ux
+// F26).
+const redactVersion = "7"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.
