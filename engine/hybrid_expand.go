@@ -23,7 +23,7 @@ func (e *Engine) vectorFeedback(ctx context.Context, query string, hits []cairn.
 	byKey := make(map[chunkKey]int64, len(vl.cands))
 	for _, c := range vl.cands {
 		h := candidateHit(c)
-		if k := (chunkKey{h.Path, h.StartLine}); !hasKey(byKey, k) {
+		if k := (chunkKey{h.Path, h.StartLine, h.EndLine}); !hasKey(byKey, k) {
 			byKey[k] = c.ChunkID
 		}
 	}
@@ -32,7 +32,7 @@ func (e *Engine) vectorFeedback(ctx context.Context, query string, hits []cairn.
 		if len(ids) == fw.VecPRFDocs {
 			break
 		}
-		if id, ok := byKey[chunkKey{h.Path, h.StartLine}]; ok {
+		if id, ok := byKey[chunkKey{h.Path, h.StartLine, h.EndLine}]; ok {
 			ids = append(ids, id)
 		}
 	}
