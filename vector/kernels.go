@@ -13,6 +13,23 @@ func signCode(code []uint64, v []float32) {
 	}
 }
 
+// finite reports whether x is neither NaN nor infinite: x-x is 0 for every
+// finite x and NaN otherwise. A stored vector holding NaN or an infinity
+// (a damaged import, another writer's bug) scores NaN or ±Inf against every
+// query; Search and Exact leave such an item out, so no result ever carries
+// a non-finite score whatever the index holds (ux U13: one NaN vector made
+// every score of a search NaN downstream).
+func finite(x float32) bool { return x-x == 0 }
+
+// finiteVector reports whether every component of v is finite.
+func finiteVector(v []float32) bool {
+	var s float32
+	for _, x := range v {
+		s += x - x // NaN as soon as one x is NaN or infinite
+	}
+	return s == 0
+}
+
 // dot returns the dot product of a and b, which must have the same length.
 // Eight accumulators keep the floating-point adds independent so the CPU can
 // overlap them; the order of additions is fixed, so the same pair always

@@ -169,7 +169,14 @@ func (ix *Index) train(nlist int, o ListOptions) []float32 {
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(n)))
 	sample := rng.Perm(n)[:m]
 	slices.Sort(sample) // read the sample in memory order
+	// Items holding NaN or an infinity would poison every centroid sum they
+	// join; they train nothing (assignAll still places them).
+	sample = slices.DeleteFunc(sample, func(slot int) bool { return !finiteVector(ix.vector(int32(slot))) })
+	m = len(sample)
 	cents := make([]float32, nlist*dim)
+	if m == 0 { // nothing finite to train on: zero centroids, every item by its code
+		return cents
+	}
 	for c := range nlist { // the initial centroids: distinct sample items
 		copy(cents[c*dim:(c+1)*dim], ix.vector(int32(sample[c*m/nlist])))
 	}
@@ -276,9 +283,18 @@ func (a *assigner) nearest(v []float32, code []uint64, buf []estimated) int32 {
 	best, bestScore := int32(-1), float32(math.Inf(-1))
 	for _, e := range h {
 		s := dot(v, a.cents[int(e.slot)*a.dim:int(e.slot+1)*a.dim])
-		if s > bestScore || s == bestScore && e.slot < best {
+		if finite(s) && (best < 0 || s > bestScore || s == bestScore && e.slot < best) {
 			best, bestScore = e.slot, s
 		}
+	}
+	if best < 0 { // v holds NaN or an infinity: no score compares, the nearest code decides
+		near := h[0]
+		for _, e := range h[1:] {
+			if e.score > near.score || e.score == near.score && e.slot < near.slot {
+				near = e
+			}
+		}
+		best = near.slot
 	}
 	return best
 }

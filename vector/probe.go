@@ -1,6 +1,9 @@
 package vector
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // searchLists is Search over the coarse lists (lists.go): it ranks the
 // centroids by dot product with q, takes the nearest lists until they hold
@@ -76,7 +79,11 @@ func (ix *Index) probe(s *scratch, q []float32, want int) []slotRange {
 	}
 	order := s.est[:0]
 	for c := range l.nlist {
-		order = append(order, estimated{int32(c), dot(q, l.centroids[c*dim:(c+1)*dim])})
+		sc := dot(q, l.centroids[c*dim:(c+1)*dim])
+		if !finite(sc) { // a query (or centroid) holding NaN: probe that list last
+			sc = float32(math.Inf(-1))
+		}
+		order = append(order, estimated{int32(c), sc})
 	}
 	slices.SortFunc(order, func(a, b estimated) int {
 		if a.better(b) {

@@ -111,7 +111,9 @@ func (ix *Index) rescore(s *scratch, q []float32, k int, cand []int32, c int) []
 		cand = ix.narrow(s, q, cand, c)
 	}
 	for _, slot := range cand {
-		top.push(Result{Key: ix.keys[slot], Score: dot(q, ix.vector(slot))})
+		if sc := dot(q, ix.vector(slot)); finite(sc) {
+			top.push(Result{Key: ix.keys[slot], Score: sc})
+		}
 	}
 	s.heap = top.h
 	return top.sorted()
@@ -137,7 +139,9 @@ func (ix *Index) Exact(q []float32, k int, filter func(int64) bool) []Result {
 		if filter != nil && !filter(key) {
 			continue
 		}
-		top.push(Result{Key: key, Score: dot(q, ix.vector(int32(slot)))})
+		if sc := dot(q, ix.vector(int32(slot))); finite(sc) {
+			top.push(Result{Key: key, Score: sc})
+		}
 	}
 	s.heap = top.h
 	return top.sorted()
