@@ -282,6 +282,9 @@ func (rd *Reader) check(r cairn.PortRow) error {
 		case len(v[3].([]float32)) != dim:
 			return fmt.Errorf("vector of %d values, the model's dimension is %d", len(v[3].([]float32)), dim)
 		}
+		if err := checkVector(v[0].(string), v[3].([]float32)); err != nil {
+			return err
+		}
 	case "maintenance_tasks":
 		if !slices.Contains([]string{cairn.TaskAmbiguousEventTime, cairn.TaskExactDuplicate, cairn.TaskQualityReview}, v[1].(string)) {
 			return fmt.Errorf("maintenance_tasks.type %q is not a task type", v[1])
