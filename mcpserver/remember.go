@@ -144,7 +144,10 @@ func rememberSchema() *jsonschema.Schema {
 		p["scope"].Enum = []any{"project", "global", "person"}
 		p["confidence"].Enum = []any{"stated", "verified"}
 		p["phase"].Enum = []any{"done", "plan", "ongoing", "state"}
-		rangeOf(p["importance"], 2, 5, 3)
+		// No "default": the SDK fills schema defaults into the arguments,
+		// and an observation given importance 3 is refused ("importance is
+		// for items"; ux U15). Told gives items 3 when it is left out.
+		rangeOf(p["importance"], 2, 5, nil)
 		p["summary"].MinLength = jsonschema.Ptr(1)
 		p["cues"].MaxItems = jsonschema.Ptr(consolidate.MaxToldList)
 		p["concepts"].MaxItems = jsonschema.Ptr(consolidate.MaxToldList)

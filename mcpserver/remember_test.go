@@ -73,6 +73,30 @@ func TestRememberTool(t *testing.T) {
 	}
 }
 
+// TestRememberObservationTool: an observation told over MCP, without an
+// importance, is stored (ux U15: the schema's importance default 3 was
+// filled into every call, and each observation was refused with
+// "importance is for items"); a fact left without one gets 3.
+func TestRememberObservationTool(t *testing.T) {
+	f := newFixture(t, fixtureOpts{sessions: true})
+	cs := connect(t, f.agent)
+	for _, args := range []map[string]any{
+		{"kind": "observation", "about": "Dana", "summary": "Dana moved to Lisbon in 2025.", "eventDate": "2025"},
+		{"kind": "observation", "summary": "The team switched to weekly releases.", "phase": "state"},
+	} {
+		var out RememberOut
+		callOK(t, cs, ToolRemember, args, &out)
+		if out.Kind != cairn.MemoryObservation || !out.Created {
+			t.Errorf("%v: out %+v", args, out)
+		}
+	}
+	var out RememberOut
+	callOK(t, cs, ToolRemember, map[string]any{"kind": "fact", "title": "Okapi", "summary": "The okapi review is on Fridays."}, &out)
+	if m, err := f.eng.Memory(context.Background(), out.ID); err != nil || m.Importance != 3 {
+		t.Errorf("a fact without importance: %+v, %v; want importance 3", m, err)
+	}
+}
+
 // TestRememberNoMemoriesCorpus: a server opened without memories or a
 // sessions corpus stores the memory and finds it at once (before, it
 // warned that search would see it after a restart).
