@@ -50,12 +50,20 @@ func cmdGet(ctx context.Context, e *env, args []string) error {
 	if res.Status == cairn.StatusNotFound {
 		return fmt.Errorf("get %s: %w (only indexed documents can be read: run cairn search to find paths)", visible(res.Path), cairn.ErrNotFound)
 	}
-	fmt.Fprint(e.stdout, res.Text)
-	if res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+	text := res.Text
+	if isTerminal(e.stdout) {
+		// On a terminal a note's escape sequences would act: set the
+		// clipboard (OSC 52), the title, a hidden link, clear the
+		// screen (ux U9). They are shown as search shows them; a pipe
+		// or a file gets the text as it is.
+		text = visibleLines(text)
+	}
+	fmt.Fprint(e.stdout, text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
 		fmt.Fprintln(e.stdout)
 	}
 	// The notes go to stderr, the path's control characters visible
-	// (printsafe.go); the document's own text above stays raw.
+	// (printsafe.go).
 	if res.NextFrom > 0 {
 		fmt.Fprintf(e.stderr, "[more: cairn get %s --from %d]\n", visible(res.Path), res.NextFrom)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,8 @@ func TestVisible(t *testing.T) {
 		{"csi\u009b31m del\x7f", `csi\u009b31m del\x7f`, `csi\u009b31m del\x7f`},
 		{"bad\xffutf8\xc3", `bad\xffutf8\xc3`, `bad\xffutf8\xc3`},
 		{"nul\x00", `nul\x00`, `nul\x00`},
+		{"invoice\u202edm.exe.md", `invoice\u202edm.exe.md`, `invoice\u202edm.exe.md`}, // ux U9 addendum: bidi overrides
+		{"a\u2066b\u2069c\u200f", `a\u2066b\u2069c\u200f`, `a\u2066b\u2069c\u200f`},
 	} {
 		if got := visible(tt.in); got != tt.one {
 			t.Errorf("visible(%q) = %q, want %q", tt.in, got, tt.one)
@@ -71,7 +74,16 @@ func TestTextOutputShowsControls(t *testing.T) {
 		t.Errorf("search --json lost the name's escapes: %s", raw)
 	}
 	if got := c.ok("get", "cairn://notes/ansi.md", "--from", "3"); got != "platypus three \x1b[31mred\x1b[0m text\n" {
-		t.Errorf("get = %q, want the document's text raw", got)
+		t.Errorf("get = %q, want the document's text raw into a pipe", got)
+	}
+	// On a terminal the sequences would act (ux U9: OSC 52 sets the
+	// clipboard, OSC 0 the title): shown as search shows them, lines and
+	// tabs kept.
+	orig := isTerminal
+	isTerminal = func(io.Writer) bool { return true }
+	t.Cleanup(func() { isTerminal = orig })
+	if got := c.ok("get", "cairn://notes/ansi.md"); got != "# z\n\nplatypus three \\x1b[31mred\\x1b[0m text\n" {
+		t.Errorf("get on a terminal = %q, want the escapes shown", got)
 	}
 	got, errs, code := c.run("get", "cairn://notes/wide.md")
 	if code != 0 || len([]rune(got)) != 12001 || !strings.Contains(errs, "[line 1 cut at 12,000 characters") {
