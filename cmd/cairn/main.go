@@ -31,15 +31,29 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	// The first Ctrl-C cancels: the command stops after what it is writing
-	// and says what it kept. A second one kills the process at once (the
-	// index is crash-safe: a killed sync loses only its open transaction).
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	// This goroutine is main's and lives as long as the process: os.Exit
 	// ends it (no Close to await it in).
-	go func() { <-ctx.Done(); stop() }()
+	go interrupts(sigs, cancel, os.Stderr, os.Exit)
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interrupts handles Ctrl-C: the first cancels (the command stops after
+// what it is writing and says what it kept); a second ends the process at
+// once with status 130, as a shell reports a process SIGINT killed (the
+// index is crash-safe: a killed sync loses only its open transaction).
+// It exits itself: handing the second signal back to its default did
+// not kill a sync blocked in a read (a hung mount; /proc/kmsg), which
+// ignored both (ux U12).
+func interrupts(sigs <-chan os.Signal, cancel func(), stderr io.Writer, exit func(int)) {
+	<-sigs
+	cancel()
+	<-sigs
+	fmt.Fprintln(stderr, "cairn: interrupted twice: stopped at once")
+	exit(130)
 }
 
 // run executes one command and returns the exit status.
