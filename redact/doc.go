@@ -141,7 +141,9 @@
 // password word is taken when quoted as one token, or when bare and not
 // made of words and numbers alone: "the password is in the vault",
 // "password is required", "password: 12-character minimum" and
-// "password is hunter-2" stay (prose.go).
+// "password is hunter-2" stay (prose.go), and so does a bare value that
+// describes the secret, lower-case terms ending in a participle: "the
+// token is base64url-encoded", "the API key is sha256-hashed".
 //
 // # Repeats
 //

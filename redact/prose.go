@@ -94,7 +94,60 @@ func proseValue(s string, k int) (int, int, bool) {
 	for b > k && strings.IndexByte(".,;:?)]}\"'`", s[b-1]) >= 0 {
 		b--
 	}
-	return k, b, proseSecret(s[k:b])
+	return k, b, proseSecret(s[k:b]) && !describes(s[k:b])
+}
+
+// describes reports a bare value that says what the secret is like rather
+// than being one: lower-case parts joined by '-' whose last is a
+// participle of four or more letters ending in "ed", and whose others are
+// letters with at most one run of digits inside ("base64url-encoded",
+// "base64-encoded", "sha256-signed", "x509-based"; ux F26). A random
+// value interleaves its digits ("x9k2mq7z4w-rotated" stays a secret) or
+// mixes cases.
+func describes(v string) bool {
+	i := strings.LastIndexByte(v, '-')
+	if i <= 0 {
+		return false
+	}
+	last := v[i+1:]
+	if len(last) < 4 || !strings.HasSuffix(last, "ed") || !lowerLetters(last) {
+		return false
+	}
+	for _, part := range strings.Split(v[:i], "-") {
+		if !termWithNumber(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerLetters reports a non-empty run of a to z.
+func lowerLetters(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !isLower(p[i]) {
+			return false
+		}
+	}
+	return p != ""
+}
+
+// termWithNumber reports lower-case letters, then at most one run of
+// digits and letters again: "base64url", "sha256", "x509", "utf8", "hex".
+func termWithNumber(p string) bool {
+	i := 0
+	for i < len(p) && isLower(p[i]) {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	for i < len(p) && isDigit(p[i]) {
+		i++
+	}
+	for i < len(p) && isLower(p[i]) {
+		i++
+	}
+	return i == len(p)
 }
 
 // valueStop returns where a bare value v ends: at its first quote, comma,

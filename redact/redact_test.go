@@ -191,6 +191,8 @@ func secretCases() []secretCase {
 		{"azure-storage-key", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=", r("Zq8Wv3Lm", 4) + "%3D", "&se=x"},
 		{kindSecret, "my API key is ", "Zq8Wv3Lm9Np2Rt5Yx7KcAbCd", ""},
 		{kindSecret, "the token was ", "Zq8Wv3Lm9Np2Rt5Yx7Kc", " until Friday"},
+		{kindSecret, "the token is ", "x9k2mq7z4w-rotated", ", ask ops"},         // digits interleaved: not a description
+		{kindPassword, "the password is ", "Hunter42-salted", " (do not share)"}, // mixed case
 		// ux F24: XML elements and key/value attributes, percent-encoded forms.
 		{kindPassword, "<server><id>nexus</id><username>dana</username><password>", pw, "</password></server>"},
 		{kindPassword, `<add key="ClearTextPassword" value="`, pw, `" />`},
@@ -332,6 +334,11 @@ func TestRedactKeeps(t *testing.T) {
 		"f(\"machine h.test login u password missing);\")",
 		`{"[store]\nurl = \"postgres://u@db/x?Password=secret\"\n", ":2: url holds a password"},`,
 		"quoted header; `mysql -pV`, `sshpass -p V`, `docker login -p V`",
+		// ux F26: a value that says what the token is like.
+		"the token is base64url-encoded",
+		"The token is base64-encoded and signed.",
+		"the API key is sha256-hashed, the password is utf8-encoded",
+		"the secret was x509-based",
 	} {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)
