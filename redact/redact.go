@@ -22,9 +22,11 @@ func Placeholder(kind string) string { return placeholderPrefix + kind + "]" }
 // Redact replaces every secret it recognizes in text with
 // Placeholder(kind) and reports how many values of each kind it replaced.
 // Text around a secret is kept byte for byte: quotes, separators, the user
-// and host of a URL, the key of an assignment. A secret that spans lines (a
-// private key block) keeps its line breaks after the placeholder, so the
-// text has as many lines as before and line numbers into it stay valid.
+// and host of a URL, the key of an assignment; only a line whose secret an
+// invisible character hides loses its invisible characters (hidden.go). A
+// secret that spans lines (a private key block) keeps its line breaks
+// after the placeholder, so the text has as many lines as before and line
+// numbers into it stay valid.
 // A value a rule replaced is also replaced where text repeats it bare,
 // before or after (repeat.go). Counts is nil when nothing was replaced.
 // Redact is idempotent and safe for concurrent use.
@@ -44,7 +46,7 @@ func RedactParts(parts []*string) Counts {
 	done := make([]int, len(parts)) // values seen when the part was last scanned
 	for i, p := range parts {
 		if p != nil && *p != "" {
-			*p = redactPart(*p, &counts, &seen)
+			*p = redactPart(joinHidden(*p), &counts, &seen) // hidden.go
 		}
 		done[i] = seen.n
 	}
