@@ -315,7 +315,8 @@ func classify(name, v string, weak bool) string {
 }
 
 var (
-	passwordLast = map[string]bool{"password": true, "passwd": true, "passphrase": true, "pass": true, "pwd": true, "pw": true}
+	passwordLast = map[string]bool{"password": true, "passwd": true, "passphrase": true, "pass": true, "pwd": true, "pw": true,
+		"passcode": true, "passwort": true}
 	secretLast   = map[string]bool{"secret": true, "token": true, "apikey": true, "credential": true, "credentials": true, "creds": true, "auth": true}
 	keyQualifier = map[string]bool{"api": true, "access": true, "secret": true, "private": true, "auth": true,
 		"signing": true, "encryption": true, "master": true, "client": true, "account": true, "storage": true,

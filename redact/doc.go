@@ -28,7 +28,8 @@
 //	google-oauth-token     ya29.<20+ chars>, GOCSPX-<28 chars>
 //	aws-access-key-id      AKIA<16 A-Z0-9>, ASIA..., ABIA..., ACCA...
 //	aws-secret-access-key  aws_secret_access_key = <40 base64>, "SecretAccessKey": "<40>",
-//	                       aws_secret_access_key <40> (aws configure set)
+//	                       aws_secret_access_key <40> (aws configure set); <40> beside its
+//	                       access key id: AKIA... / <40>, AKIA...:<40>, AKIA...,<40>, the next line
 //	azure-storage-key      AccountKey=<base64>==, SharedAccessKey=<base64>, a SAS URL's sig=<v>
 //	github-token           ghp_<36 alnum> (also gho_, ghu_, ghs_, ghr_), github_pat_<22+>
 //	gitlab-token           glpat-<20+ chars> (also gldt-, glptt-, glrt-, ...)
@@ -62,6 +63,20 @@
 //	linear-key             lin_api_<40+ alnum>, lin_oauth_
 //	sentry-token           sntrys_eyJ<...>, sntryu_<64 hex>
 //	atlassian-token        ATATT3<50+>, ATCTT3
+//	pinecone-key           pcsk_<4-12>_<40+ alnum>
+//	langsmith-key          lsv2_pt_<32 hex>_<10 hex>, lsv2_sk_
+//	planetscale-token      pscale_tkn_<32+>, pscale_oauth_, pscale_pw_
+//	figma-token            figd_<40+>
+//	postman-key            PMAK-<24 hex>-<34 hex>
+//	pulumi-token           pul-<40 hex>
+//	newrelic-key           NRAK-<27 A-Z0-9>, NRII-<32>
+//	terraform-token        <14 alnum>.atlasv1.<60-70>
+//	flyio-token            fo1_<40+>, FlyV1 fm2_<40+> (the token after "FlyV1 ")
+//	onepassword-token      ops_eyJ<40+ base64>
+//	seed-phrase            12, 15, 18, 21 or 24 words of 3-8 small letters under a mnemonic or
+//	                       seed-named key (WALLET_MNEMONIC="...", seed_phrase: ...) or after
+//	                       "recovery|seed|backup phrase is"; fewer than 6 distinct words stay
+//	password-hash          user:<hash> (htpasswd, shadow): $apr1$, $1$, $5$, $6$, $2a/b/y$, $y$, {SHA}
 //	command-output         the output of a tool call or a pasted "$ <cmd>" that fetches a
 //	                       secret (op read, vault kv get, cat ~/.config/cairn/token; FetchesSecret);
 //	                       pasted output ends at a blank line, the next prompt ($ % > #),
@@ -79,8 +94,13 @@
 //	                       <password>v</password>, <add key="ClearTextPassword" value="v"/>;
 //	                       percent-encoded: key%3Dvalue, scheme%3A%2F%2Fuser%3Apassword%40host)
 //	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x;
-//	                       in prose: password|passphrase|passwd|pwd is|was|:|= <value> when the value
-//	                       is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in", "required");
+//	                       in prose: password|passphrase|passwd|pwd|passcode is|was|:|= <value> when
+//	                       the value is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in",
+//	                       "required"); also in German, French, Spanish, Portuguese, Italian, Dutch,
+//	                       Polish, Czech, Swedish, Norwegian, Danish, Finnish, Russian, Turkish,
+//	                       Chinese, Japanese, Korean ("das Passwort ist", "le mot de passe est",
+//	                       "la contraseña:", "密码是"); a PIN after "PIN is|:" (4-8 digits);
+//	                       wifi: <network> / <value>;
 //	                       mysql (mysqldump, mariadb, ...) -p<value>; sshpass -p <value>;
 //	                       docker|podman|nerdctl|buildah|skopeo|oras|helm registry login ... -p <value>
 //	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
@@ -119,6 +139,14 @@
 // tries the redaction pastes that sample, and a real random key can hold
 // the same letters. Values of open-ended shape (a bearer token, an Azure
 // key) that contain those words anywhere are kept as stand-ins.
+//
+// An invisible character inside a token (a zero-width space, joiner or
+// non-joiner, a word joiner, a soft hyphen, a byte-order mark, a direction
+// mark) does not hide it: a line holding one between two printable ASCII
+// bytes is tried without them, and when that hides more, the line is
+// redacted so, its invisible characters between ASCII bytes dropped
+// (hidden.go). Other lines keep theirs: the joiners of an emoji sequence,
+// the soft hyphens of a word.
 //
 // A token in a provider's shape starts at a boundary: the start of the
 // text, a byte that is not a letter, digit or '_', a JSON escape (\n), or

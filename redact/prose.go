@@ -2,22 +2,90 @@ package redact
 
 import "strings"
 
-// proseAnchors are the words findProse starts from (lower case).
-var proseAnchors = []string{"password", "passphrase", "passwd", "pwd"}
+// proseWord is a word for a password that findProse starts from, in
+// lower case, with the verbs that may join it to its value ("is" in its
+// language; a colon or '=' always may).
+type proseWord struct {
+	word  string
+	verbs []string
+	// compound: the word may end a longer word (Datenbankpasswort,
+	// WLAN-Passwort); else it must start one.
+	compound bool
+	// cjk: the value ends at the first byte that is not ASCII, since the
+	// sentence goes on without a blank (密码是abc123，然后).
+	cjk bool
+}
+
+// englishVerbs join "password" and its kin to the value; "password" is
+// also the word in Italian, German or French text ("la password è").
+var englishVerbs = []string{"is", "was", "ist", "war", "est", "è", "é", "es", "era"}
+
+// proseWords are the words findProse starts from.
+var proseWords = []proseWord{
+	{word: "password", verbs: englishVerbs},
+	{word: "passphrase", verbs: englishVerbs},
+	{word: "passwd", verbs: englishVerbs},
+	{word: "pwd", verbs: englishVerbs},
+	{word: "passcode", verbs: englishVerbs},
+}
+
+// foreignWords are "password" in the languages users most often write
+// notes in (ux U5), a rule of their own so that the many lines holding an
+// English password word are not searched for them all.
+var foreignWords = []proseWord{
+	{word: "passwort", verbs: []string{"ist", "war", "lautet", "lautete"}, compound: true}, // German
+	{word: "kennwort", verbs: []string{"ist", "war", "lautet", "lautete"}, compound: true},
+	{word: "mot de passe", verbs: []string{"est", "était"}}, // French
+	{word: "contraseña", verbs: []string{"es", "era"}},      // Spanish
+	{word: "contrasena", verbs: []string{"es", "era"}},
+	{word: "senha", verbs: []string{"é", "era"}},                       // Portuguese
+	{word: "wachtwoord", verbs: []string{"is", "was"}, compound: true}, // Dutch
+	{word: "hasło", verbs: []string{"to", "jest", "brzmi"}},            // Polish
+	{word: "haslo", verbs: []string{"to", "jest", "brzmi"}},
+	{word: "heslo", verbs: []string{"je", "bylo"}},                   // Czech, Slovak
+	{word: "lösenord", verbs: []string{"är", "var"}, compound: true}, // Swedish
+	{word: "losenord", verbs: []string{"är", "var"}, compound: true},
+	{word: "passord", verbs: []string{"er", "var"}, compound: true},     // Norwegian
+	{word: "adgangskode", verbs: []string{"er", "var"}, compound: true}, // Danish
+	{word: "salasana", verbs: []string{"on", "oli"}, compound: true},    // Finnish
+	{word: "пароль", verbs: []string{"—"}},                              // Russian
+	{word: "Пароль", verbs: []string{"—"}},
+	{word: "şifre", verbs: nil},                        // Turkish
+	{word: "密码", verbs: []string{"是", "为"}, cjk: true}, // Chinese
+	{word: "パスワード", verbs: []string{"は"}, cjk: true},   // Japanese
+	{word: "비밀번호", verbs: []string{"는"}, cjk: true},    // Korean
+}
+
+// proseAnchors and foreignAnchors are the words, the prose rules' anchors.
+var proseAnchors, foreignAnchors = wordsOf(proseWords), wordsOf(foreignWords)
+
+func wordsOf(ws []proseWord) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.word)
+	}
+	return out
+}
 
 // findProse finds a password given in a sentence: the value after
-// "password is", "passphrase was", "pwd:" and the like, when it is shaped
-// like a secret (proseSecret). The assignment rule keeps a bare value after
-// a colon unless it is alone on its line; this rule takes such a value in
-// the middle of a line too, but only when no plain word or code could be
-// meant: "the password is in the vault", "password is required" and
-// "Password: cfg.Password," stay. The words are found by hand, not by a
-// case-folding regular expression, which cost the clean corpus half again
-// its redaction time.
-func findProse(s string, hits []hit) []hit {
+// "password is", "passphrase was", "pwd:", "das Passwort ist" and the
+// like, when it is shaped like a secret (proseSecret). The assignment rule
+// keeps a bare value after a colon unless it is alone on its line; this
+// rule takes such a value in the middle of a line too, but only when no
+// plain word or code could be meant: "the password is in the vault",
+// "password is required" and "Password: cfg.Password," stay. The words
+// are found by hand, not by a case-folding regular expression, which cost
+// the clean corpus half again its redaction time.
+func findProse(s string, hits []hit) []hit { return findProseWords(s, hits, proseWords) }
+
+// findForeignProse is findProse for foreignWords.
+func findForeignProse(s string, hits []hit) []hit { return findProseWords(s, hits, foreignWords) }
+
+func findProseWords(s string, hits []hit, words []proseWord) []hit {
 	n := len(hits)
 	lower := asciiLower(s)
-	for _, w := range proseAnchors {
+	for _, pw := range words {
+		w := pw.word
 		for i := 0; ; {
 			j := strings.Index(lower[i:], w)
 			if j < 0 {
@@ -25,12 +93,20 @@ func findProse(s string, hits []hit) []hit {
 			}
 			at := i + j
 			i = at + len(w)
-			if at > 0 && (isNameByte(lower[at-1]) && !afterCSI(s, at) || lower[at-1] == '$') {
+			if at > 0 && !wordStartOK(s, lower, at, pw.compound) {
 				continue // db_password, $password, cfg.password, --password
 			}
-			if k, ok := afterPasswordWord(lower, i); ok {
+			if k, ok := afterWord(lower, i, pw.verbs, pw.cjk); ok {
 				k = skipCSI(s, k)
-				if a, b, ok := proseValue(s, k); ok {
+				if a, b, ok := proseValue(s, k); ok && pw.cjk {
+					b = a + asciiPrefix(s[a:b])
+					for b > a && strings.IndexByte(".,;:?)]}\"'`", s[b-1]) >= 0 {
+						b--
+					}
+					if proseSecret(s[a:b]) {
+						hits = append(hits, hit{a, b, kindPassword})
+					}
+				} else if ok {
 					hits = append(hits, hit{a, b, kindPassword})
 				}
 			}
@@ -40,10 +116,41 @@ func findProse(s string, hits []hit) []hit {
 	return hits
 }
 
+// wordStartOK reports whether a password word may start at lower[at]: not
+// inside an identifier or after '$'; a compound word may follow letters
+// or '-' (Datenbankpasswort, WLAN-Passwort).
+func wordStartOK(s, lower string, at int, compound bool) bool {
+	c := lower[at-1]
+	if c == '$' {
+		return false
+	}
+	if compound && (isLower(c) || c == '-') {
+		return true
+	}
+	return !isNameByte(c) || afterCSI(s, at)
+}
+
+// asciiPrefix returns the length of v's leading ASCII bytes.
+func asciiPrefix(v string) int {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return i
+		}
+	}
+	return len(v)
+}
+
 // afterPasswordWord returns where the value starts after a password word
 // ending at i: after blanks and "is" or "was" (a colon may follow), or
 // after a colon or an equals sign that does not start := == => or ::.
 func afterPasswordWord(lower string, i int) (int, bool) {
+	return afterWord(lower, i, []string{"is", "was"}, false)
+}
+
+// afterWord is afterPasswordWord with the given verbs; a colon may also be
+// a full-width one (：). In Chinese, Japanese and Korean (cjk) the verb or
+// particle (是, は, 는) follows the word without a blank.
+func afterWord(lower string, i int, verbs []string, cjk bool) (int, bool) {
 	k := skipBlanks(lower, i)
 	if k < len(lower) && (lower[k] == ':' || lower[k] == '=') {
 		if k+1 < len(lower) && strings.IndexByte(":=>", lower[k+1]) >= 0 {
@@ -51,11 +158,14 @@ func afterPasswordWord(lower string, i int) (int, bool) {
 		}
 		return skipBlanks(lower, k+1), true
 	}
-	if k == i {
-		return 0, false // passwords, password-is-weak
+	if strings.HasPrefix(lower[k:], "：") {
+		return skipBlanks(lower, k+len("：")), true
 	}
-	for _, verb := range []string{"is", "was"} {
-		if e := k + len(verb); strings.HasPrefix(lower[k:], verb) && (e == len(lower) || !isNameByte(lower[e]) || lower[e] == '.' || lower[e] == '-') {
+	for _, verb := range verbs {
+		if k == i && !cjk || !strings.HasPrefix(lower[k:], verb) {
+			continue // passwords, password-is-weak
+		}
+		if e := k + len(verb); cjk || e == len(lower) || !isNameByte(lower[e]) || lower[e] == '.' || lower[e] == '-' {
 			e = skipBlanks(lower, e)
 			if e < len(lower) && lower[e] == ':' {
 				e++

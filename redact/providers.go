@@ -24,7 +24,53 @@ func providerRules() []rule {
 		tok("linear-key", []string{"lin_api_", "lin_oauth_"}, `lin_(?:api|oauth)_[A-Za-z0-9]{40,}\b`),
 		tok("sentry-token", []string{"sntrys_", "sntryu_"}, `sntrys_eyJ[A-Za-z0-9+/=_-]{30,}|sntryu_[a-f0-9]{64}\b`),
 		tok("atlassian-token", []string{"ATATT3", "ATCTT3"}, `AT[AC]TT3[A-Za-z0-9_=-]{50,}`),
+		// ux U2. Pinecone's API keys start pcsk_, then a short key id, '_'
+		// and the secret.
+		tok("pinecone-key", []string{"pcsk_"}, `pcsk_[A-Za-z0-9]{4,12}_[A-Za-z0-9]{40,90}\b`),
+		// LangSmith's personal access tokens (lsv2_pt_) and service keys
+		// (lsv2_sk_): 32 hex digits, '_' and 10 more.
+		tok("langsmith-key", []string{"sv2_"}, `lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}\b`),
+		// PlanetScale's service tokens, OAuth tokens and database passwords
+		// carry pscale_tkn_, pscale_oauth_ and pscale_pw_.
+		tok("planetscale-token", []string{"pscale_"}, `pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{31,63}[A-Za-z0-9=]`),
+		// Figma's personal access tokens start figd_.
+		tok("figma-token", []string{"figd_"}, `figd_[A-Za-z0-9_-]{40,}`),
+		// Postman's API keys: PMAK-, 24 hex digits, '-', 34 more.
+		tok("postman-key", []string{"PMAK-"}, `PMAK-[0-9a-f]{24}-[0-9a-f]{34}\b`),
+		// Pulumi Cloud's access tokens: pul- and 40 hex digits.
+		tok("pulumi-token", []string{"pul-"}, `pul-[0-9a-f]{40}\b`),
+		// New Relic's user keys start NRAK- (27 capitals and digits after
+		// it); its Insights insert keys NRII-.
+		tok("newrelic-key", []string{"NRAK-", "NRII-"}, `NRAK-[A-Z0-9]{27}\b|NRII-[A-Za-z0-9_-]{32}\b`),
+		// HCP Terraform (Terraform Cloud) API tokens: a 14-character id,
+		// .atlasv1. and the secret.
+		tok("terraform-token", []string{".atlasv1."}, `[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}`),
+		// Fly.io's older personal tokens start fo1_; the macaroon tokens that
+		// fly tokens create prints follow "FlyV1 " (fm1_, fm2_, ...).
+		tok("flyio-token", []string{"fo1_"}, `fo1_[A-Za-z0-9_-]{40,}`),
+		reRule("flyio-token", []string{"FlyV1 "}, false, `FlyV1 (fm[12][a-z]?_[A-Za-z0-9+/=_-]{40,})`, 1, shapeOK),
+		// 1Password service account tokens are ops_ and a base64 JSON
+		// document ({" encodes as eyJ).
+		tok("onepassword-token", []string{"ops_eyJ"}, `ops_eyJ[A-Za-z0-9+/_-]{40,}={0,3}`),
 	}
+}
+
+// findAWSPairs finds an AWS secret access key given beside its access key
+// id, which an earlier rule has replaced (ux U3): "ID / SECRET",
+// "ID:SECRET", "ID,SECRET" (the console's credentials CSV) or the secret
+// on the next line. The 40 characters must mix capitals, small letters
+// and digits, as a random key does (a 40-hex git SHA does not).
+var awsPairRe = regexp.MustCompile(`\[REDACTED:aws-access-key-id\]\\*["'` + "`" + `]?` +
+	`(?:[ \t]*[/:,;|][ \t]*|[ \t]+|[ \t]*\r?\n[ \t]*)\\*["'` + "`" + `]?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
+
+func awsPairOK(_, v string) bool {
+	var lower, upper, digit bool
+	for i := 0; i < len(v); i++ {
+		lower = lower || isLower(v[i])
+		upper = upper || isUpper(v[i])
+		digit = digit || isDigit(v[i])
+	}
+	return lower && upper && digit && shapeOK("", v)
 }
 
 // findNetrc finds .netrc passwords (netrcRe) on lines naming a machine or

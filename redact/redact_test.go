@@ -36,7 +36,7 @@ var (
 func secretCases() []secretCase {
 	gcpBody := "-----BEGIN PRIVATE KEY-----\\n" + r("MIIEvQ"+r("Ab1+", 14)+"\\n", 2) + "-----END PRIVATE KEY-----\\n"
 	gcpBody2 := strings.ReplaceAll(gcpBody, `\n`, `\\n`)
-	return []secretCase{
+	return append(shapeCases(), []secretCase{ // shapes_test.go: ux U2-U5
 		{kindGCP, `{"type": "service_account", "private_key": "`, gcpBody, `", "client_email": "svc@proj.iam.gserviceaccount.com"}`},
 		{kindGCP, `{"msg": "{\"private_key\": \"`, gcpBody2, `\"}"}`},
 		{kindPrivateKey, "key:\n", pemRSA, "\nafter"},
@@ -205,7 +205,7 @@ func secretCases() []secretCase {
 		{kindPassword, `password = """`, pw, `"""`},
 		{kindHighEntropy, "SECRET_KEY_BASE=", r("9f8a7b6c5d4e3f2a1b0c", 3), ""},
 		{kindHighEntropy, `signing_key_material: "`, r("Kq9+Lm8/Zx7=", 3), `"`},
-	}
+	}...)
 }
 
 func TestRedactSecrets(t *testing.T) {
@@ -249,7 +249,7 @@ func TestKinds(t *testing.T) {
 
 // TestRedactKeeps lists text that looks like a secret and is not one.
 func TestRedactKeeps(t *testing.T) {
-	for _, s := range []string{
+	for _, s := range append(shapeKeeps, // shapes_test.go: ux U2-U5
 		"commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)",
 		"id: 123e4567-e89b-12d3-a456-426614174000",
 		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -280,8 +280,8 @@ func TestRedactKeeps(t *testing.T) {
 		"the bearer token goes in a header",
 		"basic configuration lives in basic.yaml",
 		"docker run -u 1000:1000 image",
-		"pk_test_" + r("Ab1c", 6),
-		"ghp_" + r("x", 36),
+		"pk_test_"+r("Ab1c", 6),
+		"ghp_"+r("x", 36),
 		"img: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
 		"PWD=/home/user/src/cairn",
 		"go 1.26.8; v2.4.3; sk-learn",
@@ -339,7 +339,7 @@ func TestRedactKeeps(t *testing.T) {
 		"The token is base64-encoded and signed.",
 		"the API key is sha256-hashed, the password is utf8-encoded",
 		"the secret was x509-based",
-	} {
+	) {
 		if got, counts := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q (%v), want it unchanged", s, got, counts)
 		}

@@ -23,6 +23,9 @@ var allKinds = []string{
 	kindPassword, kindSecret, kindHighEntropy, KindCommandOutput,
 	"openrouter-key", "groq-key", "xai-key", "perplexity-key", "replicate-token",
 	"docker-hub-token", "grafana-token", "tailscale-key", "notion-token", "linear-key", "sentry-token", "atlassian-token",
+	"pinecone-key", "langsmith-key", "planetscale-token", "figma-token", "postman-key", "pulumi-token",
+	"newrelic-key", "terraform-token", "flyio-token", "onepassword-token",
+	kindSeedPhrase, kindPasswordHash,
 }
 
 const (
@@ -109,6 +112,8 @@ func buildRules() []rule {
 
 		reRule("aws-secret-access-key", []string{"secret"}, true,
 			`(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)\\*["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 1, shapeOK),
+		{anchors: []string{"[REDACTED:aws-access-key-id]"}, whole: true,
+			find: reFind("aws-secret-access-key", awsPairRe, 1, awsPairOK)}, // providers.go: ID / SECRET
 		reRule("azure-storage-key", []string{"sig="}, true, `[?&]sig=([A-Za-z0-9%+/=]{20,})`, 1, tokenOK),          // a SAS URL's signature
 		{anchors: []string{"password"}, find: findNetrc},                                                           // .netrc
 		reRule(kindPassword, []string{":5432:", ":*:", ":6432:", ":5433:"}, false, pgpassRe.String(), 1, pgpassOK), // .pgpass
@@ -140,8 +145,13 @@ func buildRules() []rule {
 		{anchors: []string{"Private-Lines:"}, whole: true, find: findPuttyKeys},
 		{anchors: []string{"</", "value="}, fold: true, find: findXML}, // xml.go
 		{anchors: []string{"%3d", "%3a%2f%2f"}, fold: true, find: findEncoded},
+		{anchors: seedAnchors, fold: true, find: findSeedPhrases},                              // seed.go
+		reRule(kindPasswordHash, []string{":$", ":{SHA}"}, false, hashLineRe.String(), 1, nil), // hash.go: htpasswd, shadow
+		{anchors: []string{"PIN"}, find: findPINs},
+		{anchors: []string{"wifi", "wi-fi", "wlan"}, fold: true, find: findWifi},
 		{anchors: assignAnchors, fold: true, find: findAssignments},
 		{anchors: proseAnchors, fold: true, find: findProse},          // prose.go: "the password is hunter2"
+		{anchors: foreignAnchors, fold: true, find: findForeignProse}, // prose.go: "das Passwort ist ..."
 		{anchors: proseTokenWords, fold: true, find: findProseTokens}, // providers.go: "my API key is ..."
 	}...)
 }
