@@ -429,7 +429,7 @@ var placeholderWords = map[string]bool{
 	"apikey": true, "api_key": true, "api-key": true, "key": true, "none": true, "null": true,
 	"nil": true, "true": true, "false": true, "undefined": true, "todo": true, "tbd": true,
 	"example": true, "dummy": true, "...": true, "…": true, "-": true, "<nil>": true,
-	"mypassword": true, "my-password": true, "my_password": true,
+	"mypassword": true, "my-password": true, "my_password": true, "notasecret": true, // notasecret: Google's .p12 keys
 	"str": true, "string": true, "bool": true, "int": true, "bytes": true, "required": true,
 	"optional": true, "omitempty": true, "hidden": true, "masked": true, "sensitive": true,
 	// YAML block scalar indicators: the value is on the next lines

@@ -102,7 +102,14 @@
 //	                       "la contraseña:", "密码是"); a PIN after "PIN is|:" (4-8 digits);
 //	                       wifi: <network> / <value>;
 //	                       mysql (mysqldump, mariadb, ...) -p<value>; sshpass -p <value>;
-//	                       docker|podman|nerdctl|buildah|skopeo|oras|helm registry login ... -p <value>
+//	                       docker|podman|nerdctl|buildah|skopeo|oras|helm registry login ... -p <value>;
+//	                       SQL: CREATE|ALTER USER|ROLE ... PASSWORD '<v>', ... IDENTIFIED BY '<v>',
+//	                       SET PASSWORD ... = '<v>'; tool flags: echo <v> | sudo -S, openssl pass:<v>,
+//	                       keytool -storepass <v>, zip -P, 7z -p<v>, ldapsearch -w, redis-cli -a,
+//	                       smbclient -U u%<v>, az login -p, sqlcmd -P, mongosh -p, ssh-keygen -P|-N,
+//	                       htpasswd -b f u <v>, rabbitmqctl add_user u <v>, xfreerdp /p:<v>,
+//	                       net use /user:u <v>, nmcli ... password <v>, wpa_passphrase ssid <v>,
+//	                       ConvertTo-SecureString "<v>" -AsPlainText, <(echo <v>) (tools.go); pw: <v>
 //	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
 //	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case);
 //	                       in prose: "my API key is <v>", "the token was <v>" (12+ chars, not words),
@@ -125,8 +132,9 @@
 // Values that stand in for a secret are kept: "", masks (***, xxxx),
 // variables and templates (${DB_PASSWORD}, $TOKEN, {{ .Token }},
 // process.env.X, os.Getenv("X")), <your-token> and other your-key-here
-// stand-ins, the words password, secret, none, null, and changeme (a known
-// default, not a secret; redacting it protects nothing). Stripe publishable
+// stand-ins, the words password, secret, none, null, and changeme and
+// notasecret (known defaults, the second of Google's .p12 keys, not
+// secrets; redacting them protects nothing). Stripe publishable
 // test keys (pk_test_) are public and kept; secret and restricted test keys
 // (sk_test_, rk_test_) grant API access and are redacted.
 //

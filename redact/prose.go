@@ -27,6 +27,7 @@ var proseWords = []proseWord{
 	{word: "passwd", verbs: englishVerbs},
 	{word: "pwd", verbs: englishVerbs},
 	{word: "passcode", verbs: englishVerbs},
+	{word: "pw", verbs: englishVerbs}, // pw: <value>, PW=<value> (ux U17)
 }
 
 // foreignWords are "password" in the languages users most often write

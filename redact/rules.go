@@ -137,7 +137,9 @@ func buildRules() []rule {
 		reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
 			`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
 
-		{anchors: cmdAnchors, find: findCommandPasswords}, // commands.go: mysql -p<value>
+		{anchors: cmdAnchors, find: findCommandPasswords},         // commands.go: mysql -p<value>
+		{anchors: toolAnchors, find: findToolPasswords},           // tools.go: zip -P <value>, ...
+		{anchors: sqlAnchors, fold: true, find: findSQLPasswords}, // tools.go: ALTER USER ... PASSWORD '<value>'
 		{anchors: []string{"cookie", " -b "}, fold: true, find: findCookies},
 		{anchors: []string{"$ ", "% "}, whole: true, find: findPromptOutputs}, // fetch.go: $ op read ...
 		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
