@@ -6,6 +6,10 @@ import (
 	"github.com/cairnmemory/cairn"
 )
 
+// ReasonRootExcluded is the failure of a source whose root lies in a
+// folder the corpus excludes by absolute path: nothing of it is read.
+const ReasonRootExcluded = "corpus root lies in a folder Cairn keeps its own data in; nothing is read"
+
 // ReasonSymlinkAvoided is the failure of a symlinked file whose target lies
 // in a folder the corpus excludes by absolute path (Cairn's own data
 // folder, see ExcludedFolders). Like a link that leads outside the root, it
@@ -18,7 +22,8 @@ const ReasonSymlinkAvoided = "symlink points into an excluded folder"
 // files a symlink cannot bring in (ReasonSymlinkAvoided). The command line
 // adds Cairn's data and models folders this way, so a corpus of the home
 // folder does not index Cairn's own session and memory copies (each hit
-// would show twice). A corpus root inside such a folder yields no files.
+// would show twice). A corpus root inside such a folder yields no files and
+// one failure, ReasonRootExcluded.
 func ExcludedFolders(c cairn.Corpus) []string {
 	var out []string
 	for _, e := range c.Exclude {

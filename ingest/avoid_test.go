@@ -47,8 +47,9 @@ func TestScanExcludedFolder(t *testing.T) {
 	}
 
 	inside := cairn.Corpus{Name: "s", Kind: cairn.KindFiles, Paths: []string{filepath.Join(data, "agents")}, Exclude: []string{data}}
-	if files, _, err := Scan(context.Background(), inside); err != nil || len(files) != 0 {
-		t.Errorf("a root inside the excluded folder: %q, %v; want none", rels(files), err)
+	files, failures, err = Scan(context.Background(), inside)
+	if want := []cairn.FileFailure{{Path: filepath.Join(data, "agents"), Reason: ReasonRootExcluded}}; err != nil || len(files) != 0 || !cmp.Equal(failures, want) {
+		t.Errorf("a root inside the excluded folder: %q, %v, %v; want no file and %v", rels(files), failures, err, want)
 	}
 
 	elsewhere := cairn.Corpus{Name: "n", Kind: cairn.KindFiles, Paths: []string{filepath.Join(home, "notes")}, Exclude: []string{data}}

@@ -235,7 +235,8 @@ func (w *walker) scanSource(src Source) error {
 	}
 	var whole bool
 	if w.avoid, whole = avoidedIn(w.rootReal, w.folders); whole {
-		return nil // the root lies in an excluded folder: nothing is read
+		w.fail(src.Root, ReasonRootExcluded)
+		return nil
 	}
 	w.jobs = make(chan *dirRun, 4*statWorkers)
 	if w.buf == nil {

@@ -156,7 +156,11 @@ func (e *env) corporaCheck(cfg *config.Config) engine.DoctorCheck {
 	for _, co := range corpora {
 		for _, root := range corpusRoots(co, &bad) {
 			roots++
-			if why := rootProblem(root); why != "" {
+			why := rootProblem(root)
+			if why == "" && co.Kind == cairn.KindFiles {
+				why = e.ownRootProblem(root)
+			}
+			if why != "" {
 				bad = append(bad, fmt.Sprintf("%s: %s %s", co.Name, root, why))
 			}
 		}

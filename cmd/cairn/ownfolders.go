@@ -14,20 +14,21 @@ import (
 // ownFolder is one of Cairn's own folders and what it holds.
 type ownFolder struct{ path, what string }
 
-// ownFolders are the folders Cairn writes for this invocation: the data
-// folder (every agent's index, memories and session copies) and the
-// models folder, when it is not inside the data folder (with CAIRN_HOME
-// both are under it).
+// ownFolders are the folders Cairn writes for this invocation: the agents'
+// folder of the data folder (every agent's index, memories and session
+// copies), its cache folder and the models folder. Not the data folder
+// itself: with CAIRN_HOME it also holds config.toml, and people keep
+// their notes beside it ($CAIRN_HOME/notes; ux U24, a regression of the
+// first fix, which left such notes unindexed).
 func (e *env) ownFolders() []ownFolder {
 	home, _ := os.UserHomeDir()
 	_, dataDir := e.paths()
 	data := filepath.Clean(dataDir)
-	own := []ownFolder{{data, "data folder"}}
-	models := filepath.Clean(config.ModelsDir(os.Getenv, home))
-	if rel, err := filepath.Rel(data, models); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		own = append(own, ownFolder{models, "models folder"})
+	return []ownFolder{
+		{filepath.Join(data, "agents"), "data folder"},
+		{filepath.Join(data, "cache"), "cache folder"},
+		{filepath.Clean(config.ModelsDir(os.Getenv, home)), "models folder"},
 	}
-	return own
 }
 
 // corpora is cfg.ToCorpora with Cairn's own folders excluded from every
@@ -69,8 +70,37 @@ func (e *env) ownFoldersNotes(corpora []cairn.Corpus) []string {
 					what = f.what
 				}
 			}
+			if rootsIn(c, dir) {
+				continue // the scan fails the root (ingest.ReasonRootExcluded): sync and doctor say so
+			}
 			notes = append(notes, fmt.Sprintf("corpus %s: Cairn's %s %s lies under its root and is not scanned", c.Name, what, visible(dir)))
 		}
 	}
 	return notes
+}
+
+// rootsIn reports whether every root of c lies in dir (no folder of it to
+// leave out: the corpus reads nothing).
+func rootsIn(c cairn.Corpus, dir string) bool {
+	srcs, err := ingest.Resolve(c)
+	if err != nil || len(srcs) == 0 {
+		return false
+	}
+	for _, s := range srcs {
+		if rel, err := filepath.Rel(dir, s.Root); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownRootProblem says that a files corpus's root lies in one of Cairn's own
+// folders, whose files a scan never reads, or "".
+func (e *env) ownRootProblem(root string) string {
+	for _, f := range e.ownFolders() {
+		if rel, err := filepath.Rel(f.path, filepath.Clean(root)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Sprintf("lies in Cairn's %s %s, which is never scanned: nothing is read", f.what, visible(f.path))
+		}
+	}
+	return ""
 }
