@@ -134,7 +134,11 @@ func (s *Sleeper) planProfiles(ctx context.Context) (*profileWork, error) {
 	for _, sub := range subjects(obs, max(1, s.ProfileMin)) {
 		id := profileID(sub.key, sub.obs)
 		want[sub.key] = id
-		if !slices.ContainsFunc(have, func(p cairn.Memory) bool { return p.ID == id }) {
+		gone, err := Forgotten(ctx, s.Store, profileCorpus, sub.key) // forget.go: a forgotten profile is not built again
+		if err != nil {
+			return nil, err
+		}
+		if !gone[id] && !slices.ContainsFunc(have, func(p cairn.Memory) bool { return p.ID == id }) {
 			w.build = append(w.build, sub)
 		}
 	}

@@ -497,7 +497,10 @@ func (w *Worker) consolidate(ctx context.Context, th *Thread, win *window, res *
 		running = runningEpisode(running, a, win.nums[0])
 	}
 	g := &gate{th: th, win: win, dropped: res.Dropped}
-	mems := g.run(answers)
+	mems, err := dropForgotten(ctx, w.Store, th.Corpus, th.Path, g.run(answers), res.Dropped) // forget.go
+	if err != nil {
+		return err
+	}
 	uids, hashes := recordKeys(win)
 	summary := ""
 	for _, a := range answers {
