@@ -121,6 +121,7 @@ func Load(path string, opts *LoadOptions) (*Config, error) {
 	}
 	cfg.Warnings = append(overlapWarnings(cfg), skillWarnings(cfg)...)
 	cfg.Warnings = append(cfg.Warnings, whispererWarnings(cfg)...) // warnings.go
+	cfg.Warnings = append(cfg.Warnings, keyFileWarnings(cfg)...)
 	return cfg, nil
 }
 

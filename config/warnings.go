@@ -2,6 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/cairnmemory/cairn/ingest"
@@ -49,4 +52,37 @@ func whispererWarnings(c *Config) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("config %s: [memoryWhisperer] is enabled but %s: it whispers nothing until one is configured", c.Path, strings.Join(missing, " and "))}
+}
+
+// keyFileWarnings says when a file that holds a model's API key can be
+// read by other users (group or others may read it), as serve says of its
+// token file: anyone on the machine could spend the key (ux U19). One
+// warning a file, naming the tables that use it; a missing or unreadable
+// file is left to the model's first call.
+func keyFileWarnings(c *Config) []string {
+	tables := map[string][]string{}
+	add := func(file, table string) {
+		if file != "" && !slices.Contains(tables[file], table) {
+			tables[file] = append(tables[file], table)
+		}
+	}
+	for _, purpose := range slices.Sorted(maps.Keys(c.LLM)) {
+		add(c.LLM[purpose].APIKeyFile, "[llm."+purpose+"]")
+	}
+	if c.Judge.From == "llm.judge" {
+		add(c.Judge.APIKeyFile, "[llm.judge]")
+	}
+	if q := c.MemoryWhisperer.QueryModel; q != nil {
+		add(q.APIKeyFile, "[memoryWhisperer.queryModel]")
+	}
+	var out []string
+	for _, file := range slices.Sorted(maps.Keys(tables)) {
+		fi, err := os.Stat(file)
+		if err != nil || fi.Mode().Perm()&0o044 == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("config %s: %s api_key_file %s can be read by other users (mode %04o): chmod 600 %s",
+			c.Path, strings.Join(tables[file], ", "), file, fi.Mode().Perm(), file))
+	}
+	return out
 }

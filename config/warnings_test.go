@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +100,42 @@ func TestLoadWarnsWhispererWithoutModels(t *testing.T) {
 			if !strings.Contains(cfg.Warnings[0], part) {
 				t.Errorf("%s: warning %q lacks %q", tt.name, cfg.Warnings[0], part)
 			}
+		}
+	}
+}
+
+// TestLoadWarnsReadableKeyFile: an api_key_file that group or others can
+// read loads with one warning a file, naming the tables that use it and
+// chmod 600, as serve warns of its token file (ux U19: none was given);
+// a 0600 file, or a missing one, gives none.
+func TestLoadWarnsReadableKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	shared, private := filepath.Join(dir, "shared.key"), filepath.Join(dir, "private.key")
+	os.WriteFile(shared, []byte("k\n"), 0o644)
+	os.Chmod(shared, 0o644) // whatever the umask
+	os.WriteFile(private, []byte("k\n"), 0o600)
+	table := func(name, file string) string {
+		return fmt.Sprintf("[%s]\nbase_url = \"http://127.0.0.1:8080/v1\"\nmodel = \"m\"\napi_key_file = %q\n", name, file)
+	}
+	qm := fmt.Sprintf("[memoryWhisperer]\nenabled = false\n[memoryWhisperer.queryModel]\nendpoint = \"http://127.0.0.1:8080/v1\"\nmodel = \"q\"\napiKeyFile = %q\n", shared)
+	for _, tt := range []struct {
+		name, text, want string
+	}{
+		{"fast and judge share a file", table("llm.fast", shared) + table("llm.judge", shared),
+			"[llm.fast], [llm.judge] api_key_file " + shared + " can be read by other users (mode 0644): chmod 600 " + shared},
+		{"query model", qm, "[memoryWhisperer.queryModel] api_key_file " + shared},
+		{"private", table("llm.fast", private), ""},
+		{"missing", table("llm.fast", filepath.Join(dir, "gone.key")), ""},
+	} {
+		cfg, err := Load(writeConfig(t, t.TempDir(), tt.text), nil)
+		if err != nil {
+			t.Fatalf("%s: Load: %v", tt.name, err)
+		}
+		switch {
+		case tt.want == "" && len(cfg.Warnings) != 0:
+			t.Errorf("%s: warnings %q, want none", tt.name, cfg.Warnings)
+		case tt.want != "" && (len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], tt.want)):
+			t.Errorf("%s: warnings %q, want one with %q", tt.name, cfg.Warnings, tt.want)
 		}
 	}
 }
