@@ -26,7 +26,8 @@ type ForgetResult struct {
 
 // Forget removes a memory, told or consolidated, from the durable store
 // and from the memories corpus before it returns: search, get, explore
-// and gather no longer find it, an export no longer holds it. The other
+// and gather no longer find it, and neither memory.db nor the index (its
+// text, chunks and vectors) nor an export holds it. The other
 // memories of the window that wrote it stay as they are, and a later
 // consolidation that reads its records again does not write it again
 // (consolidate.Forget keeps a tombstone); telling the same memory again
@@ -61,6 +62,12 @@ func (e *Engine) Forget(ctx context.Context, id string) (*ForgetResult, error) {
 	// memory changed by an undone sleep decision is written again).
 	if err := e.indexMemories(ctx, nil, committed); err != nil {
 		return nil, fmt.Errorf("forget %s: remove it from the memories corpus: %w", m.ID, err)
+	}
+	// Its document's text, chunks and vectors leave the index now, not at
+	// the next sync's collection (with SQLite's secure_delete the freed
+	// pages are zeroed); an export made after this holds none of it.
+	if _, err := e.store.GC(ctx); err != nil {
+		return nil, fmt.Errorf("forget %s: remove its indexed text: %w", m.ID, err)
 	}
 	res := &ForgetResult{Memory: m, Restored: []cairn.Memory{}, Reduced: []cairn.Memory{}}
 	if len(committed.Touched) == 0 {

@@ -31,7 +31,10 @@ func TestForgetTold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := consolidate.DocumentPath(&m)
+	path, hash := consolidate.DocumentPath(&m), sha256Hex(consolidate.Document(&m))
+	if has, err := f.eng.store.HasContent(ctx, []string{hash}); err != nil || !has[hash] {
+		t.Fatalf("before: the index holds the memory's text: %v, %v", has, err)
+	}
 	if got := memoryIDs(t, f.eng, "rotate key pair vault", "lexical"); !slices.Contains(got, rotate) {
 		t.Fatalf("before: search found %v, want %s", got, rotate)
 	}
@@ -67,6 +70,9 @@ func TestForgetTold(t *testing.T) {
 	}
 	if _, ok := states[path]; ok || len(states) != 2 {
 		t.Errorf("index holds %d memory documents (%s among them: %v), want the 2 others", len(states), path, ok)
+	}
+	if has, err := f.eng.store.HasContent(ctx, []string{hash}); err != nil || has[hash] {
+		t.Errorf("the index still holds the forgotten memory's text (content %s): %v", hash[:12], err)
 	}
 	if got, err := f.eng.Get(ctx, "cairn://"+cairn.MemoriesCorpus+"/"+path, nil); err != nil || got.Status != cairn.StatusNotFound {
 		t.Errorf("get of the forgotten memory's document: %+v, %v; want not found", got, err)
