@@ -87,7 +87,7 @@ func (g Grant) allows(agent string) bool {
 }
 
 // writeTools are the MCP tools that change an agent's state.
-var writeTools = []string{"memory_remember", "memory_sync_sessions", "memory_recluster", "memory_update_maintenance_task"}
+var writeTools = []string{"memory_remember", "memory_forget", "memory_sync_sessions", "memory_recluster", "memory_update_maintenance_task"}
 
 // writes reports whether r changes the agent: a write endpoint, or an MCP
 // message calling a write tool (the body is read and put back).
@@ -96,7 +96,7 @@ func writes(r *http.Request) (bool, error) {
 		return false, nil
 	}
 	p := r.URL.Path
-	if strings.HasSuffix(p, "/v1/sync") || strings.HasSuffix(p, "/v1/memories") ||
+	if strings.HasSuffix(p, "/v1/sync") || strings.HasSuffix(p, "/v1/memories") || strings.HasSuffix(p, "/v1/memories/forget") ||
 		strings.HasSuffix(p, "/v1/clusters/recluster") || strings.HasSuffix(p, "/v1/tasks/update") { // curation_http.go
 		return true, nil
 	}

@@ -194,6 +194,8 @@ func (a *Agent) check(name string, raw json.RawMessage) error {
 		_, err = decode[SyncSessionsIn](raw)
 	case ToolRemember:
 		err = checkRemember(raw)
+	case ToolForget:
+		err = checkForget(raw)
 	case ToolGather:
 		var in GatherIn
 		if in, err = decode[GatherIn](raw); err == nil {

@@ -115,7 +115,7 @@ func TestStdioProcess(t *testing.T) {
 		t.Fatalf("connect: %v (stderr %s)", err, stderr.String())
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 16 {
+	if err != nil || len(tools.Tools) != 17 {
 		t.Fatalf("list tools: %v %v", err, tools)
 	}
 	var hits SearchOut

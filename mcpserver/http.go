@@ -69,6 +69,7 @@ type UI interface {
 //	/mcp, /agents/{agent}/mcp                  MCP over streamable HTTP (stateless)
 //	POST /v1/search, /v1/get, /v1/sync         the tools' inputs as JSON bodies
 //	POST /v1/memories, /v1/gather, /v1/explore memory_remember's, memory_gather's, memory_explore's inputs
+//	POST /v1/memories/forget                   memory_forget's input (an unknown id: status 404)
 //	POST /v1/whisper, /v1/whisper/observe     the prompt-time whisper API (C28): {appendContext} or {}
 //	POST /v1/clusters, /v1/clusters/recluster, /v1/clusters/fetch, /v1/clusters/review,
 //	     /v1/tasks, /v1/tasks/update, /v1/audit, /v1/claims/review
@@ -118,6 +119,7 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		mux.Handle("GET "+prefix+"/v1/sync/status", h.withAgent(api((*Agent).SyncStatus)))
 		mux.Handle("GET "+prefix+"/v1/diagnostics", h.withAgent(api((*Agent).Diagnostics)))
 		mux.Handle("POST "+prefix+"/v1/memories", h.withAgent(api((*Agent).Remember)))
+		mux.Handle("POST "+prefix+"/v1/memories/forget", h.withAgent(api((*Agent).Forget)))
 		mux.Handle("POST "+prefix+"/v1/gather", h.withAgent(api((*Agent).Gather)))
 		mux.Handle("POST "+prefix+"/v1/explore", h.withAgent(api((*Agent).Explore)))
 		mux.Handle("POST "+prefix+"/v1/whisper", h.withAgent(h.whisperAPI()))         // C28, whisper.go
@@ -133,7 +135,7 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		pages = ", the web pages at / and /ui/"
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /v1/clusters, /v1/clusters/recluster, /v1/clusters/fetch, /v1/clusters/review, /v1/tasks, /v1/tasks/update, /v1/audit, /v1/claims/review, /healthz%s", r.Method, r.URL.Path, pages))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/memories/forget, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /v1/clusters, /v1/clusters/recluster, /v1/clusters/fetch, /v1/clusters/review, /v1/tasks, /v1/tasks/update, /v1/audit, /v1/claims/review, /healthz%s", r.Method, r.URL.Path, pages))
 	})
 	return h.guard(mux), nil
 }
@@ -326,6 +328,8 @@ func api[In, Out any](fn func(*Agent, context.Context, In) (*Out, error)) http.H
 			writeError(w, http.StatusBadRequest, err.Error())
 		case errors.Is(err, cairn.ErrForbidden):
 			writeError(w, http.StatusForbidden, err.Error())
+		case errors.Is(err, cairn.ErrNotFound):
+			writeError(w, http.StatusNotFound, err.Error())
 		case errors.Is(err, context.DeadlineExceeded):
 			writeError(w, http.StatusGatewayTimeout, err.Error())
 		case errors.Is(err, cairn.ErrBusy):

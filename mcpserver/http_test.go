@@ -170,7 +170,7 @@ func TestMCPOverHTTP(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 16 {
+	if err != nil || len(tools.Tools) != 17 {
 		t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 	}
 	var hits SearchOut

@@ -64,6 +64,7 @@ func NewMCPServer(a *Agent, logger *slog.Logger) *mcp.Server {
 			"enabled features, per-operation telemetry and background work. Never calls a model.",
 	}, handler(a.Diagnostics))
 	addRemember(s, a) // remember.go
+	addForget(s, a)   // forget.go
 	addGather(s, a)   // gather.go
 	addExplore(s, a)  // explore.go
 	addCuration(s, a) // curation.go

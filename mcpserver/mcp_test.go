@@ -25,7 +25,7 @@ func TestToolSchemasGolden(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{ToolAuditQuality, ToolDiagnostics, ToolExplore, ToolFetchCluster, ToolGather, ToolGet, ToolListClusters, ToolListTasks,
+	want := []string{ToolAuditQuality, ToolDiagnostics, ToolExplore, ToolFetchCluster, ToolForget, ToolGather, ToolGet, ToolListClusters, ToolListTasks,
 		ToolRecluster, ToolRemember, ToolReviewClaim, ToolReviewCluster, ToolSearch, ToolSyncSessions, ToolSyncStatus, ToolUpdateTask}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools %v, want %v", names, want)

@@ -141,7 +141,7 @@ func TestStdioBadLines(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	r := s.recv()
 	var tools struct{ Tools []struct{ Name string } }
-	if err := json.Unmarshal(r.Result, &tools); err != nil || string(r.ID) != "2" || len(tools.Tools) != 16 {
+	if err := json.Unmarshal(r.Result, &tools); err != nil || string(r.ID) != "2" || len(tools.Tools) != 17 {
 		t.Fatalf("tools/list: id %s error %+v, %d tools (%v)", r.ID, r.Error, len(tools.Tools), err)
 	}
 	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_get","arguments":{"path":"cairn://notes/db.md","from":9223372036854775807}}}`)

@@ -49,7 +49,7 @@ func (a *Agent) grantCalls(s engine.Scope, tool string) bool {
 	switch {
 	case writesNothing:
 		return false
-	case tool == ToolRemember:
+	case tool == ToolRemember, tool == ToolForget:
 		return s.Writes(cairn.MemoriesCorpus)
 	case tool == ToolSyncSessions:
 		corpus, ok := a.sessionsCorpus()

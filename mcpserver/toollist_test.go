@@ -51,20 +51,20 @@ func TestToolListPerGrant(t *testing.T) {
 		return out
 	}
 	all := names(connect("writer"))
-	if len(all) != 16 || !slices.Contains(all, ToolRemember) {
-		t.Fatalf("the writer's tools: %d %v; want all 16", len(all), all)
+	if len(all) != 17 || !slices.Contains(all, ToolRemember) || !slices.Contains(all, ToolForget) {
+		t.Fatalf("the writer's tools: %d %v; want all 17", len(all), all)
 	}
 	without := func(drop ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(drop, n) })
 	}
-	readOnly := without(ToolRemember, ToolSyncSessions, ToolRecluster, ToolUpdateTask)
+	readOnly := without(ToolRemember, ToolForget, ToolSyncSessions, ToolRecluster, ToolUpdateTask)
 	for _, c := range []struct {
 		token string
 		want  []string
 	}{
 		{"reader", readOnly},
 		{"notesreader", readOnly},
-		{"noteswriter", without(ToolRemember, ToolSyncSessions)},
+		{"noteswriter", without(ToolRemember, ToolForget, ToolSyncSessions)},
 	} {
 		cs := connect(c.token)
 		if got := names(cs); !slices.Equal(got, c.want) {

@@ -62,6 +62,7 @@ func init() {
 		{"tasks list", "", "the maintenance inbox: ambiguous event dates, exact duplicates, quality reviews, with what to do", tasksList},
 		{"tasks update", "TASK_ID", "resolve, defer or mark irrelevant a task (an event date with --event-time); Cairn never edits the source", tasksUpdate},
 		{"remember", "SUMMARY", "write a memory directly: a fact, decision, preference, ... or a dated observation (told by cli or --agent)", cmdRemember},
+		{"forget", "ID", "remove a memory, told or consolidated, from memory and search (a later consolidation does not write it again)", cmdForget},
 		{"skills list", "", "the skills of the skills corpus as the Skill Whisperer sees them (name, SKILL.md, description; duplicates)", cmdSkillsList},
 		{"skills install", "curator", "write Cairn's curator skill (clusters and the maintenance inbox into topic files) for Claude Code and OpenClaw", cmdSkillsInstall},
 		{"hooks install", "claude-code", "add Cairn's whisperers to Claude Code's prompt hooks (merged into its settings.json; undo with hooks uninstall)", cmdHooksInstall},

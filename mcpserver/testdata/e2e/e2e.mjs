@@ -18,7 +18,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const TOOLS = ["memory_audit_quality", "memory_diagnostics", "memory_explore", "memory_fetch_cluster", "memory_gather", "memory_get",
+const TOOLS = ["memory_audit_quality", "memory_diagnostics", "memory_explore", "memory_fetch_cluster", "memory_forget", "memory_gather", "memory_get",
   "memory_list_clusters", "memory_list_maintenance_tasks", "memory_recluster", "memory_remember", "memory_review_claim",
   "memory_review_cluster", "memory_search", "memory_sync_sessions", "memory_sync_status", "memory_update_maintenance_task"];
 
