@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"iter"
 	"strings"
 )
 
@@ -27,15 +28,27 @@ type atom struct {
 	kind     atomKind
 	level    int  // heading level, 1 to 6
 	hard     bool // a chunk must start here
+	cont     bool // a piece of a line cut for the byte ceiling: starts a chunk
 }
 
 // splittable reports whether an oversized atom may be cut into pieces.
 func (a atom) splittable() bool { return a.kind != kindFence && a.kind != kindTable }
 
-// scanner cuts a text into atoms.
+// scanner cuts a text into atoms of at most maxBytes bytes and hands them
+// to yield one by one: a list of them cost 48 bytes an atom, 240 MB for a
+// note of 4.95M empty headings.
 type scanner struct {
-	text  string
-	atoms []atom
+	text     string
+	maxBytes int
+	yield    func(atom) bool
+	stopped  bool
+}
+
+// emit hands a to yield unless an earlier yield asked to stop.
+func (s *scanner) emit(a atom) {
+	if !s.stopped && !s.yield(a) {
+		s.stopped = true
+	}
 }
 
 const bom = "\ufeff"
@@ -59,26 +72,71 @@ func (s *scanner) line(i int) (next int, content string) {
 	return next, content
 }
 
-// scan returns the atoms of the text, in order, covering it exactly.
-func scan(text string) []atom {
-	s := &scanner{text: text, atoms: make([]atom, 0, len(text)/200+4)}
-	i := 0
-	if end := frontMatterEnd(text); end > 0 {
-		i = s.add(atom{pos: 0, end: end, kind: kindFront})
+// scan yields the atoms of the text, in order, covering it exactly, none
+// longer than maxBytes.
+func scan(text string, maxBytes int) iter.Seq[atom] {
+	return func(yield func(atom) bool) {
+		s := &scanner{text: text, maxBytes: maxBytes, yield: yield}
+		i := 0
+		if end := frontMatterEnd(text); end > 0 {
+			i = s.add(atom{pos: 0, end: end, kind: kindFront})
+		}
+		for i < len(text) && !s.stopped {
+			i = s.add(s.block(i))
+		}
 	}
-	for i < len(text) {
-		i = s.add(s.block(i))
-	}
-	return s.atoms
 }
 
 // add appends a, extended over the blank lines that follow it, and returns
-// its end.
+// its end. An atom longer than maxBytes goes in pieces (see pieces).
 func (s *scanner) add(a atom) int {
 	a.end = s.skipBlank(a.end)
+	if a.end-a.pos > s.maxBytes {
+		s.pieces(a)
+		return a.end
+	}
 	a.tokens = EstimateTokens(s.text[a.pos:a.end])
-	s.atoms = append(s.atoms, a)
+	s.emit(a)
 	return a.end
+}
+
+// pieces appends atom a, longer than maxBytes, as pieces of at most
+// maxBytes: each ends after the last line end that fits, or, in a line
+// longer than that, after its last whitespace if that leaves the piece at
+// least half full, else at the code point where the room runs out. The
+// first piece is a as it starts (a hard boundary if a is one); the others
+// continue it: a fence's or table's pieces stay code or table, a
+// heading's or rule's are prose, and one that starts inside a word starts
+// a chunk of its own (cont).
+func (s *scanner) pieces(a atom) {
+	for pos := a.pos; pos < a.end && !s.stopped; {
+		end := a.end
+		if end-pos > s.maxBytes {
+			win := s.text[pos : pos+s.maxBytes]
+			if j := strings.LastIndexByte(win, '\n'); j >= 0 {
+				end = pos + j + 1
+			} else if j := lastSpaceEnd(win); 2*j >= len(win) {
+				end = pos + j
+			} else {
+				end = unitStart(s.text, pos+s.maxBytes)
+			}
+		}
+		p := atom{pos: pos, end: end, kind: a.kind, level: a.level}
+		if pos == a.pos {
+			p.hard = a.hard
+		} else {
+			// A cut after whitespace keeps token counts additive, so the
+			// piece may share a chunk; one inside a word starts its own.
+			c, _ := classAt(s.text, unitStart(s.text, pos-1))
+			p.cont = c != classSpace
+			if a.kind == kindHeading || a.kind == kindRule || a.kind == kindFront {
+				p.kind = kindPara
+			}
+		}
+		p.tokens = EstimateTokens(s.text[pos:end])
+		s.emit(p)
+		pos = end
+	}
 }
 
 // skipBlank returns the start of the first non-blank line at or after i.

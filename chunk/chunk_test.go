@@ -87,7 +87,7 @@ func TestGolden(t *testing.T) {
 	for name, text := range inputs(t) {
 		t.Run(name, func(t *testing.T) {
 			chunks := New().Chunk(text)
-			checkInvariants(t, text, chunks, DefaultMaxTokens)
+			checkInvariants(t, text, chunks, DefaultMaxTokens, DefaultMaxBytes)
 			got := format(text, chunks)
 			golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 		})
@@ -95,16 +95,17 @@ func TestGolden(t *testing.T) {
 }
 
 // sizes are the chunker settings the invariant and fuzz tests run under.
-var sizes = []Chunker{{}, {MinTokens: 5, MaxTokens: 20}, {MinTokens: 1, MaxTokens: 1}, {MinTokens: 50, MaxTokens: 10}}
+var sizes = []Chunker{{}, {MinTokens: 5, MaxTokens: 20}, {MinTokens: 1, MaxTokens: 1}, {MinTokens: 50, MaxTokens: 10},
+	{MinTokens: 5, MaxTokens: 20, MaxBytes: 64}, {MaxBytes: 1}}
 
 func TestInvariants(t *testing.T) {
 	for name, text := range inputs(t) {
 		for _, c := range sizes {
-			t.Run(fmt.Sprintf("%s/%d-%d", name, c.MinTokens, c.MaxTokens), func(t *testing.T) {
-				_, hi := c.limits()
-				checkInvariants(t, text, c.Chunk(text), hi)
+			t.Run(fmt.Sprintf("%s/%d-%d-%d", name, c.MinTokens, c.MaxTokens, c.MaxBytes), func(t *testing.T) {
+				_, hi, bytes := c.limits()
+				checkInvariants(t, text, c.Chunk(text), hi, bytes)
 				crlf := strings.ReplaceAll(text, "\n", "\r\n")
-				checkInvariants(t, crlf, c.Chunk(crlf), hi)
+				checkInvariants(t, crlf, c.Chunk(crlf), hi, bytes)
 			})
 		}
 	}
@@ -112,8 +113,9 @@ func TestInvariants(t *testing.T) {
 
 // checkInvariants checks what every chunking must satisfy: exact contiguous
 // coverage, Seq, line numbers, token counts, cuts only at code point starts,
-// and the ceiling except for chunks holding code or a table.
-func checkInvariants(t *testing.T, text string, chunks []cairn.Chunk, maxTokens int) {
+// the byte ceiling, and the token ceiling except for chunks holding code or
+// a table.
+func checkInvariants(t *testing.T, text string, chunks []cairn.Chunk, maxTokens, maxBytes int) {
 	t.Helper()
 	if text == "" {
 		if len(chunks) != 0 {
@@ -131,6 +133,14 @@ func checkInvariants(t *testing.T, text string, chunks []cairn.Chunk, maxTokens 
 		i += size
 	}
 	starts[len(text)] = true
+	// Where atoms that may pass the token ceiling (code, tables and their
+	// pieces) start.
+	whole := map[int]bool{}
+	for a := range scan(text, maxBytes) {
+		if !a.splittable() {
+			whole[a.pos] = true
+		}
+	}
 	pos, line := 0, 1
 	for i, c := range chunks {
 		if c.Seq != i || c.Pos != pos || c.Len <= 0 || c.Pos+c.Len > len(text) {
@@ -152,7 +162,10 @@ func checkInvariants(t *testing.T, text string, chunks []cairn.Chunk, maxTokens 
 		if want := EstimateTokens(s); c.Tokens != want {
 			t.Fatalf("chunk %d: tokens %d, want %d", i, c.Tokens, want)
 		}
-		if c.Tokens > maxTokens && !strings.Contains(s, "```") && !strings.Contains(s, "~~~") && !strings.Contains(s, "|") {
+		if c.Len > maxBytes {
+			t.Fatalf("chunk %d: %d bytes over the ceiling %d: %.80q", i, c.Len, maxBytes, s)
+		}
+		if c.Tokens > maxTokens && !holdsWhole(whole, c.Pos, c.Pos+c.Len) {
 			t.Fatalf("chunk %d: %d tokens over the ceiling %d without code or table: %.80q", i, c.Tokens, maxTokens, s)
 		}
 		pos, line = c.Pos+c.Len, line+nl
@@ -160,6 +173,16 @@ func checkInvariants(t *testing.T, text string, chunks []cairn.Chunk, maxTokens 
 	if pos != len(text) {
 		t.Fatalf("chunks end at %d, text at %d", pos, len(text))
 	}
+}
+
+// holdsWhole reports whether an atom in whole starts in [lo, hi).
+func holdsWhole(whole map[int]bool, lo, hi int) bool {
+	for p := range whole {
+		if p >= lo && p < hi {
+			return true
+		}
+	}
+	return false
 }
 
 // TestHardBoundaries checks that every heading, rule and marker line of
@@ -205,7 +228,7 @@ func TestChunkCases(t *testing.T) {
 		{"comment", "Body.\n\nTask: x\n\n# H\n<!-- generated -->\n", []span{
 			{"Body.\n\n", false}, {"Task: x\n\n", false}, {"# H\n<!-- generated -->\n", false}}},
 		{"lone comment", "Body.\n\n---\n<!-- backfill -->\n", []span{{"Body.\n\n", false}, {"---\n<!-- backfill -->\n", true}}},
-		{"bare marker", "Body.\n\nSession 3:\n\n[10:30]\n", []span{{"Body.\n\n", false}, {"Session 3:\n\n", true}, {"[10:30]\n", true}}},
+		{"bare marker", "Body.\n\nSession 3:\n\n[10:30]\n", []span{{"Body.\n\n", false}, {"Session 3:\n\n[10:30]\n", true}}},
 		{"marker with text", "Decision: yes\n", []span{{"Decision: yes\n", false}}},
 		{"heading too big to carry", "# A\n## " + strings.Repeat("b ", 297) + "\n", []span{{"# A\n", false}, {"## " + strings.Repeat("b ", 297) + "\n", false}}},
 		{"title carries", "# A\n## B\ntext\n", []span{{"# A\n## B\ntext\n", false}}},
@@ -218,7 +241,7 @@ func TestChunkCases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			chunks := New().Chunk(tt.text)
-			checkInvariants(t, tt.text, chunks, DefaultMaxTokens)
+			checkInvariants(t, tt.text, chunks, DefaultMaxTokens, DefaultMaxBytes)
 			var got []span
 			for _, c := range chunks {
 				got = append(got, span{tt.text[c.Pos : c.Pos+c.Len], c.Noise})
@@ -248,7 +271,7 @@ func TestOversized(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			chunks := New().Chunk(tt.text)
-			checkInvariants(t, tt.text, chunks, DefaultMaxTokens)
+			checkInvariants(t, tt.text, chunks, DefaultMaxTokens, DefaultMaxBytes)
 			if len(chunks) != tt.wantChunks {
 				t.Fatalf("got %d chunks, want %d:\n%s", len(chunks), tt.wantChunks, format(tt.text, chunks))
 			}
@@ -268,9 +291,9 @@ func FuzzChunk(f *testing.F) {
 	f.Add("")
 	f.Add("a\r\n\r\n```\r\nx\r\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, c := range sizes[:3] {
-			_, hi := c.limits()
-			checkInvariants(t, text, c.Chunk(text), hi)
+		for _, c := range sizes {
+			_, hi, bytes := c.limits()
+			checkInvariants(t, text, c.Chunk(text), hi, bytes)
 		}
 	})
 }
@@ -319,5 +342,71 @@ func BenchmarkEstimateTokens(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		EstimateTokens(text)
+	}
+}
+
+// TestHostileNotes chunks the shapes of ux U8's notes (2 MB each here, 10
+// MB there): a chunk for each empty heading (4.95M chunks of 2 bytes for
+// 9.9 MB), one chunk of a whole one-line table, unclosed fence or
+// indentation-heavy list. Every chunk stays within the byte ceiling, a run
+// of noise lines is one chunk while it fits, and lines stay exact.
+func TestHostileNotes(t *testing.T) {
+	const size = 2 << 20
+	rep := func(s string) string { return strings.Repeat(s, size/len(s)) }
+	var deep strings.Builder
+	for i := 0; deep.Len() < size; i++ {
+		deep.WriteString(strings.Repeat("  ", i%3000) + "- x\n")
+	}
+	// full is the count of chunks of up to the token ceiling, packed
+	// nine tenths full at least.
+	full := func(s string) int { return EstimateTokens(s)*10/9/DefaultMaxTokens + 2 }
+	tests := []struct {
+		name      string
+		text      string
+		maxChunks int
+	}{
+		{"empty headings", rep("#\n"), full(rep("#\n"))},
+		{"empty headings crlf", rep("## \r\n"), full(rep("## \r\n"))},
+		{"rules and headings", rep("---\n#\n"), full(rep("---\n#\n"))},
+		{"one-line table", rep("|a") + "|\n", size/DefaultMaxBytes + 2},
+		{"unclosed fence", "```\n" + rep("code line here\n"), size/DefaultMaxBytes + 2},
+		{"long fence line", "```\n" + rep("x") + "\n```\n", size/DefaultMaxBytes + 3},
+		{"deep list", deep.String(), deep.Len()/(DefaultMaxBytes/2) + full(deep.String())},
+		{"one word", rep("a"), full(rep("a"))},
+		{"cjk line", rep("日本語"), full(rep("日本語"))},
+		{"blank lines", "# T\n" + rep("\n"), size/DefaultMaxBytes + 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks := New().Chunk(tt.text)
+			checkInvariants(t, tt.text, chunks, DefaultMaxTokens, DefaultMaxBytes)
+			if len(chunks) > tt.maxChunks {
+				t.Fatalf("%d chunks, want at most %d", len(chunks), tt.maxChunks)
+			}
+		})
+	}
+}
+
+// TestNoiseRuns: consecutive noise lines that are hard boundaries (empty
+// headings, rules, bare markers) share a chunk; a heading with text after
+// them starts its own, as before.
+func TestNoiseRuns(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"#\n#\n#\n", []string{"#\n#\n#\n"}},
+		{"text\n\n---\n\n#\n\n[10:30]\n# Real\nbody\n", []string{"text\n\n", "---\n\n#\n\n[10:30]\n", "# Real\nbody\n"}},
+		{"##\n## B\ntext\n", []string{"##\n", "## B\ntext\n"}},
+		{"---\n- \n> \n---\n", []string{"---\n- \n> \n---\n"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, c := range New().Chunk(tt.text) {
+			got = append(got, tt.text[c.Pos:c.Pos+c.Len])
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Chunk(%q) (-want +got):\n%s", tt.text, diff)
+		}
 	}
 }

@@ -1,8 +1,71 @@
 package chunk
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
-// cut returns the length n of the first piece of s for a piece budget of
+// cut is cutTokens within room bytes as well: when all of the first room
+// bytes fit the token budget but s is longer, the piece ends after the
+// last line end or whitespace in them if that leaves it at least half
+// full (or where whitespace follows them), else, with hard true, at the
+// code point (or invalid byte) where the room runs out; n is 0 (and hard
+// true) only when not one code point fits in room.
+func cut(s string, budget, room int) (n, tokens int, hard bool) {
+	if room >= len(s) {
+		return cutTokens(s, budget)
+	}
+	t := s[:unitStart(s, max(room, 0))]
+	if t == "" {
+		return 0, 0, true
+	}
+	if n, tokens, hard = cutTokens(t, budget); n < len(t) {
+		return n, tokens, hard
+	}
+	if c, _ := classAt(s, len(t)); c == classSpace {
+		return len(t), tokens, false
+	}
+	if j := strings.LastIndexByte(t, '\n') + 1; 2*j >= len(t) {
+		return j, EstimateTokens(t[:j]), false
+	}
+	if j := lastSpaceEnd(t); 2*j >= len(t) {
+		return j, EstimateTokens(t[:j]), false
+	}
+	return len(t), tokens, true
+}
+
+// unitStart returns the largest i' <= i that starts a unit of s as
+// classAt steps through it (a code point, or an invalid byte on its own),
+// or len(s) when i >= len(s). Any byte utf8.RuneStart accepts starts a
+// unit, since a valid multi-byte sequence holds continuation bytes only.
+func unitStart(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for k := i; k >= 0 && k > i-utf8.UTFMax; k-- {
+		if utf8.RuneStart(s[k]) {
+			if _, size := utf8.DecodeRuneInString(s[k:]); k+size > i {
+				return k // the unit at k spans i
+			}
+			return i // stray continuation bytes from k+size to i: units of one byte
+		}
+	}
+	return i
+}
+
+// lastSpaceEnd returns the end of the last whitespace unit of s, or 0.
+func lastSpaceEnd(s string) int {
+	end := 0
+	for i := 0; i < len(s); {
+		c, size := classAt(s, i)
+		if i += size; c == classSpace {
+			end = i
+		}
+	}
+	return end
+}
+
+// cutTokens returns the length n of the first piece of s for a piece budget of
 // budget tokens (at least 1), the piece's tokens and whether it is a hard cut.
 // When all of s fits, n is len(s). Otherwise the piece ends, in order of
 // preference, after the last sentence end ('.', '!' or '?' followed by
@@ -11,7 +74,7 @@ import "strings"
 // then, with hard true, at the code point (or invalid byte) where the budget
 // runs out. A piece always includes the whitespace that ends it, so the next
 // piece starts at a word, and n is at least 1 for a non-empty s.
-func cut(s string, budget int) (n, tokens int, hard bool) {
+func cutTokens(s string, budget int) (n, tokens int, hard bool) {
 	var sentN, sentT, lineN, lineT, spaceN, spaceT int
 	tok, i := 0, 0
 	for i < len(s) {
