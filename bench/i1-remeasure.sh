@@ -26,7 +26,11 @@
 #   NEW build: a plain insert of the same chunks into a bare table like
 #   chunks_fts (indexbench -plain: one transaction, its wall, thread and
 #   process CPU), then a first index (wall, CPU, load), alternating; the
-#   ratio column is first index wall / plain insert wall.
+#   ratio column is first index wall / plain insert wall (and the same
+#   with each one's close, the checkpoint a one-shot process pays).
+#   PLAINALL=1 runs the first index of every side after each plain insert.
+#   NICE=-10 (optional) runs every measured command at that priority, so
+#   that others' jobs at nice 0 take less of the two cores meanwhile.
 #   BUILT=1 reuses the indexbench builds already in WORK (build first,
 #   then take the quiet lock for the runs alone); FP=0 skips the
 #   fingerprints; PAIRS=0 skips the BASE/NEW rounds.
@@ -66,6 +70,7 @@ build() { # build REV NAME
   rm -f "$WORK/src-$2/bench/cmd/indexbench/"*_test.go
   (cd "$WORK/src-$2" && go build -tags sqlite_fts5 -o "$WORK/ib-$2" ./bench/cmd/indexbench)
 }
+[ -n "${NICE:-}" ] && renice -n "$NICE" -p $$ > /dev/null
 SIDES="before after"
 [ -n "${EXTRA:-}" ] && SIDES="before after extra"
 if [ "${BUILT:-0}" != 1 ]; then
@@ -76,10 +81,14 @@ fi
 echo "before = $BASE, after = $NEW${EXTRA:+, extra = $EXTRA}"
 show() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  first %6.2f s  CPU %5.2f s  cores used %.2f  no-op %.3f s  close %.2f s" % (sys.argv[1], d["load1"], d["firstSeconds"], d["userSeconds"]+d["sysSeconds"], d["cpuShare"], d["noopSeconds"][0], d.get("closeSeconds", 0)))' "$1"; }
 showw() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("%-6s load %5.1f  writer alone %6.2f s  thread CPU %5.2f s (optimize %.2f)  close %.2f s (CPU %.2f)  wrote %4.0f MB  %d batches, %d chunks" % (sys.argv[1], d["load1"], d["writerSeconds"], d["writerCPUSeconds"], d["optimizeCPUSeconds"], d.get("closeSeconds", 0), d.get("closeCPUSeconds", 0), d["writerMB"], d["batches"], d["chunks"]))' "$1"; }
+PLAINSIDES=after
+[ "${PLAINALL:-0}" = 1 ] && PLAINSIDES=$SIDES
 for i in $(seq "${PLAIN:-0}"); do
   p=$("$WORK/ib-after" -plain -dir "$DOCS" -index "$WORK/ix-plain" -keep=false)
-  f=$("$WORK/ib-after" -dir "$DOCS" -index "$WORK/ix-after" -noop 1 -keep=false)
-  python3 -c 'import json,sys; p=json.loads(sys.argv[1]); f=json.loads(sys.argv[2]); print("plain  load %5.1f  insert %5.2f s  thread CPU %5.2f s  process CPU %5.2f s  close %.2f s  %d rows  wrote %3.0f MB | first index load %5.1f  %5.2f s  CPU %5.2f s  cores used %.2f  close %.2f s | wall ratio %.2f  CPU ratio %.2f" % (p["load1"], p["insertSeconds"], p["insertCPUSeconds"], p["processCPUSeconds"], p["closeSeconds"], p["rows"], p["writtenMB"], f["load1"], f["firstSeconds"], f["userSeconds"]+f["sysSeconds"], f["cpuShare"], f["closeSeconds"], f["firstSeconds"]/p["insertSeconds"], (f["userSeconds"]+f["sysSeconds"])/p["processCPUSeconds"]))' "$p" "$f"
+  for b in $PLAINSIDES; do
+    f=$("$WORK/ib-$b" -dir "$DOCS" -index "$WORK/ix-$b" -noop 1 -keep=false)
+    python3 -c 'import json,sys; p=json.loads(sys.argv[1]); f=json.loads(sys.argv[2]); print("plain  load %5.1f  insert %5.2f s  thread CPU %5.2f s  process CPU %5.2f s  close %.2f s  %d rows  wrote %3.0f MB | %-6s first index load %5.1f  %5.2f s  CPU %5.2f s  cores used %.2f  close %.2f s | wall ratio %.2f (with closes %.2f)  CPU ratio %.2f" % (p["load1"], p["insertSeconds"], p["insertCPUSeconds"], p["processCPUSeconds"], p["closeSeconds"], p["rows"], p["writtenMB"], sys.argv[3], f["load1"], f["firstSeconds"], f["userSeconds"]+f["sysSeconds"], f["cpuShare"], f["closeSeconds"], f["firstSeconds"]/p["insertSeconds"], (f["firstSeconds"]+f["closeSeconds"])/(p["insertSeconds"]+p["closeSeconds"]), (f["userSeconds"]+f["sysSeconds"])/p["processCPUSeconds"]))' "$p" "$f" "$b"
+  done
 done
 for i in $(seq "$PAIRS"); do
   for b in $SIDES; do
