@@ -52,6 +52,14 @@ type ImportOptions struct {
 	// Target names the target in messages ("agent default in /data/x"),
 	// "" for the store's kind.
 	Target string
+	// SessionsDir is the folder the target agent keeps its session
+	// copies in (engine.SessionsDir under its data directory), "" for
+	// none: an import writes each imported session's document there, as
+	// a sync projects it, so that a session whose transcript is gone
+	// (moved to a new machine; Claude Code deletes them after 30 days)
+	// is kept by the next sync instead of removed with its missing copy
+	// (sessioncopies.go).
+	SessionsDir string
 }
 
 // Problem is one line an import left out, and why.
@@ -81,6 +89,12 @@ type ImportResult struct {
 	// Corpora counts the documents written per corpus: what the target's
 	// config must define, or its next sync removes them.
 	Corpora map[string]int64 `json:"corpora"`
+	// SessionCopies counts the session copies written (ImportOptions.
+	// SessionsDir); CopyError says why the others were not, "" when all
+	// were. The import stands either way: a sync re-projects a session
+	// whose transcript is still there.
+	SessionCopies int    `json:"session_copies,omitempty"`
+	CopyError     string `json:"copy_error,omitempty"`
 }
 
 // Reader reads an export: the header at once, then rows (cairn.PortSource).
@@ -101,7 +115,8 @@ type Reader struct {
 	section  string // the table of the last row passed on
 	cur      string // the content hash the next chunks belong to
 	content  map[string]*contentRun
-	chunked  bool // a chunk row has come: contents from here on have chunks
+	chunked  bool         // a chunk row has come: contents from here on have chunks
+	sessions []sessionRef // the sessions rows read, for their copies
 }
 
 // contentRun is what arrived of one content's chunks, to tell one that
@@ -303,6 +318,9 @@ func (rd *Reader) check(r cairn.PortRow) error {
 			return fmt.Errorf("memories.superseded_by %q is not a memory id", s)
 		}
 	case "documents", "sessions":
+		if r.Table == "sessions" {
+			rd.sessions = append(rd.sessions, sessionRef{v[0].(string), v[1].(string)})
+		}
 		// A document's path is its key for get, memory_get and the UI,
 		// and a session's names its projection under the sessions
 		// folder: an absolute one or one with "." or ".." segments is a
@@ -646,6 +664,12 @@ func importRead(ctx context.Context, p cairn.Porter, rd *Reader, o *ImportOption
 	rd.prog, rd.partial = o.Progress, o.Partial
 	if err := p.Import(ctx, o.Replace, &ctxSource{ctx, rd}); err != nil {
 		return nil, err
+	}
+	if o.SessionsDir != "" {
+		var err error
+		if rd.res.SessionCopies, err = writeSessionCopies(ctx, p, o.SessionsDir, rd.sessions); err != nil {
+			rd.res.CopyError = err.Error()
+		}
 	}
 	if o.Progress != nil {
 		o.Progress(rd.read, rd.read)

@@ -54,12 +54,14 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		in = f
 	}
 	var where string
-	target, err := e.importTarget(*store, &where)
+	target, agentDir, err := e.importTarget(*store, &where)
 	if err != nil {
 		return err
 	}
 	var progress func(done, total int64)
+	// The session copies go where the engine keeps them (ux U26).
 	opts := &port.ImportOptions{Replace: *replace, AnyModel: *anyModel, Partial: *partial, FeatureVersion: engine.FeatureVersion,
+		SessionsDir: filepath.Join(agentDir, engine.SessionsDir),
 		Progress: func(done, total int64) {
 			if progress == nil { // where is known once the store is open
 				progress = e.portProgress("importing into " + where)
@@ -83,21 +85,21 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 // *where when it opens) and the folder that opening may create: the
 // agent's data directory (SQLite's files, PostgreSQL's caches) or the
 // --store directory, as its outermost folder not there yet, so that a
-// refused import leaves none of them (port.ImportTo removes it).
-func (e *env) importTarget(store string, where *string) (port.Target, error) {
-	dir := store
+// refused import leaves none of them (port.ImportTo removes it). dir is
+// the agent's data directory (or --store's).
+func (e *env) importTarget(store string, where *string) (t port.Target, dir string, err error) {
+	dir = store
 	if dir == "" || strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://") {
 		_, dataDir := e.paths()
-		var err error
 		if dir, err = config.AgentDir(dataDir, e.agent); err != nil {
-			return port.Target{}, err
+			return port.Target{}, "", err
 		}
 	}
 	return port.Target{Dir: outermostMissing(dir), Open: func(ctx context.Context) (cairn.Storage, error) {
 		st, w, err := e.openPortable(ctx, store, false)
 		*where = w
 		return st, err
-	}}, nil
+	}}, dir, nil
 }
 
 // outermostMissing returns the outermost folder of dir's path that does
@@ -173,6 +175,10 @@ func (e *env) reportImport(res *port.ImportResult, where string) error {
 		e.logf("cairn: warning: import: corpus %s (%s) is not in the config %s: add it (%s) before syncing, or the next sync removes those documents",
 			c, plural(int(res.Corpora[c]), "document"), cfgPath, corpusAddHint(c))
 	}
+	if res.CopyError != "" {
+		e.logf("cairn: warning: import: %s: wrote %s; a sync removes the sessions whose copy is missing and whose transcript is gone (copy them by hand, or import again once the folder is writable)",
+			oneLine(res.CopyError), sessionCopies(res.SessionCopies))
+	}
 	if e.json {
 		return e.printJSON(importReport{res, lacking})
 	}
@@ -190,6 +196,9 @@ func (e *env) reportImport(res *port.ImportResult, where string) error {
 	}
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(e.stdout, "missing: the end line counts rows that never came: %s\n", portCounts(res.Missing))
+	}
+	if res.SessionCopies > 0 {
+		fmt.Fprintf(e.stdout, "wrote %s, kept by the next sync even where the transcript is gone\n", sessionCopies(res.SessionCopies))
 	}
 	if res.DroppedCount > 0 {
 		fmt.Fprintf(e.stdout, "left out %s that lost chunks (the next sync indexes them again from their files): %s\n",
@@ -219,6 +228,14 @@ func (e *env) unconfigured(counts map[string]int64) ([]string, string) {
 }
 
 // plural is "1 line", "3 lines".
+// sessionCopies is "1 session copy", "3 session copies".
+func sessionCopies(n int) string {
+	if n == 1 {
+		return "1 session copy"
+	}
+	return thousands(n) + " session copies"
+}
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
