@@ -73,6 +73,16 @@
 //	terraform-token        <14 alnum>.atlasv1.<60-70>
 //	flyio-token            fo1_<40+>, FlyV1 fm2_<40+> (the token after "FlyV1 ")
 //	onepassword-token      ops_eyJ<40+ base64>
+//	(ux's U2 addendum)     mapbox-token sk.eyJ..., square-token sq0atp-/sq0csp-, dropbox-token
+//	                       sl.<130+>, heroku-key HRKU-, netlify-token nfp_, render-key rnd_,
+//	                       buildkite-token bkua_, bitbucket-token ATBB, contentful-token CFPAT-,
+//	                       supabase-token sbp_/sb_secret_, circleci-token CCIPAT_, facebook-token
+//	                       EAA<100+>, shippo-token shippo_live_, easypost-key EZAK/EZTK,
+//	                       clickup-token pk_<digits>_<32>, typeform-token tfp_, deno-token ddp_/ddw_,
+//	                       firecrawl-key fc-<32 hex>, tavily-key tvly-, fireworks-key fw_, resend-key
+//	                       re_<8>_<24>, neon-key napi_, e2b-key e2b_, browserbase-key bb_live_,
+//	                       mongodb-atlas-key mdb_sa_sk_; google-oauth-token also 1//0... (a refresh
+//	                       token); none of these after a byte of base64 ("sha256=qaN-fw_...")
 //	seed-phrase            12, 15, 18, 21 or 24 words of 3-8 small letters under a mnemonic or
 //	                       seed-named key (WALLET_MNEMONIC="...", seed_phrase: ...) or after
 //	                       "recovery|seed|backup phrase is"; fewer than 6 distinct words stay

@@ -55,6 +55,42 @@ func providerRules() []rule {
 	}
 }
 
+// moreProviderRules are further services' tokens with a prefix of their
+// own (ux's U2 addendum), each as its provider documents the token's start.
+// Their prefixes are short (fw_, re_, sl.), so a token must not follow a
+// byte of base64 or base64url either (strictTok): "sha256=qaN-fw_..." is
+// a digest.
+func moreProviderRules() []rule {
+	return []rule{
+		strictTok("mapbox-token", []string{"sk.eyJ"}, `sk\.eyJ[A-Za-z0-9._-]{40,}`), // secret tokens; pk. ones are public
+		strictTok("square-token", []string{"sq0atp-", "sq0csp-"}, `sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}`),
+		strictTok("dropbox-token", []string{"sl."}, `sl\.(?:u\.)?[A-Za-z0-9_-]{130,}`),
+		strictTok("heroku-key", []string{"HRKU-"}, `HRKU-[A-Za-z0-9_-]{50,}`),
+		strictTok("netlify-token", []string{"nfp_"}, `nfp_[A-Za-z0-9]{36,}`),
+		strictTok("render-key", []string{"rnd_"}, `rnd_[A-Za-z0-9]{32,}\b`),
+		strictTok("buildkite-token", []string{"bkua_"}, `bkua_[0-9a-f]{40}\b`),
+		strictTok("bitbucket-token", []string{"ATBB"}, `ATBB[A-Za-z0-9_=.-]{32,}`),
+		strictTok("contentful-token", []string{"CFPAT-"}, `CFPAT-[A-Za-z0-9_-]{43,}`),
+		strictTok("supabase-token", []string{"sbp_", "sb_secret_"}, `sbp_[0-9a-f]{40}\b|sb_secret_[A-Za-z0-9_-]{20,}`),
+		strictTok("circleci-token", []string{"CCIPAT_"}, `CCIPAT_[A-Za-z0-9_]{40,}`),
+		strictTok("google-oauth-token", []string{"1//0"}, `1//0[A-Za-z0-9_-]{40,}`), // a refresh token
+		strictTok("facebook-token", []string{"EAA"}, `EAA[A-Za-z0-9]{100,}`),
+		strictTok("shippo-token", []string{"shippo_"}, `shippo_(?:live|test)_[0-9a-f]{40}\b`),
+		strictTok("easypost-key", []string{"EZAK", "EZTK"}, `EZ[AT]K[A-Za-z0-9]{54}\b`),
+		strictTok("clickup-token", []string{"pk_"}, `pk_[0-9]{4,}_[A-Z0-9]{32}\b`),
+		strictTok("typeform-token", []string{"tfp_"}, `tfp_[A-Za-z0-9_-]{40,}`),
+		strictTok("deno-token", []string{"ddp_", "ddw_"}, `dd[pw]_[A-Za-z0-9]{36}\b`),
+		strictTok("firecrawl-key", []string{"fc-"}, `fc-[0-9a-f]{32}\b`),
+		strictTok("tavily-key", []string{"tvly-"}, `tvly-(?:dev-|prod-)?[A-Za-z0-9]{30,}\b`),
+		strictTok("fireworks-key", []string{"fw_"}, `fw_[A-Za-z0-9]{20,}\b`),
+		strictTok("resend-key", []string{"re_"}, `re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b`),
+		strictTok("neon-key", []string{"napi_"}, `napi_[A-Za-z0-9]{60,}\b`),
+		strictTok("e2b-key", []string{"e2b_"}, `e2b_[0-9a-f]{40}\b`),
+		strictTok("browserbase-key", []string{"bb_live_"}, `bb_live_[A-Za-z0-9_-]{24,}`),
+		strictTok("mongodb-atlas-key", []string{"mdb_sa_sk_"}, `mdb_sa_sk_[A-Za-z0-9_-]{32,}`),
+	}
+}
+
 // findAWSPairs finds an AWS secret access key given beside its access key
 // id, which an earlier rule has replaced (ux U3): "ID / SECRET",
 // "ID:SECRET", "ID,SECRET" (the console's credentials CSV) or the secret
@@ -136,4 +172,23 @@ func findProseTokens(s string, hits []hit) []hit {
 	}
 	sortHits(hits[n:])
 	return hits
+}
+
+// strictTok is tok whose token must start the text or follow a byte that
+// is neither a letter, a digit nor one of "_-.+/=".
+func strictTok(kind string, anchors []string, pattern string) rule {
+	r := tok(kind, anchors, pattern)
+	find := r.find
+	r.find = func(s string, hits []hit) []hit {
+		n := len(hits)
+		hits = find(s, hits)
+		kept := hits[:n]
+		for _, h := range hits[n:] {
+			if h.start == 0 || strings.IndexByte("_-.+/=", s[h.start-1]) < 0 {
+				kept = append(kept, h)
+			}
+		}
+		return kept
+	}
+	return r
 }

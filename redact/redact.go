@@ -128,6 +128,15 @@ func redactOnce(text string, counts *Counts, seen *repeats) (string, int) {
 	var hits []hit
 	var occ occurrences // of text as it is now
 	rs := loadRules()
+	// Most short texts (a file name, a title) hold no anchor at all; then
+	// no rule has anything to look at, and the loop over the rules is
+	// skipped.
+	lower, lowerOK = asciiLower(text), true
+	occ.exact, occ.exactDone = anchorsExact.find(text), true
+	occ.folded, occ.foldedDone = anchorsFolded.find(lower), true
+	if occ.exact == nil && occ.folded == nil {
+		return text, 0
+	}
 	for i := range rs {
 		r := &rs[i]
 		hay := text

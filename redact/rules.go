@@ -26,6 +26,11 @@ var allKinds = []string{
 	"pinecone-key", "langsmith-key", "planetscale-token", "figma-token", "postman-key", "pulumi-token",
 	"newrelic-key", "terraform-token", "flyio-token", "onepassword-token",
 	kindSeedPhrase, kindPasswordHash,
+	"mapbox-token", "square-token", "dropbox-token", "heroku-key", "netlify-token", "render-key",
+	"buildkite-token", "bitbucket-token", "contentful-token", "supabase-token", "circleci-token",
+	"facebook-token", "shippo-token", "easypost-key", "clickup-token",
+	"typeform-token", "deno-token", "firecrawl-key", "tavily-key", "fireworks-key", "resend-key",
+	"neon-key", "e2b-key", "browserbase-key", "mongodb-atlas-key",
 }
 
 const (
@@ -61,7 +66,7 @@ func loadRules() []rule {
 // redactVersion in engine/prepare.go, so that files corpora indexed under
 // the old rules are read and redacted again at the next sync.
 func buildRules() []rule {
-	return append(providerRules(), []rule{
+	return append(append(providerRules(), moreProviderRules()...), []rule{
 		// A service-account JSON key: the private_key string value, escaped
 		// newlines included (also inside a JSON string, with escaped quotes).
 		reRule(kindGCP, []string{"private_key"}, false,
