@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -151,12 +152,21 @@ func (e *env) corporaCheck(cfg *config.Config) engine.DoctorCheck {
 		c.Detail = "none configured (cairn corpus add NAME PATH)"
 		return c
 	}
-	var bad []string
+	var bad, absent []string
 	roots := 0
+	defaults := defaultRootSet(corpora)
 	for _, co := range corpora {
 		for _, root := range corpusRoots(co, &bad) {
 			roots++
 			why := rootProblem(root)
+			if why == "does not exist" && co.Kind == cairn.KindSessions && defaults[root] {
+				// A source's standard folder that is not there: the tool
+				// is not installed, or keeps its transcripts in its other
+				// standard folder (~/.claude, not ~/.config/claude). Sync
+				// reads nothing from it and fails nothing (ux U27).
+				absent = append(absent, root)
+				continue
+			}
 			if why == "" && co.Kind == cairn.KindFiles {
 				why = e.ownRootProblem(root)
 			}
@@ -170,7 +180,10 @@ func (e *env) corporaCheck(cfg *config.Config) engine.DoctorCheck {
 		if len(corpora) == 1 {
 			what = "corpus"
 		}
-		c.Detail = fmt.Sprintf("%d %s, %s, all readable", len(corpora), what, plural(roots, "root"))
+		c.Detail = fmt.Sprintf("%d %s, %s, all readable", len(corpora), what, plural(roots-len(absent), "root"))
+		if len(absent) > 0 {
+			c.Detail += "; no transcripts yet at the standard " + plural(len(absent), "folder") + " " + strings.Join(absent, ", ")
+		}
 		if notes := e.ownFoldersNotes(e.corpora(cfg)); len(notes) > 0 {
 			c.Detail += "; " + strings.Join(notes, "; ")
 		}
@@ -179,6 +192,24 @@ func (e *env) corporaCheck(cfg *config.Config) engine.DoctorCheck {
 	c.Status, c.Detail = engine.CheckProblem, strings.Join(bad, "; ")
 	c.Fix = "restore the folder, or point the corpus elsewhere in " + cfg.Path + " or remove it (cairn corpus remove NAME); meanwhile sync fails it and keeps what was indexed from it"
 	return c
+}
+
+// defaultRootSet is the set of the sessions corpora's roots that are their
+// source's standard folders (config.DefaultRoots: the config names no root
+// for the source), as opposed to folders the config names.
+func defaultRootSet(corpora []cairn.Corpus) map[string]bool {
+	home, _ := os.UserHomeDir()
+	set := map[string]bool{}
+	for _, co := range corpora {
+		for _, s := range co.Sources {
+			if d := config.DefaultRoots(s.ID, os.Getenv, home); slices.Equal(d, s.Roots) {
+				for _, r := range d {
+					set[r] = true
+				}
+			}
+		}
+	}
+	return set
 }
 
 // corpusRoots lists what a corpus reads: the resolved roots of a files
