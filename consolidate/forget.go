@@ -110,3 +110,30 @@ func dropForgotten(ctx context.Context, st cairn.MemoryStore, corpus, thread str
 		return false
 	}), nil
 }
+
+// ProfilesOf returns the profiles, active or superseded, built from
+// observation obs: profiles of its subject whose sources hold every source
+// of obs. Their text may say what obs said. A profile built from another
+// observation of the same subject and record matches too; forgetting it
+// costs a rebuild by the next sleep pass, no more.
+func ProfilesOf(ctx context.Context, st cairn.MemoryStore, obs *cairn.Memory) ([]cairn.Memory, error) {
+	key := conceptKey(obs.About)
+	if obs.Kind != cairn.MemoryObservation || key == "" || len(obs.Provenance) == 0 {
+		return nil, nil
+	}
+	ps, err := st.Memories(ctx, cairn.MemoryFilter{Kind: KindProfile})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ps, func(p cairn.Memory) bool {
+		if p.Thread != profileCorpus+"/"+key {
+			return true
+		}
+		for _, src := range obs.Provenance {
+			if !slices.Contains(p.Provenance, src) {
+				return true
+			}
+		}
+		return false
+	}), nil
+}

@@ -3,6 +3,7 @@ package consolidate_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairnmemory/cairn"
@@ -109,5 +110,51 @@ func TestForgetProfile(t *testing.T) {
 	f.storeMore(caroline(5, carolineFacts[5]))
 	if res := f.sleepWith(model, nil); res.Profiles != 1 || len(activeProfiles(t, f)) != 1 {
 		t.Fatalf("a new observation: %d profiles written, want 1", res.Profiles)
+	}
+}
+
+// TestForgetObservationProfiles: forgetting an observation forgets the
+// profiles built from it, the active one and the one it replaced, since
+// their text may say what it said; the next sleep pass builds the
+// subject's profile again from the observations left, without it.
+func TestForgetObservationProfiles(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	var ms []cairn.Memory
+	for i, text := range carolineFacts[:5] {
+		ms = append(ms, caroline(i, text))
+	}
+	f.storeMemories(ms)
+	model := &profileModel{}
+	f.sleepWith(model, nil)
+	f.storeMore(caroline(5, carolineFacts[5]))
+	f.sleepWith(model, nil) // rebuilt from 6; the first profile superseded
+	all, err := f.eng.Memories(ctx, cairn.MemoryFilter{Kind: cairn.MemoryProfile})
+	if err != nil || len(all) != 2 || len(activeProfiles(t, f)) != 1 {
+		t.Fatalf("profiles %d (%v), active %d; want 2 and 1", len(all), err, len(activeProfiles(t, f)))
+	}
+	res, err := f.eng.Forget(ctx, ms[3].ID) // "Caroline plans to study counseling."
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone []string
+	for _, p := range res.Profiles {
+		gone = append(gone, p.ID)
+	}
+	want := []string{all[0].ID, all[1].ID}
+	slices.Sort(gone)
+	slices.Sort(want)
+	if !slices.Equal(gone, want) || len(res.Restored)+len(res.Reduced) != 0 {
+		t.Fatalf("forgot profiles %v, want both %v; restored %d, reduced %d", gone, want, len(res.Restored), len(res.Reduced))
+	}
+	if left, _ := f.eng.Memories(ctx, cairn.MemoryFilter{Kind: cairn.MemoryProfile}); len(left) != 0 {
+		t.Fatalf("%d profiles left", len(left))
+	}
+	if r := f.sleepWith(model, nil); r.Profiles != 1 {
+		t.Fatalf("the next sleep wrote %d profiles, want 1", r.Profiles)
+	}
+	last := model.profiles[len(model.profiles)-1]
+	if strings.Contains(last.Prompt, carolineFacts[3]) || !strings.Contains(last.Prompt, carolineFacts[5]) {
+		t.Errorf("the rebuilt profile was asked from:\n%s", last.Prompt)
 	}
 }

@@ -22,18 +22,24 @@ type ForgetResult struct {
 	// Reduced lists the memories the forgotten one had been merged into,
 	// with what it added (cues, concepts, sources, body text) taken out.
 	Reduced []cairn.Memory `json:"reduced"`
+	// Profiles lists the profiles built from a forgotten observation
+	// (consolidate.ProfilesOf), forgotten with it since their text may say
+	// what it said; the next sleep pass builds its subject's profile again
+	// from the observations left.
+	Profiles []cairn.Memory `json:"profiles"`
 }
 
 // Forget removes a memory, told or consolidated, from the durable store
 // and from the memories corpus before it returns: search, get, explore
 // and gather no longer find it, and neither memory.db nor the index (its
-// text, chunks and vectors) nor an export holds it. The other
-// memories of the window that wrote it stay as they are, and a later
-// consolidation that reads its records again does not write it again
-// (consolidate.Forget keeps a tombstone); telling the same memory again
-// stores it again. An unknown id is an error matching cairn.ErrNotFound
-// that names it. On a team server the caller's grant must allow changing
-// the memories corpus.
+// text, chunks and vectors) nor an export holds it. The other memories of
+// the window that wrote it stay as they are, and a later consolidation
+// that reads its records again does not write it again (consolidate.Forget
+// keeps a tombstone); telling the same memory again stores it again. A
+// forgotten observation takes the profiles built from it along
+// (consolidate.ProfilesOf). An unknown id is an error matching
+// cairn.ErrNotFound that names it. On a team server the caller's grant
+// must allow changing the memories corpus.
 func (e *Engine) Forget(ctx context.Context, id string) (*ForgetResult, error) {
 	if err := CanWrite(ctx, cairn.MemoriesCorpus); err != nil { // scope.go
 		return nil, err
@@ -53,10 +59,32 @@ func (e *Engine) Forget(ctx context.Context, id string) (*ForgetResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	profiles, err := consolidate.ProfilesOf(ctx, e.store, &m)
+	if err != nil {
+		return nil, err
+	}
 	committed, err := consolidate.Forget(ctx, e.store, m)
 	if err != nil {
 		return nil, err
 	}
+	gone := map[string]bool{m.ID: true}
+	for _, p := range profiles {
+		gone[p.ID] = true
+	}
+	for _, p := range profiles {
+		pl, err := e.store.MemoryLinks(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, pl...)
+		c, err := consolidate.Forget(ctx, e.store, p)
+		if err != nil {
+			return nil, err
+		}
+		committed.Removed = append(committed.Removed, c.Removed...)
+		committed.Touched = append(committed.Touched, c.Touched...)
+	}
+	committed.Touched = slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(committed.Touched))), func(id string) bool { return gone[id] })
 	// Removed is never empty: the memories folder and corpus are rebuilt
 	// from the table (the forgotten memory's document and chunks go, a
 	// memory changed by an undone sleep decision is written again).
@@ -69,7 +97,10 @@ func (e *Engine) Forget(ctx context.Context, id string) (*ForgetResult, error) {
 	if _, err := e.store.GC(ctx); err != nil {
 		return nil, fmt.Errorf("forget %s: remove its indexed text: %w", m.ID, err)
 	}
-	res := &ForgetResult{Memory: m, Restored: []cairn.Memory{}, Reduced: []cairn.Memory{}}
+	res := &ForgetResult{Memory: m, Restored: []cairn.Memory{}, Reduced: []cairn.Memory{}, Profiles: profiles}
+	if res.Profiles == nil {
+		res.Profiles = []cairn.Memory{}
+	}
 	if len(committed.Touched) == 0 {
 		return res, nil
 	}
@@ -82,8 +113,8 @@ func (e *Engine) Forget(ctx context.Context, id string) (*ForgetResult, error) {
 		if !ok {
 			continue
 		}
-		// A link from the forgotten memory: it had absorbed or replaced t.
-		if slices.ContainsFunc(links, func(l cairn.MemoryLink) bool { return l.From == m.ID && l.To == t }) {
+		// A link from a forgotten memory: it had absorbed or replaced t.
+		if slices.ContainsFunc(links, func(l cairn.MemoryLink) bool { return gone[l.From] && l.To == t }) {
 			res.Restored = append(res.Restored, c)
 		} else {
 			res.Reduced = append(res.Reduced, c)

@@ -39,6 +39,9 @@ func cmdForget(ctx context.Context, e *env, args []string) error {
 	}
 	m := &res.Memory
 	fmt.Fprintf(e.stdout, "forgot %s %s: %s\n", m.Kind, m.ID, m.Title)
+	for _, p := range res.Profiles {
+		fmt.Fprintf(e.stdout, "forgot profile %s: %s (built from it; the next cairn memories sleep builds it again without it)\n", p.ID, p.Title)
+	}
 	for _, c := range res.Restored {
 		fmt.Fprintf(e.stdout, "active again %s %s: %s (the forgotten memory had absorbed or replaced it: forget it too if it says the same)\n",
 			c.Kind, c.ID, c.Title)
