@@ -410,3 +410,36 @@ func TestNoiseRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseNotes: a note of thousands of tiny sections (ux U8's p18:
+// 500,000 one-word sections) is packed to about MinTokens a chunk, hard
+// boundaries aside; one just above the density bound, or with fewer
+// chunks, keeps a chunk per section.
+func TestDenseNotes(t *testing.T) {
+	section := func(n int, body string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "# h%d\r\n\r\n%s\r\n", i, body)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name      string
+		text      string
+		maxChunks int
+		wantEach  bool // one chunk a section
+	}{
+		{"dense", section(5000, "text"), 5000 * 4 / DefaultMinTokens, false},
+		{"few", section(denseChunks, "text"), denseChunks, true},
+		{"not dense", section(5000, "a sentence of some length."), 5000, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks := New().Chunk(tt.text)
+			checkInvariants(t, tt.text, chunks, DefaultMaxTokens, DefaultMaxBytes)
+			if tt.wantEach && strings.Count(tt.text, "# h") != len(chunks) || !tt.wantEach && len(chunks) > tt.maxChunks {
+				t.Fatalf("%d chunks for %d sections (want each %t, at most %d)", len(chunks), strings.Count(tt.text, "# h"), tt.wantEach, tt.maxChunks)
+			}
+		})
+	}
+}
