@@ -65,6 +65,11 @@
 //     last such boundary that leaves it at least half full, and only when
 //     there is no whitespace at all is it cut hard, between code points.
 //
+// A note of more than 1,024 chunks averaging under 32 bytes (thousands of
+// one-word sections: generated, not written) is packed again with hard
+// boundaries open while a chunk is below MinTokens, so it makes chunks of
+// about MinTokens instead of one a section.
+//
 // # Byte ceiling
 //
 // No chunk is longer than MaxBytes (32 KiB by default), code and tables
