@@ -40,7 +40,7 @@ const (
 // denied.
 func DropsDocument(f cairn.FileFailure) bool {
 	return f.Reason == ReasonSymlinkOutside || f.Reason == ReasonBrokenSymlink || f.Reason == ReasonSymlinkAvoided ||
-		strings.HasPrefix(f.Reason, ReasonNotRegular+":") || strings.HasPrefix(f.Reason, ReasonSecretName)
+		strings.HasPrefix(f.Reason, ReasonNotRegular+":") || strings.HasPrefix(f.Reason, ReasonSecretName) || f.Reason == ReasonNameNotUTF8
 }
 
 // Scan resolves c (see Resolve) and walks each source root, returning the
@@ -62,6 +62,8 @@ func DropsDocument(f cairn.FileFailure) bool {
 //   - reports other non-regular files the glob matches (named pipes, sockets,
 //     devices, links to them) as failures with ReasonNotRegular, never reading them;
 //   - reports a directory it cannot read as a failure and goes on;
+//   - reports a listed file whose path is not valid UTF-8 as a failure
+//     (badname.go), never listing it: no JSON answer could name it;
 //   - in a corpus that redacts, reports a listed file whose path holds a
 //     secret as a failure under the redacted path, never listing it
 //     (secretname.go): a path is the document's key and would be stored
@@ -487,7 +489,7 @@ func (w *walker) addFile(d *dirRef, name string, size, mtime int64) {
 	if abs == "" {
 		abs, rel = childPaths(d.path, d.rel, name)
 	}
-	if w.secretName(w.exposed(rel)) {
+	if exposed := w.exposed(rel); w.badName(exposed) || w.secretName(exposed) {
 		return
 	}
 	w.files = append(w.files, File{

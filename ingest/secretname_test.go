@@ -44,3 +44,21 @@ func TestScanSecretName(t *testing.T) {
 		t.Errorf("redact = false: %q, %v, %v; want all 4 files listed", rels(files), failures, err)
 	}
 }
+
+// TestScanNameNotUTF8: a file whose name is not valid UTF-8 is not listed;
+// its failure shows the bytes as \xNN (ux U10: search found it, but its
+// path in JSON was U+FFFD and get could not read it by either form).
+func TestScanNameNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	mkfiles(t, dir, "notes/ok.md", "notes/bad\xff\xfe.md", "notes/évité.md")
+	files, failures, err := Scan(context.Background(), cairn.Corpus{Name: "notes", Kind: cairn.KindFiles, Paths: []string{filepath.Join(dir, "notes")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ok.md", "évité.md"}, rels(files)); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if want := []cairn.FileFailure{{Path: `bad\xff\xfe.md`, Reason: ReasonNameNotUTF8}}; !cmp.Equal(want, failures) || !DropsDocument(failures[0]) {
+		t.Errorf("failures %v, want %v (dropping what was indexed)", failures, want)
+	}
+}
