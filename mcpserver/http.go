@@ -135,9 +135,41 @@ func NewHandler(opts HTTPOptions) (http.Handler, error) {
 		pages = ", the web pages at / and /ui/"
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := otherMethods(mux, r); len(allow) > 0 {
+			// The path is a route, of another method (ux U7: a GET of
+			// /v1/search answered "no route" and listed /v1/search).
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: method not allowed; use %s %s%s", r.Method, r.URL.Path, strings.Join(allow, " or "), r.URL.Path, bodyHint(allow)))
+			return
+		}
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /mcp, /v1/search, /v1/get, /v1/memories, /v1/memories/forget, /v1/gather, /v1/explore, /v1/whisper, /v1/whisper/observe, /v1/sync, /v1/sync/status, /v1/diagnostics, /v1/clusters, /v1/clusters/recluster, /v1/clusters/fetch, /v1/clusters/review, /v1/tasks, /v1/tasks/update, /v1/audit, /v1/claims/review, /healthz%s", r.Method, r.URL.Path, pages))
 	})
 	return h.guard(mux), nil
+}
+
+// otherMethods lists the methods (GET, POST) that have a route at r's
+// path when r's own has none there.
+func otherMethods(mux *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// bodyHint says what a POST route takes.
+func bodyHint(allow []string) string {
+	if slices.Contains(allow, http.MethodPost) {
+		return " and a JSON object body (docs/mcp.md)"
+	}
+	return ""
 }
 
 type httpServer struct {

@@ -94,6 +94,10 @@ func TestHTTPAPI(t *testing.T) {
 		{"another loopback origin", request{"POST", "/v1/search", `{"query":"busy"}`, map[string]string{"Origin": "http://localhost:5173"}}, 403, []string{`origin \"http://localhost:5173\" refused`}},
 		{"rebinding host", request{"POST", "/v1/search", `{"query":"x"}`, map[string]string{"Host": "evil.example:7777"}}, 403, []string{`host \"evil.example:7777\" refused`}},
 		{"no route", request{"GET", "/v2/search", "", nil}, 404, []string{"no route"}},
+		// ux U7: a route of another method is 405 naming the method, not "no route".
+		{"GET of a POST route", request{"GET", "/v1/search", "", nil}, 405, []string{"GET /v1/search: method not allowed; use POST /v1/search and a JSON object body"}},
+		{"POST of a GET route", request{"POST", "/v1/diagnostics", `{}`, nil}, 405, []string{"use GET /v1/diagnostics"}},
+		{"GET of an agent's POST route", request{"GET", "/agents/work/v1/memories", "", nil}, 405, []string{"use POST /agents/work/v1/memories"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
