@@ -29,6 +29,7 @@ type ForgetOut struct {
 	// (engine.ForgetResult).
 	Restored []ForgetChanged `json:"restored" jsonschema:"memories the forgotten one had absorbed or replaced, active again: one may say the same, forget it too"`
 	Reduced  []ForgetChanged `json:"reduced" jsonschema:"memories the forgotten one had been merged into, with what it added taken out"`
+	Profiles []ForgetChanged `json:"profiles" jsonschema:"profiles built from a forgotten observation, forgotten with it (the next sleep pass builds them again without it)"`
 }
 
 // ForgetChanged names one memory a forget changed.
@@ -56,7 +57,7 @@ func (a *Agent) Forget(ctx context.Context, in ForgetIn) (*ForgetOut, error) {
 	}
 	m := &res.Memory
 	out := &ForgetOut{ID: m.ID, Kind: m.Kind, Title: m.Title, Path: "cairn://" + cairn.MemoriesCorpus + "/" + consolidate.DocumentPath(m),
-		Restored: changedOf(res.Restored), Reduced: changedOf(res.Reduced)}
+		Restored: changedOf(res.Restored), Reduced: changedOf(res.Reduced), Profiles: changedOf(res.Profiles)}
 	return out, nil
 }
 
