@@ -142,9 +142,13 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 	if key == "" {
 		return nil, fmt.Errorf("%w: no Anthropic API key (set api_key_env or api_key_file)", cairn.ErrUnavailable)
 	}
+	target, err := wire.Endpoint(c.BaseURL, "/v1", "v1", "messages")
+	if err != nil {
+		return nil, err
+	}
 	for range 2 {
 		body := c.request(req, name)
-		res, err := c.send(ctx, base+"/v1/messages", key, body, check)
+		res, err := c.send(ctx, target, key, body, check)
 		if err == nil {
 			return res, nil
 		}
@@ -153,7 +157,7 @@ func (c *Client) Complete(ctx context.Context, req *cairn.LLMRequest) (*cairn.LL
 			return nil, fmt.Errorf("create message: %w", err)
 		}
 	}
-	return nil, fmt.Errorf("create message: %w: %s refused every form of the request", cairn.ErrUnavailable, base)
+	return nil, fmt.Errorf("create message: %w: %s refused every form of the request", cairn.ErrUnavailable, wire.Shown(base))
 }
 
 func (c *Client) request(req *cairn.LLMRequest, name string) *messagesRequest {

@@ -74,7 +74,8 @@ const (
 	SchemaInPrompt
 )
 
-// Client calls POST {BaseURL}/chat/completions. Set its fields before the
+// Client calls POST {BaseURL}/chat/completions (joined to BaseURL's path,
+// before any query it has). Set its fields before the
 // first call; it is then safe for concurrent use.
 type Client struct {
 	BaseURL string // e.g. https://api.openai.com/v1
@@ -224,7 +225,7 @@ func (c *Client) complete(ctx context.Context, req *cairn.LLMRequest, top int) (
 			return nil, nil, fmt.Errorf("complete chat: %w", err)
 		}
 	}
-	return nil, nil, fmt.Errorf("complete chat: %w: %s refused every form of the request", cairn.ErrUnavailable, c.BaseURL)
+	return nil, nil, fmt.Errorf("complete chat: %w: %s refused every form of the request", cairn.ErrUnavailable, wire.Shown(c.BaseURL))
 }
 
 // adapt learns from a 400 message what to change; false when nothing.
@@ -287,10 +288,14 @@ func (c *Client) send(ctx context.Context, body *chatRequest, key string, req *c
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	target, err := wire.Endpoint(c.BaseURL, "", "chat", "completions")
+	if err != nil {
+		return nil, nil, err
+	}
 	var raw []byte
 	err = wire.Retry(ctx, wire.Policy{Retries: c.Retries, Backoff: c.Backoff, MaxWait: c.MaxRetryWait}, func() error {
 		var err error
-		raw, err = wire.Post(ctx, c.HTTP, c.BaseURL+"/chat/completions", wire.Header("Authorization", bearer(key)), data, timeout, 32<<20)
+		raw, err = wire.Post(ctx, c.HTTP, target, wire.Header("Authorization", bearer(key)), data, timeout, 32<<20)
 		return err
 	})
 	if err != nil {

@@ -209,6 +209,27 @@ func retryAfter(h http.Header) time.Duration {
 	return 0
 }
 
+// Endpoint is the URL a client posts to: elem joined to base's path
+// before its query, so that a base_url which needs one (Azure OpenAI's
+// "…/deployments/NAME?api-version=…") keeps it after the path; trim, when
+// not empty, is first cut from the end of the path ("/v1" for a client
+// that adds its own). A base that is not an http:// or https:// URL with a
+// host is unavailable, named without its text (it may hold a key).
+func Endpoint(base, trim string, elem ...string) (string, error) {
+	u, err := neturl.Parse(strings.TrimSpace(base))
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%w: base_url is not an http:// or https:// URL with a host", cairn.ErrUnavailable)
+	}
+	if p := strings.TrimRight(u.Path, "/"); trim != "" && strings.HasSuffix(p, trim) {
+		u.Path, u.RawPath = strings.TrimSuffix(p, trim), ""
+	}
+	return u.JoinPath(elem...).String(), nil
+}
+
+// Shown is an endpoint as errors and messages show it: without a password
+// or a query (either may hold a key).
+func Shown(raw string) string { return shownURL(raw) }
+
 // shownURL is an endpoint as errors show it: without a password or a query
 // (some gateways take the key as ?key=), which errors must not carry into
 // logs and results.
