@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/engine"
 )
 
 func cmdGet(ctx context.Context, e *env, args []string) error {
@@ -40,7 +41,7 @@ func cmdGet(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer eng.Close(ctx)
-	res, err := eng.Get(ctx, pos[0], opts)
+	res, err := eng.Get(ctx, canonicalCorpus(pos[0], eng.Corpora()), opts)
 	if err != nil {
 		return err
 	}
@@ -78,4 +79,29 @@ func cmdGet(ctx context.Context, e *env, args []string) error {
 // line (before, the text just stopped mid-word, with no note).
 func hardCutNote(res *cairn.GetResult) string {
 	return fmt.Sprintf("[line %d cut at %s characters: get reads whole lines, and the rest of this one is past the limit]", res.From, thousands(cairn.MaxGetChars))
+}
+
+// canonicalCorpus spells the corpus of a cairn:// path as configured:
+// corpus names match ignoring case, as search's --corpus and MCP's
+// memory_get do (ux U30: cairn get cairn://NOTES/a.md was not found). The
+// path inside the corpus stays as given: file names are case-sensitive.
+func canonicalCorpus(path string, corpora []cairn.Corpus) string {
+	rest, ok := strings.CutPrefix(path, engine.Scheme)
+	if !ok {
+		return path
+	}
+	name, rel, ok := strings.Cut(rest, "/")
+	if !ok {
+		return path
+	}
+	names := []string{cairn.MemoriesCorpus}
+	for _, c := range corpora {
+		names = append(names, c.Name)
+	}
+	for _, c := range names {
+		if c != name && strings.EqualFold(c, name) {
+			return engine.Scheme + c + "/" + rel
+		}
+	}
+	return path
 }

@@ -33,6 +33,14 @@ func TestGetTakesSearchOutput(t *testing.T) {
 	if _, errs, code := c.run("get", filepath.Join(t.TempDir(), "db.md")); code == 0 || !strings.Contains(errs, "not found") {
 		t.Errorf("get of a file never indexed: exit %d, stderr %q", code, errs)
 	}
+	// The corpus name matches ignoring case, as in MCP memory_get (ux
+	// U30); the file name does not.
+	if got := c.ok("get", "cairn://NOTES/db.md:3-3"); !strings.HasPrefix(got, "Set busy_timeout") {
+		t.Errorf("get cairn://NOTES/db.md = %q", got)
+	}
+	if _, _, code := c.run("get", "cairn://notes/DB.md"); code == 0 {
+		t.Errorf("get cairn://notes/DB.md found a document: file names are case-sensitive")
+	}
 }
 
 // TestGetPastEnd: --from past the document's last line (given as a flag or
