@@ -141,8 +141,9 @@ type scored struct {
 	score float64
 }
 
-// worse orders matches: lower score first, then older.
-func worse(a, b scored) bool { return a.score < b.score || a.score == b.score && a.id < b.id }
+// worse orders matches: lower score first, then newer (ties fall oldest
+// first, as in topSQL's ORDER BY).
+func worse(a, b scored) bool { return a.score < b.score || a.score == b.score && a.id > b.id }
 
 func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q lexicalQuery, filterInside bool) (*cairn.LexicalResult, error) {
 	res := &cairn.LexicalResult{}
@@ -191,10 +192,24 @@ func (s *Store) lexical(ctx context.Context, tx *sql.Tx, q lexicalQuery, filterI
 		c.Capped = res.Capped
 		res.Candidates = append(res.Candidates, c)
 	}
+	// Ties fall as the scan kept them: by chunk id, oldest first (topSQL's
+	// ORDER BY, scanFiltered's worse), then by the documents holding one
+	// chunk, so the chunks kept at a limit are the first of those kept at
+	// any larger one (TestLexicalTiesPrefix). Sorted by corpus and path
+	// after SQLite kept the newest of the tied, they were not: "run a
+	// command in every workspace of a monorepo" over a docs corpus showed
+	// npm-run.md and npm-sbom.md at places 4-5 with --limit 5,
+	// npm-install.md and npm-link.md with --limit 20. Oldest first, not
+	// newest: over LoCoMo's 883 questions (engine TestFusionSweep) lexical
+	// turn recall@50 went from 76.9 (corpus, path) to 78.1 (77.3 newest
+	// first), @1 36.8 (35.8 newest first), hybrid @50 88.7 to 90.3.
 	sort.SliceStable(res.Candidates, func(i, j int) bool {
 		a, b := res.Candidates[i], res.Candidates[j]
 		if a.Score != b.Score {
 			return a.Score > b.Score
+		}
+		if a.ChunkID != b.ChunkID {
+			return a.ChunkID < b.ChunkID
 		}
 		if a.Corpus != b.Corpus {
 			return a.Corpus < b.Corpus
@@ -219,7 +234,7 @@ var topQuery = topSQL("DESC")
 // topQueryAsc is topQuery walking the matches oldest first. When every
 // match is scored (no cap, or FewMatches and the cap not reached) the two
 // keep the same rows with the same scores, scan size and lowest id, in the
-// same order (score, then id, both descending), and FTS5 walks a doclist
+// same order (score descending, then id ascending), and FTS5 walks a doclist
 // forwards for less than backwards: a descending scan steps each segment's
 // pages in reverse, indexing the rowids of every page it enters first (bench/RESULTS.md,
 // "Lexical p99 at 1M chunks: scan order and idle merging").
@@ -233,7 +248,7 @@ func topSQL(dir string) string {
 		(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s)
 	SELECT s.id, s.score, m.n, CASE WHEN m.n > ?4 THEN m.low2 ELSE m.low END
 	FROM s, m WHERE m.n <= ?4 OR s.id > m.low
-	ORDER BY s.score DESC, s.id DESC LIMIT ?5`
+	ORDER BY s.score DESC, s.id ASC LIMIT ?5`
 }
 
 // topQueryTrim is topQuery for a scan that a probe expects to meet about
@@ -252,7 +267,7 @@ var topQueryTrim = `WITH a AS MATERIALIZED (
 		(SELECT min(id) FROM s WHERE id > (SELECT min(id) FROM s)) AS low2 FROM s)
 	SELECT s.id, s.score, m.n, CASE WHEN m.n > ?4 THEN m.low2 ELSE m.low END
 	FROM s, m WHERE m.n <= ?4 OR s.id > m.low
-	ORDER BY s.score DESC, s.id DESC LIMIT ?5`
+	ORDER BY s.score DESC, s.id ASC LIMIT ?5`
 
 // ascending reports whether the unfiltered pass may walk q's matches
 // oldest first: when it scores every match anyway.
