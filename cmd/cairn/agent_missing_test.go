@@ -43,8 +43,10 @@ func TestReadOfUnknownAgent(t *testing.T) {
 	if _, errs, _ := c.run("--agent", "nobody", "search", "alpha"); !strings.Contains(errs, "known: alice, bob") {
 		t.Errorf("the known agents after bob's first memory: %q", errs)
 	}
-	// The default agent keeps its first-run answer: an empty index.
-	if out := c.ok("search", "alpha"); !strings.Contains(out, "no results") {
-		t.Errorf("the default agent before its first sync: %q", out)
+	// The default agent keeps its first-run answer, an empty index, and
+	// says why it is empty (ux U31: "no results" alone read as an answer).
+	out, errs, code := c.run("search", "alpha")
+	if code != 0 || !strings.Contains(out, "no results") || errs != "cairn: the index is empty: nothing is synced yet for agent default (run cairn sync)\n" {
+		t.Errorf("the default agent before its first sync: exit %d, %q, stderr %q", code, out, errs)
 	}
 }

@@ -80,6 +80,12 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	if len(hits) == 0 && slices.ContainsFunc(corpora, func(n string) bool { return strings.EqualFold(n, cairn.MemoriesCorpus) }) && !memoriesLive(eng) {
 		fmt.Fprintln(e.stderr, "cairn: "+engine.NoMemories) // recall.go: --corpus memories before the first memory
+	} else if len(hits) == 0 && !eng.Reindexed() {
+		// Before the first sync "no results" reads as an answer (ux U31);
+		// the servers' searches say it in their notice.
+		if st, err := eng.IndexStats(ctx); err == nil && st.Documents == 0 {
+			fmt.Fprintf(e.stderr, "cairn: the index is empty: nothing is synced yet for agent %s (run cairn sync)\n", e.agent)
+		}
 	}
 	return printHits(e, hits)
 }
