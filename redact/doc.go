@@ -119,13 +119,20 @@
 //	                       smbclient -U u%<v>, az login -p, sqlcmd -P, mongosh -p, ssh-keygen -P|-N,
 //	                       htpasswd -b f u <v>, rabbitmqctl add_user u <v>, xfreerdp /p:<v>,
 //	                       net use /user:u <v>, nmcli ... password <v>, wpa_passphrase ssid <v>,
-//	                       ConvertTo-SecureString "<v>" -AsPlainText, <(echo <v>) (tools.go); pw: <v>
+//	                       ConvertTo-SecureString "<v>" -AsPlainText, <(echo <v>) (tools.go); pw: <v>;
+//	                       a name/value pair whose name is password-named: - name: DB_PASSWORD /
+//	                       value: <v>, {"name": ..., "value": <v>}, ParameterKey/ParameterValue
+//	                       (namevalue.go)
 //	secret                 secret|token|api_key|apikey|access_key|client_secret|auth|credentials-named
 //	                       key with a credential-shaped value (8+ chars, letters with digits or mixed case);
 //	                       in prose: "my API key is <v>", "the token was <v>" (12+ chars, not words),
 //	                       also inside quotes as a header: curl -H 'X-Api-Key: <value>';
 //	                       a session cookie's value (Cookie:, Set-Cookie:, curl -b/--cookie:
-//	                       session, sid, PHPSESSID, connect.sid, *_session, auth_token, ...)
+//	                       session, sid, PHPSESSID, connect.sid, *_session, auth_token, ...);
+//	                       a secret-named name/value pair; a value handed to a secret store:
+//	                       gh secret set X --body <v>, az keyvault secret set --value <v>, aws ssm
+//	                       put-parameter ... SecureString --value <v>, echo <v> | docker secret
+//	                       create, vercel env add ... <<< <v>, gcloud secrets create ... <<< <v>
 //	high-entropy-secret    a key that mentions a secret word (SECRET_KEY_BASE, signing_key_material)
 //	                       holding 20+ chars of Shannon entropy >= 3.5 bits per byte
 //

@@ -36,7 +36,7 @@ var (
 func secretCases() []secretCase {
 	gcpBody := "-----BEGIN PRIVATE KEY-----\\n" + r("MIIEvQ"+r("Ab1+", 14)+"\\n", 2) + "-----END PRIVATE KEY-----\\n"
 	gcpBody2 := strings.ReplaceAll(gcpBody, `\n`, `\\n`)
-	return append(append(append(shapeCases(), toolCases()...), moreProviderCases()...), []secretCase{ // shapes_test.go, tools_test.go, providers_test.go: ux U2-U5, U17
+	return append(append(append(append(shapeCases(), toolCases()...), moreProviderCases()...), nameValueCases()...), []secretCase{ // shapes_test.go, tools_test.go, providers_test.go, namevalue_test.go: ux U2-U5, U17, U21
 		{kindGCP, `{"type": "service_account", "private_key": "`, gcpBody, `", "client_email": "svc@proj.iam.gserviceaccount.com"}`},
 		{kindGCP, `{"msg": "{\"private_key\": \"`, gcpBody2, `\"}"}`},
 		{kindPrivateKey, "key:\n", pemRSA, "\nafter"},
@@ -249,7 +249,7 @@ func TestKinds(t *testing.T) {
 
 // TestRedactKeeps lists text that looks like a secret and is not one.
 func TestRedactKeeps(t *testing.T) {
-	for _, s := range append(append(append(shapeKeeps, toolKeeps...), moreProviderKeeps...), // shapes_test.go, tools_test.go, providers_test.go: ux U2-U5, U17
+	for _, s := range append(append(append(append(shapeKeeps, toolKeeps...), moreProviderKeeps...), nameValueKeeps...), // shapes_test.go, tools_test.go, providers_test.go, namevalue_test.go: ux U2-U5, U17, U21
 		"commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)",
 		"id: 123e4567-e89b-12d3-a456-426614174000",
 		"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",

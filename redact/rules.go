@@ -142,9 +142,11 @@ func buildRules() []rule {
 		reRule(kindDatabasePassword, []string{"password", "pwd"}, true,
 			`(?i)(?:^|[;"'\s])(?:password|pwd)[ \t]*=[ \t]*([^;"'\s](?:[^;"'\r\n]*[^;"'\s])?)`, 1, adoOK),
 
-		{anchors: cmdAnchors, find: findCommandPasswords},         // commands.go: mysql -p<value>
-		{anchors: toolAnchors, find: findToolPasswords},           // tools.go: zip -P <value>, ...
-		{anchors: sqlAnchors, fold: true, find: findSQLPasswords}, // tools.go: ALTER USER ... PASSWORD '<value>'
+		{anchors: cmdAnchors, find: findCommandPasswords},                        // commands.go: mysql -p<value>
+		{anchors: toolAnchors, find: findToolPasswords},                          // tools.go: zip -P <value>, ...
+		{anchors: sqlAnchors, fold: true, find: findSQLPasswords},                // tools.go: ALTER USER ... PASSWORD '<value>'
+		{anchors: secretStoreAnchors, find: findSecretStores},                    // namevalue.go: gh secret set X --body <value>
+		{anchors: []string{"value", "Value"}, whole: true, find: findNameValues}, // namevalue.go: - name: DB_PASSWORD / value: <v>
 		{anchors: []string{"cookie", " -b "}, fold: true, find: findCookies},
 		{anchors: []string{"$ ", "% "}, whole: true, find: findPromptOutputs}, // fetch.go: $ op read ...
 		{anchors: keyLineEnds, whole: true, find: findNextLinePasswords},      // commands.go
