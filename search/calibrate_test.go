@@ -1,7 +1,9 @@
 package search
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,12 +26,14 @@ func TestModelsMatchFeatures(t *testing.T) {
 // TestCalibrate: scores come from the model, never rise down the list, a
 // minimum score cuts the tail, the query's best signals reach every hit,
 // and explain names the inputs and weights.
+// (Session hits: a search of files corpora alone is ranked by the model,
+// TestCalibrateByModel.)
 func TestCalibrate(t *testing.T) {
 	hits := []cairn.Hit{
-		{Path: "a", Signals: &cairn.HitSignals{Match: 0.5, LexRank: 1, Held: 1, Terms: 0.5, Cover: 0.3, KnownCover: 0.3, Rarest: 0.3}},
-		{Path: "b", Signals: &cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2, Held: 2, Terms: 1, Cover: 1, KnownCover: 1, Rarest: 0.5}}, // model says higher: a is raised to it
-		{Path: "c", Signals: &cairn.HitSignals{Match: 0.05, LexRank: 3}},
-		{Path: "d"}, // no signals
+		{Path: "a", Corpus: "sessions", Signals: &cairn.HitSignals{Match: 0.5, LexRank: 1, Held: 1, Terms: 0.5, Cover: 0.3, KnownCover: 0.3, Rarest: 0.3}},
+		{Path: "b", Corpus: "sessions", Signals: &cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2, Held: 2, Terms: 1, Cover: 1, KnownCover: 1, Rarest: 0.5}}, // model says higher: a is raised to it
+		{Path: "c", Corpus: "sessions", Signals: &cairn.HitSignals{Match: 0.05, LexRank: 3}},
+		{Path: "d", Corpus: "sessions"}, // no signals
 	}
 	got := Calibrate(append([]cairn.Hit(nil), hits...), cairn.ModeLexical, 0, true)
 	if len(got) != 4 {
@@ -69,10 +73,12 @@ func TestCalibrate(t *testing.T) {
 // TestCalibrateKeepsBelievedHit: a hit the model believes, ranked below
 // weaker ones, survives the cut with the hits above it (the first version
 // took the lowest probability so far, so a weak first hit cut them all).
+// Memory hits keep the lanes' order (ByModel).
 func TestCalibrateKeepsBelievedHit(t *testing.T) {
 	weak := cairn.HitSignals{Match: 0.05, Known: 1} // holds no term by its text: a stem the check misses
 	strong := cairn.HitSignals{Match: 0.6, Known: 1, Held: 2, Terms: 0.5, Cover: 0.5, KnownCover: 0.5, Rarest: 0.5}
-	hits := []cairn.Hit{{Path: "a"}, {Path: "b"}, {Path: "c"}, {Path: "d"}}
+	m0 := cairn.MemoriesCorpus
+	hits := []cairn.Hit{{Path: "a", Corpus: m0}, {Path: "b", Corpus: m0}, {Path: "c", Corpus: m0}, {Path: "d", Corpus: m0}}
 	for i, s := range []cairn.HitSignals{weak, weak, strong, weak} {
 		s.LexRank = i + 1
 		hits[i].Signals = &s
@@ -86,6 +92,53 @@ func TestCalibrateKeepsBelievedHit(t *testing.T) {
 	got := Calibrate(hits, cairn.ModeLexical, 0.3, false)
 	if len(got) != 3 || got[2].Path != "c" {
 		t.Fatalf("kept %d hits, want a, b and c", len(got))
+	}
+}
+
+// TestCalibrateByModel: a search of files corpora alone is ranked by the
+// model's probability for each hit, each scored its own probability, so a
+// weak hit ranked first by the lanes falls below the hit the model
+// believes and is not raised to it (the quickstart's "how does sync skip
+// unchanged files" over docs/ showed mcp.md's tool table at 0.99, its own
+// 0.71 raised by design.md below it, ux U11); the explanation names the
+// place the lanes gave. A list holding a session hit keeps the lanes'
+// order.
+func TestCalibrateByModel(t *testing.T) {
+	weak := cairn.HitSignals{Match: 0.5, LexRank: 1, Held: 1, Terms: 0.5, Cover: 0.3, KnownCover: 0.3, Rarest: 0.3}
+	strong := cairn.HitSignals{Match: 1.6, AllWords: true, LexRank: 2, Held: 2, Terms: 1, Cover: 1, KnownCover: 1, Rarest: 0.5}
+	none := cairn.HitSignals{Match: 0.05, LexRank: 3}
+	list := func(corpus string) []cairn.Hit {
+		var hits []cairn.Hit
+		for i, s := range []cairn.HitSignals{weak, strong, none} {
+			hits = append(hits, cairn.Hit{Path: string(rune('a' + i)), Corpus: corpus, Signals: &s})
+		}
+		return hits
+	}
+	m := Models[cairn.ModeLexical]
+	sigs := []cairn.HitSignals{weak, strong, none}
+	QuerySignals(sigs)
+	own := func(s cairn.HitSignals) float64 { return capScore(m.logistic(m.Inputs(s)), m.TermsCap(s)) }
+	pa, pb := own(sigs[0]), own(sigs[1])
+	if pa >= pb {
+		t.Fatalf("fixture: a's probability %.4f not under b's %.4f", pa, pb)
+	}
+	got := Calibrate(list("docs"), cairn.ModeLexical, 0, true)
+	var order []string
+	for _, h := range got {
+		order = append(order, fmt.Sprintf("%s %.4f", h.Path, h.Score))
+	}
+	if len(got) != 3 || got[0].Path != "b" || got[1].Path != "a" || got[0].Score != pb || got[1].Score != pa {
+		t.Errorf("docs: %v, want b %.4f, a %.4f, c", order, pb, pa)
+	}
+	if len(got) > 1 && !slices.Contains(got[0].Explain, "ranked by the model from place 2") {
+		t.Errorf("explain %q does not name the lanes' place", got[0].Explain)
+	}
+	if kept := Calibrate(list("docs"), cairn.ModeLexical, (pa+pb)/2, false); len(kept) != 1 || kept[0].Path != "b" {
+		t.Errorf("docs at min score %.4f kept %d hits, want b", (pa+pb)/2, len(kept))
+	}
+	mixed := append(list("docs")[:1], list("sessions")[1:]...)
+	if got := Calibrate(mixed, cairn.ModeLexical, 0, false); len(got) != 3 || got[0].Path != "a" || got[1].Path != "b" || got[0].Score < got[1].Score {
+		t.Errorf("docs and sessions: %d hits, want a, b, c in the lanes' order, a at least b's score", len(got))
 	}
 }
 
