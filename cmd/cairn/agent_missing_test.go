@@ -50,3 +50,25 @@ func TestReadOfUnknownAgent(t *testing.T) {
 		t.Errorf("the default agent before its first sync: exit %d, %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestAgentCaseTwin: with agent alice there, --agent Alice is refused
+// naming alice, for a read and for a write, and makes no folder (ux F16:
+// the two spellings were two agents on Linux, one folder on macOS, while
+// HTTP matched ids exactly). alice itself works.
+func TestAgentCaseTwin(t *testing.T) {
+	c := newCLI(t)
+	c.ok("--agent", "alice", "remember", "alice prefers tea", "--kind", "preference", "--title", "tea")
+	for _, args := range [][]string{{"--agent", "Alice", "search", "tea"}, {"--agent", "ALICE", "remember", "x", "--kind", "fact", "--title", "x"}, {"--agent", "Alice", "sync"}} {
+		_, errs, code := c.run(args...)
+		if code != 2 || !strings.Contains(errs, "agent alice exists, and ids that differ only in case are refused: use --agent alice") {
+			t.Errorf("cairn %v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(c.home, "agents"))
+	if len(entries) != 1 {
+		t.Errorf("agents folders %v, want alice alone", entries)
+	}
+	if out := c.ok("--agent", "alice", "search", "tea", "--corpus", "memories"); !strings.Contains(out, "tea") {
+		t.Errorf("alice's search: %s", out)
+	}
+}

@@ -39,3 +39,22 @@ func checkAgent(dataDir, agent, dir string) error {
 	}
 	return usagef("no agent named %s; known: %s (an agent is made by its first cairn sync or cairn remember with --agent %s)", agent, list, agent)
 }
+
+// checkAgentCase refuses an agent id whose folder is not there while
+// another agent's id differs from it only in case: "Alice" beside "alice"
+// would be a second agent on Linux and the same folder on macOS, and HTTP
+// (its path and X-Cairn-Agent) matches ids exactly, as the CLI does. Ids
+// stay case-sensitive; a second spelling of one is refused, naming the
+// first (ux F16). Two such folders an older build made both open.
+func checkAgentCase(dataDir, agent, dir string) error {
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	entries, _ := os.ReadDir(filepath.Join(dataDir, "agents"))
+	for _, d := range entries {
+		if d.IsDir() && d.Name() != agent && strings.EqualFold(d.Name(), agent) {
+			return usagef("agent %s: agent %s exists, and ids that differ only in case are refused: use --agent %s", agent, d.Name(), d.Name())
+		}
+	}
+	return nil
+}

@@ -128,6 +128,9 @@ func (e *env) openLoaded(ctx context.Context, cfg *config.Config) (*engine.Engin
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkAgentCase(dataDir, e.agent, dir); err != nil { // agentcheck.go
+		return nil, nil, err
+	}
 	if err := e.privateDirs(os.Getuid(), dataDir, dir); err != nil {
 		return nil, nil, err
 	}

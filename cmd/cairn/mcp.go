@@ -112,6 +112,9 @@ func (e *env) openAgent(ctx context.Context, cfg *config.Config, agent string, e
 	// The folders the index and memories live in, as every one-shot
 	// command checks them (env.privateDirs, ux F15): serve, mcp and ui
 	// open agents here.
+	if err := checkAgentCase(dataDir, agent, dir); err != nil {
+		return nil, err
+	}
 	if err := e.privateDirs(os.Getuid(), dataDir, dir); err != nil {
 		return nil, fmt.Errorf("open agent %s: %w", agent, err)
 	}
