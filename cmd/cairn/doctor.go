@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -32,6 +33,14 @@ func cmdDoctor(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	rep, err := engine.Doctor(ctx, opts, *repair)
+	if rep == nil && errors.Is(err, os.ErrNotExist) {
+		// No index.db yet (before the first sync): not a problem, and the
+		// checks of the configuration are what a new user runs doctor for
+		// (ux U14: it exited 1 with "nothing is indexed here yet" and
+		// checked neither the embedder nor the corpora).
+		rep, err = &engine.DoctorReport{Checks: []engine.DoctorCheck{{Name: "index", Status: engine.CheckOK,
+			Detail: "not there yet: nothing is indexed here (run cairn sync)"}}}, nil
+	}
 	configProblems := 0
 	if rep != nil {
 		for _, c := range e.configChecks(ctx, cfg, opts.Dir, *repair) { // doctor_config.go
