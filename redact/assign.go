@@ -113,6 +113,9 @@ func assignmentAt(s string, ns, ne int) (hit, bool) {
 	if ns > 0 && s[ns-1] == '$' {
 		return hit{}, false // $password, a shell or template variable
 	}
+	if e := escapedEquals(s, ne); e > 0 {
+		return escapedAssignment(s, name, ns, e)
+	}
 	i := ne
 	for i < len(s) && s[i] == '\\' {
 		i++
@@ -150,6 +153,28 @@ func assignmentAt(s string, ns, ne int) (hit, bool) {
 		return hit{}, false
 	}
 	kind := classify(name, v, !quoted && op == ":")
+	return hit{a, b, kind}, kind != ""
+}
+
+// escapedEquals returns where the value starts when s[i:] is an '='
+// escaped in JSON (\u003d: Gson writes a URL's query so,
+// "password\u003dhunter2\u0026user\u003dbob"; ux U21), else 0.
+func escapedEquals(s string, i int) int {
+	if strings.HasPrefix(s[i:], `\u003d`) || strings.HasPrefix(s[i:], `\u003D`) {
+		return i + len(`\u003d`)
+	}
+	return 0
+}
+
+// escapedAssignment is assignmentAt's name=value for an escaped '=' ending
+// at k: the value is bare up to the next backslash (an escaped &) or
+// quote.
+func escapedAssignment(s, name string, ns, k int) (hit, bool) {
+	a, b, quoted := valueAt(s, k)
+	if a < 0 || !quoted && !bareOK(s, ns, b, "=", false, s[a:b]) {
+		return hit{}, false
+	}
+	kind := classify(name, s[a:b], false)
 	return hit{a, b, kind}, kind != ""
 }
 

@@ -102,7 +102,8 @@
 //	                       (also on the next line: YAML, pretty JSON; a Markdown table cell
 //	                       beside or under a password cell; .netrc, .pgpass lines; XML:
 //	                       <password>v</password>, <add key="ClearTextPassword" value="v"/>;
-//	                       percent-encoded: key%3Dvalue, scheme%3A%2F%2Fuser%3Apassword%40host)
+//	                       percent-encoded: key%3Dvalue, scheme%3A%2F%2Fuser%3Apassword%40host;
+//	                       JSON-escaped: key\u003dvalue)
 //	                       in code, JSON, YAML, env files, ini, query strings, --password=x, --password x;
 //	                       in prose: password|passphrase|passwd|pwd|passcode is|was|:|= <value> when
 //	                       the value is secret-shaped (hunter2, 'swordfish', Summer2024!; not "in",

@@ -17,6 +17,8 @@ func nameValueCases() []secretCase {
 		{kindSecret, "vercel env add DB_PASSWORD production <<< \"", pw, "\""},
 		{kindSecret, "az keyvault secret set --vault-name kv --name db --value ", pw, ""},
 		{kindSecret, "gcloud secrets create db --data-file=- <<< ", pw, ""},
+		{kindPassword, `{"url":"https://x.io/login?user\u003ddana\u0026password\u003d`, pw, `\u0026next\u003d1"}`},
+		{kindSecret, `"q":"api_key\u003d`, "Zq8Wv3Lm9Np2Rt5Yx7Kc", `"`},
 	}
 }
 
@@ -29,4 +31,5 @@ var nameValueKeeps = []string{
 	"the default value: 42; name: x",
 	`gh secret set DB_PASSWORD --body "$DB_PASSWORD"; gh secret set X < file`,
 	"aws ssm put-parameter --name /app/mode --value prod-2",
+	`{"u":"https://x.io/?password\u003d\u0026token\u003d${TOKEN}"}`,
 }
