@@ -189,8 +189,8 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 		fmt.Fprintf(e.stdout, "no transcript changed since its last read (%s): skipped and its reasons are kept from that read; the other counts are this run's\n", strings.Join(kept, ", "))
 	}
 	for _, s := range sources {
-		for reason, n := range s.LinesSkipped {
-			fmt.Fprintf(e.stdout, "%s: %d records skipped: %s\n", s.Source, n, visible(reason))
+		if line := skippedRecordsLine(s); line != "" {
+			fmt.Fprintln(e.stdout, line)
 		}
 		for kind, n := range s.Redactions {
 			fmt.Fprintf(e.stdout, "%s: %d secrets redacted: %s\n", s.Source, n, kind)
@@ -209,6 +209,26 @@ func printSources(e *env, sources []cairn.SourceSyncStats) {
 			fmt.Fprintf(e.stdout, "failed: %s: %s: %s\n", s.Source, visible(f.Path), visible(f.Reason))
 		}
 	}
+}
+
+// skippedRecordsLine is one line for the records a source's transcripts
+// held that are no messages (an event, an info record, an image part) or
+// could not be read: "openclaw: 4 records skipped: event custom 1, event
+// model_change 1, ...", reasons sorted, or "" for none. Most are routine,
+// and a line each (nine on a first sync of the fixtures, in map order)
+// read as trouble (ux U22); --json keeps the counts by reason.
+func skippedRecordsLine(s cairn.SourceSyncStats) string {
+	if len(s.LinesSkipped) == 0 {
+		return ""
+	}
+	total := 0
+	var parts []string
+	for _, reason := range slices.Sorted(maps.Keys(s.LinesSkipped)) {
+		n := s.LinesSkipped[reason]
+		total += n
+		parts = append(parts, fmt.Sprintf("%s %s", visible(reason), thousands(n)))
+	}
+	return fmt.Sprintf("%s: %s skipped: %s", s.Source, plural(total, "record"), strings.Join(parts, ", "))
 }
 
 func cmdSyncStatus(ctx context.Context, e *env, args []string) error {
