@@ -37,8 +37,14 @@ import (
 // a file whose path holds a secret (04ea4ec, ux F23), so a note indexed
 // under such a name by an older build leaves the index once its corpus is
 // read again; and a prose value that describes the secret stays (lo, ux
-// F26).
-const redactVersion = "7"
+// F26). 8: a token with an invisible character inside (ux U1, 0c927ff),
+// more providers' tokens (U2, a77ae05, 85376fa), an AWS secret beside its
+// key id, seed phrases, password prose in 17 more languages, password
+// hashes, PINs and Wi-Fi passwords (U2-U5, a77ae05), SQL and tool-flag
+// passwords (U17, 5c88245), name/value pairs and secret-store command
+// lines (U21, 0e8dce0), JSON-escaped '=' in assignments (aaaa4dc); URL
+// passwords of three bytes or fewer stay (U20, a7aebbe).
+const redactVersion = "8"
 
 // redactState is the redaction state of c's documents as the store records
 // it: "v<redactVersion>", or "off" for a corpus with redact = false.
