@@ -207,7 +207,9 @@ func (p *packer) add(a atom) {
 func (p *packer) split(a atom) {
 	pos := a.pos
 	if !p.empty() {
-		if p.tokens < p.min || p.headOnly {
+		// Only with room for a token: a heading-only chunk already at max
+		// (a long heading line cut at the byte ceiling) takes nothing more.
+		if (p.tokens < p.min || p.headOnly) && p.tokens < p.max {
 			n, t, hard := cut(p.text[pos:a.end], p.max-p.tokens, p.maxBytes-(p.end-p.start))
 			if !hard && n > 0 {
 				p.end, p.tokens, p.headOnly = pos+n, p.tokens+t, false
