@@ -15,6 +15,28 @@ import (
 // Scheme prefixes every indexed document's path.
 const Scheme = "cairn://"
 
+// CanonicalPath spells the corpus of a cairn:// path as one of names
+// spells it when they differ only in case, as search's --corpus and MCP's
+// memory_search corpora match: cairn://NOTES/a.md reads cairn://notes/a.md.
+// The path inside the corpus stays as given (file names are
+// case-sensitive); any other path is returned unchanged.
+func CanonicalPath(path string, names []string) string {
+	rest, ok := strings.CutPrefix(path, Scheme)
+	if !ok {
+		return path
+	}
+	name, rel, ok := strings.Cut(rest, "/")
+	if !ok {
+		return path
+	}
+	for _, c := range names {
+		if strings.EqualFold(c, name) {
+			return Scheme + c + "/" + rel
+		}
+	}
+	return path
+}
+
 // Get reads lines of an indexed document's snapshot (never the file on
 // disk). path is cairn://<corpus>/<relative path>, optionally with the
 // line range a search hit prints (":101-115"), or the absolute path of an

@@ -23,21 +23,7 @@ func TestRedactVersion8Rereads(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus := cairn.Corpus{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}
-	raw := corpus
-	raw.NoRedact = true
-	old, err := Open(ctx, Options{Dir: dir, Corpora: []cairn.Corpus{raw}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.store.SetRedactState(ctx, "notes", "v7"); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	indexedBy(t, dir, corpus, "v7")
 	eng, err := Open(ctx, Options{Dir: dir, Corpora: []cairn.Corpus{corpus}})
 	if err != nil {
 		t.Fatal(err)

@@ -33,21 +33,7 @@ func TestRedactVersionDropsSecretPath(t *testing.T) {
 	corpus := cairn.Corpus{Name: "notes", Kind: cairn.KindFiles, Paths: []string{notes}, Glob: cairn.DefaultGlob}
 	// The index as a redacting build of version 6 left it: the name stored
 	// as written, the state "v6". (redact = false stores it so today.)
-	raw := corpus
-	raw.NoRedact = true
-	old, err := Open(ctx, Options{Dir: dir, Corpora: []cairn.Corpus{raw}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := old.Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.store.SetRedactState(ctx, "notes", "v6"); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	indexedBy(t, dir, corpus, "v6")
 	eng, err := Open(ctx, Options{Dir: dir, Corpora: []cairn.Corpus{corpus}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,5 +53,29 @@ func TestRedactVersionDropsSecretPath(t *testing.T) {
 		if strings.Contains(p, secret) {
 			t.Errorf("the index still holds %s", p)
 		}
+	}
+}
+
+// indexedBy syncs corpus into dir as a redacting build whose redaction
+// state was state left it: what the current rules would redact is stored
+// as written (redact = false stores it so today) and the corpus's state is
+// set to state.
+func indexedBy(t *testing.T, dir string, corpus cairn.Corpus, state string) {
+	t.Helper()
+	ctx := context.Background()
+	raw := corpus
+	raw.NoRedact = true
+	old, err := Open(ctx, Options{Dir: dir, Corpora: []cairn.Corpus{raw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.store.SetRedactState(ctx, corpus.Name, state); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

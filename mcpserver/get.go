@@ -79,25 +79,9 @@ func getOptions(in GetIn) (string, *cairn.GetOptions, error) {
 	return path, o, nil
 }
 
-// canonicalPath spells the corpus of a cairn:// path as configured:
-// corpus names match ignoring case, as in memory_search's corpora (issue
-// 14 item 16). The path inside the corpus stays as given; file names are
-// case-sensitive.
+// canonicalPath spells the corpus of a cairn:// path as configured
+// (engine.CanonicalPath over the searchable corpora and memories; issue 14
+// item 16).
 func (a *Agent) canonicalPath(path string) string {
-	rest, ok := strings.CutPrefix(path, engine.Scheme)
-	if !ok {
-		return path
-	}
-	name, rel, ok := strings.Cut(rest, "/")
-	if !ok {
-		return path
-	}
-	names := a.searchable()
-	names = append(names, cairn.MemoriesCorpus)
-	for _, c := range names {
-		if strings.EqualFold(c, name) {
-			return engine.Scheme + c + "/" + rel
-		}
-	}
-	return path
+	return engine.CanonicalPath(path, append(a.searchable(), cairn.MemoriesCorpus))
 }

@@ -81,27 +81,13 @@ func hardCutNote(res *cairn.GetResult) string {
 	return fmt.Sprintf("[line %d cut at %s characters: get reads whole lines, and the rest of this one is past the limit]", res.From, thousands(cairn.MaxGetChars))
 }
 
-// canonicalCorpus spells the corpus of a cairn:// path as configured:
-// corpus names match ignoring case, as search's --corpus and MCP's
-// memory_get do (ux U30: cairn get cairn://NOTES/a.md was not found). The
-// path inside the corpus stays as given: file names are case-sensitive.
+// canonicalCorpus spells the corpus of a cairn:// path as configured
+// (engine.CanonicalPath over the configured corpora and memories; ux U30:
+// cairn get cairn://NOTES/a.md was not found).
 func canonicalCorpus(path string, corpora []cairn.Corpus) string {
-	rest, ok := strings.CutPrefix(path, engine.Scheme)
-	if !ok {
-		return path
-	}
-	name, rel, ok := strings.Cut(rest, "/")
-	if !ok {
-		return path
-	}
 	names := []string{cairn.MemoriesCorpus}
 	for _, c := range corpora {
 		names = append(names, c.Name)
 	}
-	for _, c := range names {
-		if c != name && strings.EqualFold(c, name) {
-			return engine.Scheme + c + "/" + rel
-		}
-	}
-	return path
+	return engine.CanonicalPath(path, names)
 }
