@@ -146,14 +146,13 @@ func (e *Embedder) post(ctx context.Context, in []string) ([][]float32, error) {
 }
 
 // endpoint returns the embeddings URL of base: "embeddings" joined to its
-// path, its query kept after it.
+// path, its query kept after it (httpjson.Endpoint).
 func endpoint(base string) (*url.URL, error) {
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		// url.Parse's error quotes the URL whole; name the field instead.
+	u, ok := httpjson.Endpoint(base, "", "embeddings")
+	if !ok {
 		return nil, fmt.Errorf("%w: [embedder] base_url is not an http:// or https:// URL with a host", cairn.ErrUnavailable)
 	}
-	return u.JoinPath("embeddings"), nil
+	return u, nil
 }
 
 // shown is u as errors print it: a password and every query value replaced

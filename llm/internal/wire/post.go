@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/httpjson"
 )
 
 // HTTPError is an answer with a status other than 200.
@@ -209,21 +210,14 @@ func retryAfter(h http.Header) time.Duration {
 	return 0
 }
 
-// Endpoint is the URL a client posts to: elem joined to base's path
-// before its query, so that a base_url which needs one (Azure OpenAI's
-// "…/deployments/NAME?api-version=…") keeps it after the path; trim, when
-// not empty, is first cut from the end of the path ("/v1" for a client
-// that adds its own). A base that is not an http:// or https:// URL with a
-// host is unavailable, named without its text (it may hold a key).
+// Endpoint is httpjson.Endpoint as a string, with the error the chat
+// clients return for a base_url that is not an http(s) URL with a host.
 func Endpoint(base, trim string, elem ...string) (string, error) {
-	u, err := neturl.Parse(strings.TrimSpace(base))
-	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+	u, ok := httpjson.Endpoint(base, trim, elem...)
+	if !ok {
 		return "", fmt.Errorf("%w: base_url is not an http:// or https:// URL with a host", cairn.ErrUnavailable)
 	}
-	if p := strings.TrimRight(u.Path, "/"); trim != "" && strings.HasSuffix(p, trim) {
-		u.Path, u.RawPath = strings.TrimSuffix(p, trim), ""
-	}
-	return u.JoinPath(elem...).String(), nil
+	return u.String(), nil
 }
 
 // Shown is an endpoint as errors and messages show it: without a password
