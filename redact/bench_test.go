@@ -64,6 +64,10 @@ func BenchmarkRedact(b *testing.B) {
 		{"ordinary-1MB", ordinaryText(b, 1<<20)},
 		{"dense-1MB", denseText(1 << 20)},
 		{"repeats-1MB", repeatText(b, 1<<20)},
+		// Lines with a zero-width space inside a word, then no-break spaces:
+		// joinHidden's search for the next such line used to rescan to the
+		// end of the text each time (lines x length).
+		{"hidden-lines-760KB", strings.Repeat("token ab\u200bcd and more words here\n", 20000) + strings.Repeat("a\u00a0b ", 20000)},
 	}
 	if mb, _ := strconv.Atoi(os.Getenv("CAIRN_REDACT_BENCH_MB")); mb > 0 {
 		texts = append(texts,

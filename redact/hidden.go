@@ -78,6 +78,19 @@ func firstInnerHidden(s string) int {
 	return best
 }
 
+// nextInnerHidden is firstInnerHidden of s from offset from on, in one
+// forward pass: joinHidden's loop calls it once a line, and
+// firstInnerHidden's three scans to the end of the text each time made a
+// long text with many such lines cost lines × length.
+func nextInnerHidden(s string, from int) int {
+	for i := from; i < len(s); i++ {
+		if c := s[i]; (c == 0xc2 || c == 0xe2 || c == 0xef) && innerHidden(s, i) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // joinHidden returns text with the invisible characters between printable
 // ASCII bytes dropped on each line where that lets the rules hide more
 // (see above); text is returned as it is when no line does.
@@ -105,11 +118,9 @@ func joinHidden(text string) string {
 		if le == len(text) {
 			break
 		}
-		next := firstInnerHidden(text[le:])
-		if next < 0 {
+		if first = nextInnerHidden(text, le); first < 0 {
 			break
 		}
-		first = le + next
 	}
 	if last == 0 {
 		return text
