@@ -134,11 +134,16 @@ func (s *Sleeper) planProfiles(ctx context.Context) (*profileWork, error) {
 	for _, sub := range subjects(obs, max(1, s.ProfileMin)) {
 		id := profileID(sub.key, sub.obs)
 		want[sub.key] = id
-		gone, err := Forgotten(ctx, s.Store, profileCorpus, sub.key) // forget.go: a forgotten profile is not built again
+		if slices.ContainsFunc(have, func(p cairn.Memory) bool { return p.ID == id }) {
+			continue
+		}
+		// A missing profile is built unless it was forgotten (forget.go); the
+		// store is asked only then, not once a subject on every pass.
+		gone, err := Forgotten(ctx, s.Store, profileCorpus, sub.key)
 		if err != nil {
 			return nil, err
 		}
-		if !gone[id] && !slices.ContainsFunc(have, func(p cairn.Memory) bool { return p.ID == id }) {
+		if !gone[id] {
 			w.build = append(w.build, sub)
 		}
 	}
