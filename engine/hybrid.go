@@ -853,16 +853,29 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 	index := make(map[string]int, len(lex)+len(vec))
 	unitKey := fusionUnit(docKey, fw)
 	add := func(lane string, hits []cairn.Hit, w float64, norm func(cairn.Hit) float64) {
-		docs := make(map[string]bool, len(hits)) // the documents this lane brought so far
+		// The documents this lane brought so far: with FileChunks off a unit
+		// is its document, so each hit past the skip below is a new one and
+		// a count does; the map (and a second docKey) only when fusing by
+		// chunk.
+		var docs map[string]bool
+		if fw.FileChunks {
+			docs = make(map[string]bool, len(hits))
+		}
+		r := 0
 		for _, h := range hits {
 			key := unitKey(h)
 			i, ok := index[key]
 			if ok && units[i].nparts > 0 && units[i].parts[units[i].nparts-1].lane == lane {
 				continue // the unit's best chunk in this lane came earlier
 			}
-			dk := docKey(h)
-			docs[dk] = true
-			r := len(docs) // 1 + the other documents above: its rank were it its document's best
+			dk := key
+			if fw.FileChunks {
+				dk = docKey(h)
+				docs[dk] = true
+				r = len(docs) // 1 + the other documents above: its rank were it its document's best
+			} else {
+				r++
+			}
 			c := w / (fw.K + float64(r))
 			if fw.Convex {
 				c = w * norm(h)
