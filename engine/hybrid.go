@@ -959,7 +959,7 @@ func fuseAll(lex, prf, vec, vprf []cairn.Hit, o *cairn.SearchOptions, docKey fun
 		keepFileSlots(units)
 	}
 	if fw.FileChunks {
-		units = bestOfDocument(units, docKey) // a file's chunks were units: its best one stands
+		units = bestPerUnit(units, func(u fused) string { return docKey(u.hit) }) // a file's chunks were units: its best one stands
 	}
 	if fw.Diverse > 0 {
 		diversify(units, fw.DiverseAfter, fw.Diverse*(fw.Lex+fw.Vec), o.Limit)
@@ -1037,20 +1037,6 @@ func fusionUnit(docKey func(cairn.Hit) string, fw fusionWeights) func(cairn.Hit)
 		}
 		return h.Path + "#" + strconv.Itoa(h.StartLine) + "-" + strconv.Itoa(h.EndLine)
 	}
-}
-
-// bestOfDocument keeps the first unit of each document (docKey) of units,
-// sorted best first.
-func bestOfDocument(units []fused, docKey func(cairn.Hit) string) []fused {
-	seen := make(map[string]bool, len(units))
-	out := units[:0]
-	for _, u := range units {
-		if k := docKey(u.hit); !seen[k] {
-			seen[k] = true
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 // feedbackShare is the share of the lexical weight the feedback pass

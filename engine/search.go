@@ -83,11 +83,12 @@ func (e *Engine) lexicalSearch(ctx context.Context, query string, o *cairn.Searc
 	}
 }
 
-// bestPerUnit keeps the first hit of each unit; hits come best first.
-func bestPerUnit(hits []cairn.Hit, unit func(cairn.Hit) string) []cairn.Hit {
-	seen := make(map[string]bool, len(hits))
-	out := hits[:0]
-	for _, h := range hits {
+// bestPerUnit keeps the first of each unit of xs (hits, or fusion's
+// units); they come best first. It reuses xs's array.
+func bestPerUnit[T any](xs []T, unit func(T) string) []T {
+	seen := make(map[string]bool, len(xs))
+	out := xs[:0]
+	for _, h := range xs {
 		if k := unit(h); !seen[k] {
 			seen[k] = true
 			out = append(out, h)
