@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/atomicfile"
 )
 
 // StatusFile is the session sync status, in the agent's data directory.
@@ -180,24 +181,10 @@ func (e *Engine) saveStatus(st *SyncStatus) error {
 
 func now() string { return time.Now().UTC().Format(time.RFC3339) }
 
-// writeFileAtomic writes through a temporary file (fsync, rename, 0600).
+// writeFileAtomic writes through a temporary file (fsync, rename, 0600:
+// atomicfile.Write), naming the file in its error.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := errors.Join(tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
 	return nil

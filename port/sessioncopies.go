@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/cairnmemory/cairn"
+	"github.com/cairnmemory/cairn/internal/atomicfile"
 )
 
 // sessionRef names an imported session: its corpus and the path of its
@@ -51,25 +51,6 @@ func writeSessionCopies(ctx context.Context, p cairn.Porter, dir string, session
 	return n, nil
 }
 
-// writeCopy writes text to path atomically: a temporary file beside it,
-// synced, then renamed.
-func writeCopy(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".import-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // gone once renamed
-	if _, err = f.WriteString(text); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+// writeCopy writes text to path atomically, as the engine writes session
+// copies (atomicfile.Write).
+func writeCopy(path, text string) error { return atomicfile.Write(path, []byte(text)) }
